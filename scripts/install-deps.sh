@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs courier's build and test dependencies from Debian bookworm. Idempotent:
+# packages already present are left alone. Used by the README, .ci/run and docker/Dockerfile.
+set -euo pipefail
+
+# Keep this list identical to the one in docker/Dockerfile.
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libcaf-dev
+  librdkafka-dev
+  libboost-dev libboost-system-dev
+  libssl-dev
+  nlohmann-json3-dev
+  googletest libgtest-dev libgmock-dev
+  libcli11-dev
+  libspdlog-dev libfmt-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
