@@ -1,0 +1,86 @@
+#include "actors/breaker_actor.hpp"
+
+#include "actors/messages.hpp"
+#include "core/json_log.hpp"
+
+namespace courier::actors {
+namespace {
+
+using self_ptr = caf::stateful_actor<breaker_actor_state>*;
+
+void publish(self_ptr self, const breaker_transition& t) {
+  auto& st = self->state;
+  st.metrics->breaker_state = static_cast<int>(t.to);
+  if (t.to == breaker_state::open && t.from == breaker_state::closed) {
+    ++st.metrics->breaker_trips;
+  }
+  log::info("breaker state change", {{"route", st.route},
+                                     {"from", std::string{to_string(t.from)}},
+                                     {"to", std::string{to_string(t.to)}},
+                                     {"consecutive_failures", st.machine->consecutive_failures()}});
+  for (const auto& s : st.subscribers) {
+    self->send(s, state_atom::value, breaker_change{st.route, t.from, t.to});
+  }
+  if (t.to == breaker_state::open) {
+    // The trip count tells a stale timer from the current one.
+    self->delayed_send(self, st.machine->settings().open_timeout, open_expired_atom::value,
+                       st.machine->trips());
+  }
+}
+
+void publish_if(self_ptr self, const std::optional<breaker_transition>& t) {
+  if (t) {
+    publish(self, *t);
+  }
+}
+
+}  // namespace
+
+caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings settings,
+                            std::shared_ptr<route_metrics> metrics) {
+  self->state.route = std::move(route);
+  self->state.machine = std::make_unique<breaker>(settings);
+  self->state.metrics = std::move(metrics);
+  return {
+    [=](permit_atom) -> breaker_permit {
+      auto& m = *self->state.machine;
+      const bool probe = m.state() == breaker_state::half_open;
+      const bool granted = m.try_acquire(self->clock().now());
+      return breaker_permit{granted, granted && probe};
+    },
+    [=](outcome_atom, bool ok, bool probe) {
+      auto& m = *self->state.machine;
+      // In Half-Open only the probe decides; late results of older deliveries do not.
+      if (m.state() == breaker_state::half_open && !probe) {
+        return;
+      }
+      const auto now = self->clock().now();
+      publish_if(self, ok ? m.on_success(now) : m.on_failure(now));
+    },
+    [=](open_expired_atom, std::uint64_t trips) {
+      auto& m = *self->state.machine;
+      if (m.state() != breaker_state::open || m.trips() != trips) {
+        return;
+      }
+      const auto now = self->clock().now();
+      auto t = m.on_open_timeout(now);
+      if (t) {
+        publish(self, *t);
+        return;
+      }
+      // The timer fired a little early: wait for the rest.
+      const auto remaining = m.opened_at() + m.settings().open_timeout - now;
+      self->delayed_send(self, std::chrono::duration_cast<std::chrono::milliseconds>(remaining) +
+                                 std::chrono::milliseconds{1},
+                         open_expired_atom::value, trips);
+    },
+    [=](subscribe_atom, caf::actor subscriber) {
+      auto& st = self->state;
+      const auto current = st.machine->state();
+      self->send(subscriber, state_atom::value, breaker_change{st.route, current, current});
+      st.subscribers.push_back(std::move(subscriber));
+    },
+  };
+}
+
+}  // namespace courier::actors

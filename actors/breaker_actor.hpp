@@ -1,0 +1,30 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/route_metrics.hpp"
+#include "core/breaker.hpp"
+
+namespace courier::actors {
+
+struct breaker_actor_state {
+  static inline const char* name = "courier.breaker";
+  std::string route;
+  std::unique_ptr<breaker> machine;
+  std::vector<caf::actor> subscribers;
+  std::shared_ptr<route_metrics> metrics;
+};
+
+// One per route. Answers permit requests, takes one outcome per delivery, moves
+// Open -> Half-Open on a timer and publishes every state change to its subscribers.
+//   permit_atom                        -> breaker_permit
+//   outcome_atom, bool ok, bool probe  -> ()
+//   subscribe_atom, actor              -> () (the subscriber gets state_atom, breaker_change)
+caf::behavior breaker_actor(caf::stateful_actor<breaker_actor_state>* self, std::string route,
+                            breaker_settings settings, std::shared_ptr<route_metrics> metrics);
+
+}  // namespace courier::actors

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/route_metrics.hpp"
+#include "core/kafka/consumer.hpp"
+#include "core/offset_tracker.hpp"
+
+namespace courier::actors {
+
+struct consumer_actor_settings {
+  kafka::consumer_settings kafka;
+  std::string route;
+  std::size_t max_in_flight = 256;                // whole route
+  std::size_t max_in_flight_per_partition = 256;  // one partition
+  std::chrono::milliseconds drain_timeout{10000};
+  std::size_t max_records_per_poll = 500;
+};
+
+struct consumer_actor_state {
+  static inline const char* name = "courier.consumer";
+  consumer_actor_settings settings;
+  std::unique_ptr<kafka::consumer> kafka;
+  caf::actor delivery;
+  std::map<kafka::partition_id, offset_tracker> trackers;
+  std::map<kafka::partition_id, std::set<pause_reason>> reasons;
+  // What librdkafka has paused. Its pause flag survives revoke/assign, so this outlives the
+  // assignment and is reconciled after every rebalance.
+  std::set<kafka::partition_id> paused;
+  std::set<pause_reason> route_reasons;  // reasons that apply to every assigned partition
+  std::size_t held = 0;                  // permanently rejected records holding a commit point
+  bool draining = false;
+  bool closed = false;
+  std::shared_ptr<route_metrics> metrics;
+};
+
+// Detached: librdkafka's poll blocks. Polls, hands each record to the delivery pool, tracks
+// offsets and stores the lowest offset still in flight; pauses partitions for the reasons it is
+// given; commits on revoke and on drain.
+//   poll_atom                          (to itself)
+//   outcome_atom, delivery_outcome     (from the delivery pool)
+//   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed
+//   drain_atom                         stop fetching, finish in-flight (bounded), commit, close
+caf::behavior consumer_actor(caf::stateful_actor<consumer_actor_state>* self,
+                             consumer_actor_settings settings, caf::actor delivery,
+                             std::shared_ptr<route_metrics> metrics);
+
+}  // namespace courier::actors

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include <caf/all.hpp>
+
+#include "actors/route_metrics.hpp"
+#include "core/backoff.hpp"
+#include "core/config.hpp"
+#include "core/hmac_signer.hpp"
+#include "core/http/client.hpp"
+#include "core/record.hpp"
+
+namespace courier::actors {
+
+// One record on its way to the receiver.
+struct pending_delivery {
+  record rec;
+  std::string idempotency_key;
+  caf::actor reply_to;  // the consumer that fetched the record
+  int attempts = 0;     // attempts of the current sequence
+  int total_attempts = 0;
+  bool probe = false;
+};
+
+struct delivery_pool_state {
+  static inline const char* name = "courier.delivery_pool";
+  route_config route;
+  std::shared_ptr<http::client> client;
+  std::optional<hmac_signer> signer;
+  std::optional<full_jitter_backoff> backoff;
+  caf::actor breaker;
+  std::unordered_map<std::uint64_t, pending_delivery> pending;
+  std::deque<std::uint64_t> parked;  // waiting for the breaker to leave Open
+  std::uint64_t next_id = 1;
+  std::shared_ptr<route_metrics> metrics;
+};
+
+// One per route. Takes records, asks the breaker for a permit before every attempt, posts them
+// over the pooled HTTP client, retries retriable failures with full-jitter backoff on timers,
+// and reports exactly one outcome per record to the actor that sent it.
+//   deliver_atom, record           (from a consumer)
+//   state_atom, breaker_change     (from the breaker: parked records try again)
+caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self, route_config route,
+                            std::shared_ptr<http::client> client, caf::actor breaker,
+                            std::shared_ptr<route_metrics> metrics, std::uint64_t seed);
+
+}  // namespace courier::actors

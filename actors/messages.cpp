@@ -1,0 +1,31 @@
+#include "actors/messages.hpp"
+
+namespace courier::actors {
+
+std::string to_string(outcome_kind k) {
+  switch (k) {
+    case outcome_kind::delivered:
+      return "delivered";
+    case outcome_kind::permanent:
+      return "permanent";
+  }
+  return "unknown";
+}
+
+std::string to_string(pause_reason r) {
+  switch (r) {
+    case pause_reason::breaker:
+      return "breaker";
+    case pause_reason::backpressure:
+      return "backpressure";
+    case pause_reason::shutdown:
+      return "shutdown";
+  }
+  return "unknown";
+}
+
+void add_message_types(caf::actor_system_config& cfg) {
+  cfg.add_message_types<caf::id_block::courier>();
+}
+
+}  // namespace courier::actors

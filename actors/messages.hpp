@@ -1,0 +1,134 @@
+#pragma once
+
+// The one CAF type-ID block for every message courier's actors exchange.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "core/breaker.hpp"
+#include "core/record.hpp"
+
+namespace courier {
+
+// CAF 0.17 cannot inspect std::optional: the key travels as a flag and a string.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, record& x) {
+  bool has_key = x.key.has_value();
+  std::string key = x.key.value_or(std::string{});
+  auto restore_key = caf::meta::load_callback([&]() -> caf::error {
+    x.key = has_key ? std::optional<std::string>{std::move(key)} : std::nullopt;
+    return caf::none;
+  });
+  return f(caf::meta::type_name("record"), x.topic, x.partition, x.offset, has_key, key, x.value,
+           x.headers, x.timestamp_ms, restore_key);
+}
+
+}  // namespace courier
+
+namespace courier::actors {
+
+// How a record's delivery ended, as the delivery pool reports it to the record's consumer.
+enum class outcome_kind : std::uint8_t {
+  delivered,  // the receiver answered 2xx
+  permanent,  // the receiver rejected it (3xx, 410, other 4xx): never retried in process
+};
+
+std::string to_string(outcome_kind k);
+
+struct delivery_outcome {
+  std::string topic;
+  std::int32_t partition = 0;
+  std::int64_t offset = 0;
+  outcome_kind kind = outcome_kind::delivered;
+  std::int32_t attempts = 0;
+  std::int32_t status = 0;
+  std::string error_class;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, delivery_outcome& x) {
+  return f(caf::meta::type_name("delivery_outcome"), x.topic, x.partition, x.offset, x.kind,
+           x.attempts, x.status, x.error_class);
+}
+
+// The breaker's answer to a permit request.
+struct breaker_permit {
+  bool granted = false;
+  bool probe = false;  // granted in Half-Open: the result decides the breaker's next state
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, breaker_permit& x) {
+  return f(caf::meta::type_name("breaker_permit"), x.granted, x.probe);
+}
+
+struct breaker_change {
+  std::string route;
+  breaker_state from = breaker_state::closed;
+  breaker_state to = breaker_state::closed;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, breaker_change& x) {
+  return f(caf::meta::type_name("breaker_change"), x.route, x.from, x.to);
+}
+
+// Why a partition's fetching is paused. A partition is paused while its set of reasons is
+// non-empty (DESIGN.md section 4).
+enum class pause_reason : std::uint8_t { breaker, backpressure, shutdown };
+
+std::string to_string(pause_reason r);
+
+// One finished HTTP attempt, posted back to the delivery pool from the HTTP client's thread.
+struct attempt_result {
+  std::uint64_t delivery_id = 0;
+  std::int32_t status = 0;
+  std::uint8_t transport = 0;  // courier::transport_error
+  std::string error_message;
+  std::string retry_after;
+  bool has_retry_after = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
+  return f(caf::meta::type_name("attempt_result"), x.delivery_id, x.status, x.transport,
+           x.error_message, x.retry_after, x.has_retry_after);
+}
+
+}  // namespace courier::actors
+
+CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
+
+  CAF_ADD_TYPE_ID(courier, (courier::record))
+  CAF_ADD_TYPE_ID(courier, (courier::actors::delivery_outcome))
+  CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_permit))
+  CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_change))
+  CAF_ADD_TYPE_ID(courier, (courier::actors::attempt_result))
+  CAF_ADD_TYPE_ID(courier, (courier::actors::pause_reason))
+
+  CAF_ADD_ATOM(courier, courier::actors, deliver_atom, "deliver")
+  CAF_ADD_ATOM(courier, courier::actors, outcome_atom, "outcome")
+  CAF_ADD_ATOM(courier, courier::actors, permit_atom, "permit")
+  CAF_ADD_ATOM(courier, courier::actors, attempt_atom, "attempt")
+  CAF_ADD_ATOM(courier, courier::actors, attempted_atom, "attempted")
+  CAF_ADD_ATOM(courier, courier::actors, state_atom, "state")
+  CAF_ADD_ATOM(courier, courier::actors, subscribe_atom, "subscribe")
+  CAF_ADD_ATOM(courier, courier::actors, open_expired_atom, "openexpire")
+  CAF_ADD_ATOM(courier, courier::actors, pause_check_atom, "pausecheck")
+  CAF_ADD_ATOM(courier, courier::actors, pause_atom, "pause")
+  CAF_ADD_ATOM(courier, courier::actors, resume_atom, "resume")
+  CAF_ADD_ATOM(courier, courier::actors, poll_atom, "poll")
+  CAF_ADD_ATOM(courier, courier::actors, drain_atom, "drain")
+  CAF_ADD_ATOM(courier, courier::actors, drain_deadline_atom, "draindead")
+
+CAF_END_TYPE_ID_BLOCK(courier)
+
+namespace courier::actors {
+
+// Registers the block with an actor system configuration.
+void add_message_types(caf::actor_system_config& cfg);
+
+}  // namespace courier::actors

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace courier::actors {
+
+// Counters and gauges of one route, written by its actors and read by the demo, the benchmark
+// and (later) the /metrics endpoint. Plain atomics: readers never block an actor.
+struct route_metrics {
+  std::atomic<std::uint64_t> fetched{0};
+  std::atomic<std::uint64_t> delivered{0};
+  std::atomic<std::uint64_t> attempts{0};
+  std::atomic<std::uint64_t> retries{0};
+  std::atomic<std::uint64_t> exhausted{0};  // attempt sequences that ran out and cooled down
+  std::atomic<std::uint64_t> permanent{0};
+  std::atomic<std::uint64_t> breaker_trips{0};
+  std::atomic<std::uint64_t> pauses{0};
+  std::atomic<std::uint64_t> resumes{0};
+  std::atomic<int> breaker_state{0};  // courier::breaker_state as int
+  std::atomic<std::int64_t> in_flight{0};
+  std::atomic<std::int64_t> paused_partitions{0};
+};
+
+}  // namespace courier::actors

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace courier {
+
+enum class breaker_state { closed, open, half_open };
+
+std::string_view to_string(breaker_state state);
+
+struct breaker_settings {
+  // Consecutive failed deliveries (one delivery = one event) that open the breaker.
+  int trip_after = 5;
+  std::chrono::milliseconds open_timeout{15000};
+  // Probes allowed out at once while half-open.
+  int half_open_max_requests = 1;
+};
+
+struct breaker_transition {
+  breaker_state from;
+  breaker_state to;
+};
+
+// The circuit breaker of one route as a pure state machine with gobreaker's semantics
+// (DESIGN.md section 2). Time is passed in; the owning actor schedules on_open_timeout().
+// Every transition starts a new generation: failure count and half-open permits reset.
+class breaker {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  // Non-positive trip_after and half_open_max_requests count as 1, as in gobreaker.
+  explicit breaker(breaker_settings settings);
+
+  [[nodiscard]] breaker_state state() const;
+
+  // Closed: true. Open: false (opening to half-open is on_open_timeout's job). Half-open:
+  // true while fewer than half_open_max_requests probes are outstanding.
+  [[nodiscard]] bool try_acquire(clock::time_point now);
+
+  // Closed: resets the consecutive failures. Half-open: -> closed. Open: ignored (a result
+  // of a request that started before the breaker opened).
+  std::optional<breaker_transition> on_success(clock::time_point now);
+
+  // Closed: one more consecutive failure; the trip_after-th -> open. Half-open: -> open.
+  // Open: ignored. Every entry into open records opened_at = now and counts a trip.
+  std::optional<breaker_transition> on_failure(clock::time_point now);
+
+  // Open and now >= opened_at + open_timeout: -> half-open. Otherwise nullopt.
+  std::optional<breaker_transition> on_open_timeout(clock::time_point now);
+
+  // A half-open permit given back without a result (the record was cancelled).
+  void release();
+
+  // When the breaker last opened; clock::time_point{} if it never did.
+  [[nodiscard]] clock::time_point opened_at() const;
+  // How often the breaker opened.
+  [[nodiscard]] std::uint64_t trips() const;
+  [[nodiscard]] int consecutive_failures() const;
+  [[nodiscard]] const breaker_settings& settings() const;
+  // Half-open probes out right now.
+  [[nodiscard]] int outstanding_probes() const;
+
+ private:
+  breaker_transition move_to(breaker_state next, clock::time_point now);
+
+  breaker_settings settings_;
+  breaker_state state_ = breaker_state::closed;
+  int consecutive_failures_ = 0;
+  int outstanding_probes_ = 0;
+  clock::time_point opened_at_{};
+  std::uint64_t trips_ = 0;
+};
+
+}  // namespace courier

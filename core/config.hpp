@@ -1,0 +1,118 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace courier {
+
+struct breaker_config {
+  int trip_after = 5;
+  std::chrono::milliseconds open_timeout{15000};
+  int half_open_max_requests = 1;
+};
+
+struct retry_config {
+  std::chrono::milliseconds initial{200};
+  double multiplier = 2.0;
+  std::chrono::milliseconds max{5000};
+  int max_attempts = 4;
+  std::chrono::milliseconds max_retry_after{30000};
+  std::chrono::milliseconds cool_down{5000};
+};
+
+struct http_config {
+  std::size_t max_connections = 64;
+  std::chrono::milliseconds timeout{5000};
+  std::size_t max_response_bytes = 65536;
+};
+
+struct route_config {
+  std::string name;
+  std::string topic;
+  std::string url;
+  std::string hmac_secret;
+  std::string content_type = "application/json";
+  std::size_t max_in_flight = 256;
+  std::size_t max_in_flight_per_partition = 256;
+  std::chrono::milliseconds pause_after{10000};
+  breaker_config breaker;
+  retry_config retry;
+  http_config http;
+};
+
+struct kafka_config {
+  std::string brokers = "127.0.0.1:9092";
+  std::string group_id = "courier";
+  // Extra librdkafka properties, passed through untouched.
+  std::map<std::string, std::string> properties;
+};
+
+struct courier_config {
+  kafka_config kafka;
+  std::vector<route_config> routes;
+};
+
+// A bad configuration value. what() is "<key>: <problem>", where key is the
+// path of the offending value ("routes[0].breaker.trip_after"), an environment
+// variable ("HMAC_SECRET_FILE") or a file path. Secrets never appear in it.
+class config_error : public std::runtime_error {
+ public:
+  config_error(std::string key, std::string problem);
+  const std::string& key() const;
+  const std::string& problem() const;
+
+ private:
+  std::string key_;
+  std::string problem_;
+};
+
+// Reads the JSON document into config types; checks keys and types only, so
+// values still missing here can come from overrides before validate().
+courier_config parse_config(const nlohmann::json& doc);
+
+// Reads and parses a JSON config file. Unreadable files and JSON syntax
+// errors are reported with the file path as the key.
+courier_config load_config_file(const std::filesystem::path& path);
+
+// What an operator changes without editing the file.
+struct config_overrides {
+  std::optional<std::string> brokers;
+  std::optional<std::string> webhook_url;
+  std::optional<std::string> hmac_secret;
+  std::optional<int> cb_trip_after;
+  std::optional<std::chrono::milliseconds> pause_after;
+  std::optional<std::chrono::milliseconds> cb_open_timeout;
+};
+
+using getenv_function =
+    std::function<std::optional<std::string>(const char*)>;
+
+// KAFKA_BROKERS, WEBHOOK_URL, HMAC_SECRET, HMAC_SECRET_FILE (the secret is the
+// file's content without trailing newlines). An empty variable counts as
+// unset. Setting both HMAC_SECRET and HMAC_SECRET_FILE is an error, as is a bad
+// WEBHOOK_URL or an unreadable or empty secret file.
+config_overrides overrides_from_env(const getenv_function& getenv);
+
+// Every set field wins over cfg; webhook_url, hmac_secret, the breaker and
+// pause_after apply to every route.
+void apply_overrides(courier_config& cfg, const config_overrides& o);
+
+// Checks what parse_config cannot: at least one route, unique non-empty
+// names, non-empty topics, http(s) URLs, positive sizes and durations,
+// multiplier >= 1, retry.max >= retry.initial, a non-empty hmac_secret.
+void validate(const courier_config& cfg);
+
+// True when url is "http://" or "https://" followed by a host.
+bool has_http_scheme(std::string_view url);
+
+}  // namespace courier

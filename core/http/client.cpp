@@ -1,0 +1,86 @@
+#include "core/http/client.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include <boost/beast/http/field.hpp>
+#include <boost/beast/http/verb.hpp>
+
+#include "core/http/connection_pool.hpp"
+#include "core/http/exchange.hpp"
+
+namespace courier::http {
+
+namespace beast_http = boost::beast::http;
+
+namespace {
+
+bool has_line_break_or_nul(std::string_view s) {
+  return s.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
+}
+
+void check_header(const std::string& name, const std::string& value) {
+  if (name.empty() || has_line_break_or_nul(name) ||
+      name.find_first_of(": \t") != std::string::npos) {
+    throw std::invalid_argument("invalid HTTP header name '" + name + "'");
+  }
+  if (has_line_break_or_nul(value)) {
+    throw std::invalid_argument("value of HTTP header '" + name +
+                                "' contains CR, LF or NUL");
+  }
+}
+
+}  // namespace
+
+client::client(boost::asio::io_context& ioc, endpoint ep, client_settings s) {
+  if (ep.scheme == "https") {
+    throw std::invalid_argument("cannot deliver to " + to_string(ep) +
+                                ": TLS is not supported yet (use http://)");
+  }
+  if (ep.scheme != "http") {
+    throw std::invalid_argument("unsupported scheme '" + ep.scheme + "'");
+  }
+  if (s.max_connections == 0) {
+    throw std::invalid_argument("client_settings.max_connections must be at least 1");
+  }
+  if (s.timeout.count() <= 0) {
+    throw std::invalid_argument("client_settings.timeout must be positive");
+  }
+  check_header("User-Agent", s.user_agent);
+  pool_ = std::make_shared<connection_pool>(ioc, std::move(ep), std::move(s));
+}
+
+client::~client() { shutdown(); }
+
+void client::post(request r, std::function<void(response)> on_done) {
+  if (!on_done) {
+    throw std::invalid_argument("client::post needs an on_done callback");
+  }
+  check_header("Content-Type", r.content_type);
+  for (const auto& [name, value] : r.headers) {
+    check_header(name, value);
+  }
+  const endpoint& ep = pool_->target();
+  auto msg = std::make_shared<wire_request>(beast_http::verb::post, ep.target, 11);
+  msg->set(beast_http::field::host, host_header(ep));
+  msg->set(beast_http::field::user_agent, pool_->settings().user_agent);
+  if (!r.content_type.empty()) {
+    msg->set(beast_http::field::content_type, r.content_type);
+  }
+  for (const auto& [name, value] : r.headers) {
+    msg->set(name, value);
+  }
+  msg->body() = std::move(r.body);
+  msg->keep_alive(true);
+  msg->prepare_payload();  // Content-Length, after the caller's headers so it always wins
+  const auto deadline = std::chrono::steady_clock::now() + pool_->settings().timeout;
+  pool_->submit(exchange{std::move(msg), std::move(on_done), deadline});
+}
+
+std::size_t client::connections_opened() const { return pool_->connections_opened(); }
+
+std::size_t client::idle_connections() const { return pool_->idle_connections(); }
+
+void client::shutdown() { pool_->shutdown(); }
+
+}  // namespace courier::http

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "core/http/endpoint.hpp"
+#include "core/status_classifier.hpp"
+#include "core/version.hpp"
+
+namespace courier::http {
+
+struct client_settings {
+  // Upper bound of open connections (busy + idle) to the endpoint; more requests queue.
+  std::size_t max_connections = 64;
+  // Per request, measured from post(): time waiting for a free connection counts, then
+  // resolve + connect + write + read. So on_done always comes about `timeout` after post()
+  // at the latest, whatever the pool is doing, which is what a delivery deadline needs.
+  std::chrono::milliseconds timeout{5000};
+  // Larger bodies end the request with transport_error::response_too_large.
+  std::size_t max_response_bytes = 65536;
+  std::string user_agent = courier::user_agent;
+};
+
+struct request {
+  std::string body;  // sent byte for byte
+  std::string content_type = "application/json";
+  // Sent after the defaults; a name that is already set (Host, User-Agent, Content-Type)
+  // is replaced, and a repeated name keeps its last value.
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+struct response {
+  int status = 0;  // 0 when no status line was read
+  courier::transport_error error = courier::transport_error::none;
+  std::string error_message;  // empty on success
+  std::string body;           // at most max_response_bytes
+  std::optional<std::string> retry_after;
+  bool reused_connection = false;  // sent over a kept-alive connection
+};
+
+class connection_pool;
+
+// POSTs to one endpoint over a bounded keep-alive pool. http:// only for now.
+class client {
+ public:
+  // Throws std::invalid_argument for an https:// endpoint ("TLS is not supported yet") and
+  // for settings that cannot work (max_connections or timeout of zero).
+  client(boost::asio::io_context& ioc, endpoint ep, client_settings s);
+  // Shuts down. Destroy the client before its io_context.
+  ~client();
+
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
+
+  // Thread-safe. on_done runs on an io thread exactly once (unless the io_context is
+  // stopped first). Redirects are never followed: a 3xx is returned like any status.
+  // Throws std::invalid_argument (and sends nothing) if a header name or value contains
+  // CR, LF or NUL, which would let a value inject headers.
+  void post(request r, std::function<void(response)> on_done);
+
+  // TCP connections established so far (a kept-alive connection counts once).
+  std::size_t connections_opened() const;
+  std::size_t idle_connections() const;
+
+  // Closes every connection; queued and in-flight requests end with transport_error::reset
+  // ("client shut down"), later posts too. Idempotent.
+  void shutdown();
+
+ private:
+  std::shared_ptr<connection_pool> pool_;
+};
+
+}  // namespace courier::http

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "core/http/client.hpp"
+#include "core/http/endpoint.hpp"
+#include "core/http/exchange.hpp"
+
+namespace courier::http {
+
+class connection;
+
+// The shared state behind `client`: idle connections (LIFO, so the warmest one is reused and
+// the rest can be closed by the server), the count of open ones, and a FIFO queue for
+// requests that find every connection busy. Connections hold it alive while they run.
+class connection_pool : public std::enable_shared_from_this<connection_pool> {
+ public:
+  connection_pool(boost::asio::io_context& ioc, endpoint ep, client_settings s);
+
+  void submit(exchange ex);
+
+  // Called by `conn` on its strand when its exchange is done, before the caller's on_done
+  // runs, so that the next request of a sequential caller finds the connection idle.
+  // Returns whether the connection stays open (idle or with the next queued request).
+  bool release(const std::shared_ptr<connection>& conn, bool reusable);
+
+  void note_connection_opened() { opened_.fetch_add(1, std::memory_order_relaxed); }
+  std::size_t connections_opened() const { return opened_.load(std::memory_order_relaxed); }
+  std::size_t idle_connections() const;
+  void shutdown();
+
+  boost::asio::io_context& context() { return ioc_; }
+  const endpoint& target() const { return endpoint_; }
+  const client_settings& settings() const { return settings_; }
+
+ private:
+  struct queued {
+    std::uint64_t id;
+    exchange ex;
+  };
+
+  void on_queue_deadline(std::uint64_t id);
+  void complete_later(exchange ex, response r);
+  // Requires mutex_; the connection is counted as busy.
+  std::shared_ptr<connection> open_connection();
+
+  boost::asio::io_context& ioc_;
+  const endpoint endpoint_;
+  const client_settings settings_;
+  std::atomic<std::size_t> opened_{0};
+
+  mutable std::mutex mutex_;
+  std::vector<std::shared_ptr<connection>> idle_;
+  std::unordered_map<const connection*, std::weak_ptr<connection>> busy_;
+  std::deque<queued> queue_;
+  std::size_t open_ = 0;  // idle + busy, never above settings_.max_connections
+  std::uint64_t next_id_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace courier::http

@@ -1,0 +1,155 @@
+#include "core/kafka/admin.hpp"
+
+#include "core/kafka/conf.hpp"
+#include "core/kafka/error.hpp"
+#include "core/kafka/handles.hpp"
+
+#include <array>
+
+namespace courier::kafka {
+namespace {
+
+handle_ptr make_handle(rd_kafka_type_t type, std::map<std::string, std::string> props,
+                       const std::string& purpose) {
+  conf_ptr conf = make_conf(props);
+  std::array<char, 512> reason{};
+  handle_ptr rk{rd_kafka_new(type, conf.get(), reason.data(), reason.size())};
+  if (!rk) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "creating a handle for " + purpose,
+                      reason.data());
+  }
+  static_cast<void>(conf.release());  // rd_kafka_new took ownership
+  return rk;
+}
+
+int to_timeout_ms(std::chrono::milliseconds timeout) { return static_cast<int>(timeout.count()); }
+
+}  // namespace
+
+void create_topics(const std::string& bootstrap,
+                   const std::vector<std::pair<std::string, int>>& topics,
+                   std::chrono::milliseconds timeout) {
+  if (topics.empty()) {
+    return;
+  }
+  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}},
+                              "creating topics");
+  std::vector<new_topic_ptr> owned;
+  std::vector<rd_kafka_NewTopic_t*> new_topics;
+  for (const auto& [name, partitions] : topics) {
+    std::array<char, 512> reason{};
+    new_topic_ptr topic{rd_kafka_NewTopic_new(name.c_str(), partitions,
+                                              /*replication_factor=*/-1, reason.data(),
+                                              reason.size())};
+    if (!topic) {
+      throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "describing new topic '" + name + "'",
+                        reason.data());
+    }
+    new_topics.push_back(topic.get());
+    owned.push_back(std::move(topic));
+  }
+
+  admin_options_ptr options{rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS)};
+  std::array<char, 512> reason{};
+  const rd_kafka_resp_err_t opt_err = rd_kafka_AdminOptions_set_operation_timeout(
+      options.get(), to_timeout_ms(timeout), reason.data(), reason.size());
+  if (opt_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(opt_err, "setting the CreateTopics timeout", reason.data());
+  }
+  queue_ptr queue{rd_kafka_queue_new(rk.get())};
+  rd_kafka_CreateTopics(rk.get(), new_topics.data(), new_topics.size(), options.get(),
+                        queue.get());
+
+  // The result arrives after at most the request timeout; wait a little longer than that.
+  event_ptr event{rd_kafka_queue_poll(queue.get(), to_timeout_ms(timeout) + 1000)};
+  if (!event) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "waiting for the CreateTopics result");
+  }
+  const rd_kafka_resp_err_t err = rd_kafka_event_error(event.get());
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "creating topics", rd_kafka_event_error_string(event.get()));
+  }
+  const rd_kafka_CreateTopics_result_t* result = rd_kafka_event_CreateTopics_result(event.get());
+  if (result == nullptr) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__FAIL, "creating topics: unexpected event",
+                      rd_kafka_event_name(event.get()));
+  }
+  std::size_t count = 0;
+  const rd_kafka_topic_result_t** results = rd_kafka_CreateTopics_result_topics(result, &count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const rd_kafka_resp_err_t topic_err = rd_kafka_topic_result_error(results[i]);
+    if (topic_err == RD_KAFKA_RESP_ERR_NO_ERROR ||
+        topic_err == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+      continue;
+    }
+    const char* message = rd_kafka_topic_result_error_string(results[i]);
+    throw kafka_error(topic_err,
+                      std::string("creating topic '") + rd_kafka_topic_result_name(results[i]) +
+                          "'",
+                      message != nullptr ? message : rd_kafka_err2str(topic_err));
+  }
+}
+
+std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootstrap,
+                                                       const std::string& group,
+                                                       const std::string& topic, int partitions,
+                                                       std::chrono::milliseconds timeout) {
+  // A consumer handle that never subscribes: it only asks the group coordinator.
+  handle_ptr rk = make_handle(RD_KAFKA_CONSUMER,
+                              {{"bootstrap.servers", bootstrap},
+                               {"group.id", group},
+                               {"enable.auto.commit", "false"},
+                               {"enable.auto.offset.store", "false"}},
+                              "reading committed offsets of group '" + group + "'");
+  topic_partition_list_ptr list{rd_kafka_topic_partition_list_new(partitions)};
+  for (int p = 0; p < partitions; ++p) {
+    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p);
+  }
+  const rd_kafka_resp_err_t err =
+      rd_kafka_committed(rk.get(), list.get(), to_timeout_ms(timeout));
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "reading committed offsets of group '" + group + "' for " + topic);
+  }
+  std::map<std::int32_t, std::int64_t> result;
+  for (int i = 0; i < list->cnt; ++i) {
+    const rd_kafka_topic_partition_t& tp = list->elems[i];
+    if (tp.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      throw kafka_error(tp.err, "reading committed offset of group '" + group + "' for " +
+                                    topic + "[" + std::to_string(tp.partition) + "]");
+    }
+    if (tp.offset >= 0) {
+      result.emplace(tp.partition, tp.offset);
+    }
+  }
+  return result;
+}
+
+int partition_count(const std::string& bootstrap, const std::string& topic,
+                    std::chrono::milliseconds timeout) {
+  // All topics, not just this one: a request naming the topic may auto-create it (the mock
+  // cluster, and brokers that predate allow.auto.create.topics).
+  handle_ptr rk = make_handle(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap}},
+                              "reading metadata of '" + topic + "'");
+  const rd_kafka_metadata_t* raw_metadata = nullptr;
+  const rd_kafka_resp_err_t err = rd_kafka_metadata(rk.get(), /*all_topics=*/1,
+                                                    /*only_rkt=*/nullptr, &raw_metadata,
+                                                    to_timeout_ms(timeout));
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "reading metadata of topic '" + topic + "'");
+  }
+  metadata_ptr metadata{raw_metadata};
+  for (int i = 0; i < metadata->topic_cnt; ++i) {
+    const rd_kafka_metadata_topic_t& t = metadata->topics[i];
+    if (topic != t.topic) {
+      continue;
+    }
+    if (t.err != RD_KAFKA_RESP_ERR_NO_ERROR && t.partition_cnt == 0) {
+      throw kafka_error(t.err, "reading metadata of topic '" + topic + "'");
+    }
+    return t.partition_cnt;
+  }
+  throw kafka_error(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
+                    "reading metadata of topic '" + topic + "'", "the cluster has no such topic");
+}
+
+}  // namespace courier::kafka

@@ -1,0 +1,389 @@
+#include "core/kafka/consumer.hpp"
+
+#include "core/kafka/conf.hpp"
+#include "core/kafka/error.hpp"
+#include "core/kafka/record_conversion.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <iostream>
+
+namespace courier::kafka {
+namespace {
+
+std::string describe(const rd_kafka_topic_partition_t& tp) {
+  return std::string(tp.topic) + "[" + std::to_string(tp.partition) + "]";
+}
+
+std::vector<partition_id> to_partition_ids(const rd_kafka_topic_partition_list_t* list) {
+  std::vector<partition_id> ids;
+  if (list == nullptr) {
+    return ids;
+  }
+  ids.reserve(static_cast<std::size_t>(list->cnt));
+  for (int i = 0; i < list->cnt; ++i) {
+    ids.push_back(partition_id{list->elems[i].topic, list->elems[i].partition});
+  }
+  return ids;
+}
+
+topic_partition_list_ptr to_list(const std::vector<partition_id>& ps) {
+  topic_partition_list_ptr list{rd_kafka_topic_partition_list_new(static_cast<int>(ps.size()))};
+  for (const partition_id& p : ps) {
+    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition);
+  }
+  return list;
+}
+
+// Throws one kafka_error listing every partition of `list` that failed `what`.
+void throw_partition_errors(const rd_kafka_topic_partition_list_t* list, const std::string& what) {
+  std::string failures;
+  rd_kafka_resp_err_t first = RD_KAFKA_RESP_ERR_NO_ERROR;
+  for (int i = 0; i < list->cnt; ++i) {
+    const rd_kafka_topic_partition_t& tp = list->elems[i];
+    if (tp.err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      continue;
+    }
+    if (first == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      first = tp.err;
+    }
+    failures += (failures.empty() ? "" : ", ") + describe(tp) + ": " + rd_kafka_err2str(tp.err);
+  }
+  if (first != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(first, what + " failed for some partitions", failures);
+  }
+}
+
+// What one synchronous commit reported, partition by partition.
+struct commit_result {
+  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+  topic_partition_list_ptr offsets;
+};
+
+void on_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
+               rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+  auto* result = static_cast<commit_result*>(opaque);
+  result->err = err;
+  if (offsets != nullptr) {
+    result->offsets.reset(rd_kafka_topic_partition_list_copy(offsets));
+  }
+}
+
+}  // namespace
+
+consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
+  std::map<std::string, std::string> props{
+      {"bootstrap.servers", s.bootstrap},
+      {"group.id", s.group_id},
+      {"enable.auto.commit", "true"},
+      {"enable.auto.offset.store", "false"},
+      {"auto.offset.reset", "earliest"},
+      {"partition.assignment.strategy", "range,roundrobin"},
+  };
+  for (auto& [name, value] : s.extra) {
+    props[name] = std::move(value);
+  }
+  conf_ptr conf = make_conf(props);
+  rd_kafka_conf_set_rebalance_cb(conf.get(), &consumer::on_rebalance);
+  rd_kafka_conf_set_error_cb(conf.get(), &consumer::on_kafka_error);
+  rd_kafka_conf_set_opaque(conf.get(), this);
+  std::array<char, 512> reason{};
+  rk_.reset(rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), reason.data(), reason.size()));
+  if (!rk_) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
+                      "creating a consumer for group '" + s.group_id + "'", reason.data());
+  }
+  static_cast<void>(conf.release());  // rd_kafka_new took ownership
+  closed_ = false;
+
+  // Errors and rebalances are served by rd_kafka_consumer_poll from now on.
+  const rd_kafka_resp_err_t fwd_err = rd_kafka_poll_set_consumer(rk_.get());
+  if (fwd_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(fwd_err, "redirecting the main queue to the consumer queue");
+  }
+  topic_partition_list_ptr topics{
+      rd_kafka_topic_partition_list_new(static_cast<int>(s.topics.size()))};
+  for (const std::string& topic : s.topics) {
+    rd_kafka_topic_partition_list_add(topics.get(), topic.c_str(), RD_KAFKA_PARTITION_UA);
+  }
+  const rd_kafka_resp_err_t sub_err = rd_kafka_subscribe(rk_.get(), topics.get());
+  if (sub_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(sub_err, "subscribing group '" + s.group_id + "'");
+  }
+}
+
+consumer::~consumer() {
+  if (closed_) {
+    return;
+  }
+  try {
+    close();
+  } catch (const std::exception& e) {
+    report(std::string("closing the consumer: ") + e.what());
+  }
+}
+
+std::vector<record> consumer::poll(std::chrono::milliseconds timeout, std::size_t max_records) {
+  if (closed_) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__STATE, "polling a closed consumer");
+  }
+  rethrow_pending();
+  std::vector<record> records;
+  const std::size_t limit = std::max<std::size_t>(max_records, 1);
+  int wait_ms = static_cast<int>(timeout.count());
+  while (records.size() < limit) {
+    message_ptr msg{rd_kafka_consumer_poll(rk_.get(), wait_ms)};
+    wait_ms = 0;
+    if (fatal_) {
+      std::array<char, 512> reason{};
+      const rd_kafka_resp_err_t err = rd_kafka_fatal_error(rk_.get(), reason.data(), reason.size());
+      throw kafka_error(err, "the consumer hit a fatal error", reason.data());
+    }
+    if (pending_ && records.empty()) {
+      rethrow_pending();
+    }
+    if (!msg) {
+      break;
+    }
+    if (msg->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      records.push_back(to_record(*msg));
+    } else if (msg->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      report("reached the end of " + std::string(rd_kafka_topic_name(msg->rkt)) + "[" +
+             std::to_string(msg->partition) + "] at offset " + std::to_string(msg->offset));
+    } else if (msg->err == RD_KAFKA_RESP_ERR__FATAL) {
+      fatal_ = true;
+      std::array<char, 512> reason{};
+      const rd_kafka_resp_err_t err = rd_kafka_fatal_error(rk_.get(), reason.data(), reason.size());
+      throw kafka_error(err, "the consumer hit a fatal error", reason.data());
+    } else {
+      std::string where;
+      if (msg->rkt != nullptr) {
+        where = std::string(" on ") + rd_kafka_topic_name(msg->rkt) + "[" +
+                std::to_string(msg->partition) + "]";
+      }
+      report(std::string("consumer error") + where + ": " + rd_kafka_message_errstr(msg.get()) +
+             " (" + rd_kafka_err2name(msg->err) + ")");
+    }
+  }
+  // A callback that threw during this call surfaces on the next one, after these records.
+  return records;
+}
+
+bool consumer::store_offset(const partition_id& p, std::int64_t next_offset) {
+  topic_partition_list_ptr list = to_list({p});
+  list->elems[0].offset = next_offset;
+  const rd_kafka_resp_err_t err = rd_kafka_offsets_store(rk_.get(), list.get());
+  const rd_kafka_resp_err_t tp_err = list->elems[0].err;
+  // ERR__STATE: known but not assigned; ERR__UNKNOWN_PARTITION: never seen by this consumer.
+  if (tp_err == RD_KAFKA_RESP_ERR__STATE || tp_err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
+    return false;
+  }
+  if (tp_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(tp_err, "storing offset " + std::to_string(next_offset) + " for " +
+                                  describe(list->elems[0]));
+  }
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "storing offset " + std::to_string(next_offset) + " for " +
+                               describe(list->elems[0]));
+  }
+  return true;
+}
+
+void consumer::commit_sync() {
+  commit_result result;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_commit_queue(rk_.get(), /*offsets=*/nullptr, /*rkqu=*/nullptr, &on_commit, &result);
+  if (err == RD_KAFKA_RESP_ERR__NO_OFFSET) {
+    return;  // nothing stored since the last commit
+  }
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "committing stored offsets");
+  }
+  if (result.offsets) {
+    throw_partition_errors(result.offsets.get(), "committing stored offsets");
+  }
+}
+
+void consumer::pause(const std::vector<partition_id>& ps) {
+  if (ps.empty()) {
+    return;
+  }
+  topic_partition_list_ptr list = to_list(ps);
+  const rd_kafka_resp_err_t err = rd_kafka_pause_partitions(rk_.get(), list.get());
+  for (int i = 0; i < list->cnt; ++i) {
+    if (list->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      paused_.insert(partition_id{list->elems[i].topic, list->elems[i].partition});
+    }
+  }
+  throw_partition_errors(list.get(), "pausing");
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "pausing partitions");
+  }
+}
+
+void consumer::resume(const std::vector<partition_id>& ps) {
+  std::vector<partition_id> paused;
+  std::copy_if(ps.begin(), ps.end(), std::back_inserter(paused),
+               [this](const partition_id& p) { return paused_.count(p) > 0; });
+  if (paused.empty()) {
+    return;
+  }
+  topic_partition_list_ptr list = to_list(paused);
+  const rd_kafka_resp_err_t err = rd_kafka_resume_partitions(rk_.get(), list.get());
+  for (int i = 0; i < list->cnt; ++i) {
+    if (list->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      paused_.erase(partition_id{list->elems[i].topic, list->elems[i].partition});
+    }
+  }
+  throw_partition_errors(list.get(), "resuming");
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "resuming partitions");
+  }
+}
+
+std::vector<partition_id> consumer::assignment() const {
+  rd_kafka_topic_partition_list_t* raw_list = nullptr;
+  const rd_kafka_resp_err_t err = rd_kafka_assignment(rk_.get(), &raw_list);
+  topic_partition_list_ptr list{raw_list};
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "reading the assignment");
+  }
+  return to_partition_ids(list.get());
+}
+
+void consumer::close() {
+  if (closed_) {
+    return;
+  }
+  closed_ = true;  // whatever fails below, the handle is not used for consuming again
+  std::exception_ptr commit_failure;
+  try {
+    commit_sync();
+  } catch (const kafka_error&) {
+    commit_failure = std::current_exception();
+  }
+  const rd_kafka_resp_err_t err = rd_kafka_consumer_close(rk_.get());
+  rethrow_pending();
+  if (commit_failure) {
+    std::rethrow_exception(commit_failure);
+  }
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "closing the consumer");
+  }
+}
+
+rd_kafka_t* consumer::raw() { return rk_.get(); }
+
+void consumer::on_rebalance(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
+                            rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+  static_cast<consumer*>(opaque)->handle_rebalance(err, partitions);
+}
+
+void consumer::on_kafka_error(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
+  auto* self = static_cast<consumer*>(opaque);
+  const auto code = static_cast<rd_kafka_resp_err_t>(err);
+  if (code == RD_KAFKA_RESP_ERR__FATAL) {
+    self->fatal_ = true;
+    return;  // poll() throws with rd_kafka_fatal_error's reason
+  }
+  self->report(std::string("kafka: ") + reason + " (" + rd_kafka_err2name(code) + ")");
+}
+
+void consumer::handle_rebalance(rd_kafka_resp_err_t err,
+                                rd_kafka_topic_partition_list_t* partitions) {
+  // Exceptions must not cross librdkafka's C frames: keep the first, finish the rebalance.
+  auto guarded = [this](auto&& fn) {
+    try {
+      fn();
+    } catch (...) {
+      if (!pending_) {
+        pending_ = std::current_exception();
+      } else {
+        report("a further error during the same rebalance was dropped in favour of the first");
+      }
+    }
+  };
+  const std::vector<partition_id> ids = to_partition_ids(partitions);
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    guarded([&] { assign(partitions); });
+    if (cb_.on_assigned) {
+      guarded([&] { cb_.on_assigned(ids); });
+    }
+    return;
+  }
+  if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+    if (cb_.on_revoked) {
+      guarded([&] { cb_.on_revoked(ids); });
+    }
+    // Can fail while the group rebalances (REBALANCE_IN_PROGRESS): then the next owner starts
+    // at the last committed offsets and redelivers, which at-least-once allows. Reported only.
+    try {
+      commit_sync();
+    } catch (const kafka_error& e) {
+      report(std::string("commit on revoke: ") + e.what());
+    }
+    // The pause flag would survive into the next assignment (librdkafka 2.0.2): clear it here,
+    // so every assignment starts fetching and the owner re-applies its pause state.
+    std::vector<partition_id> revoked_paused;
+    for (const partition_id& p : ids) {
+      if (paused_.count(p) > 0) {
+        revoked_paused.push_back(p);
+      }
+    }
+    guarded([&] { resume(revoked_paused); });
+    guarded([&] { unassign(partitions); });
+    return;
+  }
+  report(std::string("rebalance failed: ") + rd_kafka_err2str(err) + " (" +
+         rd_kafka_err2name(err) + "); dropping the assignment");
+  guarded([&] { unassign(nullptr); });
+}
+
+void consumer::assign(const rd_kafka_topic_partition_list_t* partitions) {
+  if (std::strcmp(rd_kafka_rebalance_protocol(rk_.get()), "COOPERATIVE") == 0) {
+    error_ptr error{rd_kafka_incremental_assign(rk_.get(), partitions)};
+    if (error) {
+      throw kafka_error(rd_kafka_error_code(error.get()), "incremental assign",
+                        rd_kafka_error_string(error.get()));
+    }
+    return;
+  }
+  const rd_kafka_resp_err_t err = rd_kafka_assign(rk_.get(), partitions);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "assigning partitions");
+  }
+}
+
+void consumer::unassign(const rd_kafka_topic_partition_list_t* partitions) {
+  if (partitions != nullptr &&
+      std::strcmp(rd_kafka_rebalance_protocol(rk_.get()), "COOPERATIVE") == 0) {
+    error_ptr error{rd_kafka_incremental_unassign(rk_.get(), partitions)};
+    if (error) {
+      throw kafka_error(rd_kafka_error_code(error.get()), "incremental unassign",
+                        rd_kafka_error_string(error.get()));
+    }
+    return;
+  }
+  const rd_kafka_resp_err_t err = rd_kafka_assign(rk_.get(), /*partitions=*/nullptr);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "unassigning partitions");
+  }
+}
+
+void consumer::report(const std::string& message) {
+  if (cb_.on_error) {
+    cb_.on_error(message);
+  } else {
+    std::cerr << "courier::kafka::consumer: " << message << '\n';
+  }
+}
+
+void consumer::rethrow_pending() {
+  if (pending_) {
+    std::exception_ptr e = std::exchange(pending_, nullptr);
+    std::rethrow_exception(e);
+  }
+}
+
+}  // namespace courier::kafka

@@ -1,0 +1,131 @@
+#include "core/kafka/producer.hpp"
+
+#include "core/kafka/conf.hpp"
+#include "core/kafka/error.hpp"
+#include "core/kafka/record_conversion.hpp"
+
+#include <array>
+#include <vector>
+
+namespace courier::kafka {
+namespace {
+
+// How long produce() keeps serving delivery reports while the local queue is full.
+constexpr std::chrono::milliseconds queue_full_budget{10'000};
+constexpr std::chrono::milliseconds queue_full_poll{50};
+
+[[noreturn]] void throw_fatal(rd_kafka_t* rk) {
+  std::array<char, 512> reason{};
+  const rd_kafka_resp_err_t err = rd_kafka_fatal_error(rk, reason.data(), reason.size());
+  throw kafka_error(RD_KAFKA_RESP_ERR__FATAL,
+                    "the producer hit a fatal error and must be rebuilt",
+                    std::string(rd_kafka_err2name(err)) + ": " + reason.data());
+}
+
+}  // namespace
+
+producer::producer(const std::string& bootstrap, std::map<std::string, std::string> extra) {
+  std::map<std::string, std::string> props{
+      {"bootstrap.servers", bootstrap},
+      {"enable.idempotence", "true"},
+      {"acks", "all"},
+      {"linger.ms", "5"},
+  };
+  for (auto& [name, value] : extra) {
+    props[name] = std::move(value);
+  }
+  conf_ptr conf = make_conf(props);
+  rd_kafka_conf_set_dr_msg_cb(conf.get(), &producer::on_delivery);
+  rd_kafka_conf_set_opaque(conf.get(), this);
+  std::array<char, 512> reason{};
+  rk_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), reason.data(), reason.size()));
+  if (!rk_) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "creating a producer for " + bootstrap,
+                      reason.data());
+  }
+  static_cast<void>(conf.release());  // rd_kafka_new took ownership
+}
+
+void producer::on_delivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* msg, void* opaque) {
+  auto* self = static_cast<producer*>(opaque);
+  if (msg->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    self->acked_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    self->failed_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void producer::produce(const std::string& topic, std::int32_t partition,
+                       std::optional<std::string_view> key, std::string_view value,
+                       const header_list& headers, std::int64_t timestamp_ms) {
+  if (rd_kafka_fatal_error(rk_.get(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw_fatal(rk_.get());
+  }
+  headers_ptr hdrs = to_kafka_headers(headers);
+
+  std::vector<rd_kafka_vu_t> vus;
+  vus.reserve(7);
+  auto add = [&vus](rd_kafka_vtype_t type) -> rd_kafka_vu_t& {
+    rd_kafka_vu_t& vu = vus.emplace_back();
+    vu.vtype = type;
+    return vu;
+  };
+  add(RD_KAFKA_VTYPE_TOPIC).u.cstr = topic.c_str();
+  add(RD_KAFKA_VTYPE_PARTITION).u.i32 = partition;
+  add(RD_KAFKA_VTYPE_MSGFLAGS).u.i = RD_KAFKA_MSG_F_COPY;
+  {
+    rd_kafka_vu_t& vu = add(RD_KAFKA_VTYPE_VALUE);
+    vu.u.mem.ptr = const_cast<char*>(value.data());
+    vu.u.mem.size = value.size();
+  }
+  if (key) {
+    rd_kafka_vu_t& vu = add(RD_KAFKA_VTYPE_KEY);
+    vu.u.mem.ptr = const_cast<char*>(key->data());
+    vu.u.mem.size = key->size();
+  }
+  add(RD_KAFKA_VTYPE_TIMESTAMP).u.i64 = timestamp_ms;
+  if (hdrs) {
+    add(RD_KAFKA_VTYPE_HEADERS).u.headers = hdrs.get();
+  }
+
+  const auto deadline = std::chrono::steady_clock::now() + queue_full_budget;
+  while (true) {
+    error_ptr error{rd_kafka_produceva(rk_.get(), vus.data(), vus.size())};
+    if (!error) {
+      static_cast<void>(hdrs.release());  // librdkafka owns the headers now
+      rd_kafka_poll(rk_.get(), /*timeout_ms=*/0);
+      return;
+    }
+    const rd_kafka_resp_err_t code = rd_kafka_error_code(error.get());
+    if (code == RD_KAFKA_RESP_ERR__FATAL || rd_kafka_error_is_fatal(error.get()) != 0) {
+      throw_fatal(rk_.get());
+    }
+    if (code != RD_KAFKA_RESP_ERR__QUEUE_FULL || std::chrono::steady_clock::now() >= deadline) {
+      throw kafka_error(code, "producing to " + topic + "[" + std::to_string(partition) + "]",
+                        rd_kafka_error_string(error.get()));
+    }
+    rd_kafka_poll(rk_.get(), static_cast<int>(queue_full_poll.count()));
+  }
+}
+
+int producer::poll(std::chrono::milliseconds timeout) {
+  return rd_kafka_poll(rk_.get(), static_cast<int>(timeout.count()));
+}
+
+void producer::flush(std::chrono::milliseconds timeout) {
+  const rd_kafka_resp_err_t err = rd_kafka_flush(rk_.get(), static_cast<int>(timeout.count()));
+  const int remaining = rd_kafka_outq_len(rk_.get());
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR || remaining > 0) {
+    throw kafka_error(err == RD_KAFKA_RESP_ERR_NO_ERROR ? RD_KAFKA_RESP_ERR__TIMED_OUT : err,
+                      "flushing the producer: " + std::to_string(remaining) +
+                          " messages or requests remain");
+  }
+}
+
+std::uint64_t producer::acked() const { return acked_.load(std::memory_order_relaxed); }
+
+std::uint64_t producer::failed() const { return failed_.load(std::memory_order_relaxed); }
+
+rd_kafka_t* producer::raw() { return rk_.get(); }
+
+}  // namespace courier::kafka

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/kafka/handles.hpp"
+#include "core/record.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace courier::kafka {
+
+// An idempotent producer (enable.idempotence=true, acks=all, linger.ms=5; `extra` overrides).
+// Delivery reports are served by produce(), poll() and flush() on the caller's thread and
+// counted in acked() / failed(). Not copyable or movable: librdkafka holds a pointer to it.
+class producer {
+ public:
+  explicit producer(const std::string& bootstrap, std::map<std::string, std::string> extra = {});
+  producer(const producer&) = delete;
+  producer& operator=(const producer&) = delete;
+  producer(producer&&) = delete;
+  producer& operator=(producer&&) = delete;
+  ~producer() = default;
+
+  // Asynchronous; partition may be RD_KAFKA_PARTITION_UA. On a full local queue it serves
+  // delivery reports and retries for a bounded time, then throws kafka_error(ERR__QUEUE_FULL).
+  // Throws kafka_error(ERR__FATAL) once the idempotent producer hit a fatal error.
+  void produce(const std::string& topic, std::int32_t partition,
+               std::optional<std::string_view> key, std::string_view value,
+               const header_list& headers = {}, std::int64_t timestamp_ms = 0);
+
+  // Serves delivery reports for up to `timeout`; returns how many events were served.
+  int poll(std::chrono::milliseconds timeout);
+
+  // Waits for every outstanding message; throws kafka_error if some remain (outq_len).
+  void flush(std::chrono::milliseconds timeout);
+
+  std::uint64_t acked() const;
+  std::uint64_t failed() const;
+  rd_kafka_t* raw();
+
+ private:
+  static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+
+  std::atomic<std::uint64_t> acked_{0};
+  std::atomic<std::uint64_t> failed_{0};
+  handle_ptr rk_;  // declared last: destroyed first, while the counters still exist
+};
+
+}  // namespace courier::kafka

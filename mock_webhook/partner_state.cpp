@@ -1,0 +1,103 @@
+#include "mock_webhook/partner_state.hpp"
+
+#include <utility>
+
+namespace courier::mock {
+
+namespace {
+
+std::optional<courier::hmac_signer> make_signer(std::optional<std::string> secret) {
+  if (!secret) {
+    return std::nullopt;
+  }
+  return courier::hmac_signer(std::move(*secret));
+}
+
+}  // namespace
+
+partner_state::partner_state(std::optional<std::string> hmac_secret, chaos initial,
+                             std::uint64_t seed)
+    : signer_(make_signer(std::move(hmac_secret))), chaos_(initial), random_(seed) {
+  validate(chaos_);
+}
+
+delivery_decision partner_state::decide(std::optional<std::string_view> idempotency_key,
+                                        std::string_view body,
+                                        std::optional<std::string_view> signature,
+                                        std::chrono::steady_clock::time_point now) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.total;
+  if (!idempotency_key || idempotency_key->empty()) {
+    return {delivery_outcome::missing_key, {}, "missing Idempotency-Key header"};
+  }
+  const std::string key(*idempotency_key);
+  const auto [attempt, first_sight] = attempts_.try_emplace(key, 0);
+  ++attempt->second;
+  if (first_sight) {
+    ++stats_.unique_keys;
+  }
+  if (signer_) {
+    if (!signature) {
+      ++stats_.fail_401;
+      return {delivery_outcome::unauthorized, {}, "missing X-Signature header"};
+    }
+    if (!signer_->verify(body, *signature)) {
+      ++stats_.fail_401;
+      return {delivery_outcome::unauthorized, {}, "X-Signature does not match the body"};
+    }
+  }
+  if (now < outage_until_) {
+    ++stats_.fail_503;
+    return {delivery_outcome::unavailable, {}, "outage"};
+  }
+  // One draw decides both chaos modes, so each rate is its share of all requests.
+  const double draw = std::uniform_real_distribution<double>(0.0, 1.0)(random_);
+  if (draw < chaos_.fail_rate_503) {
+    ++stats_.fail_503;
+    return {delivery_outcome::unavailable, {}, "chaos"};
+  }
+  if (draw < chaos_.fail_rate_503 + chaos_.fail_rate_timeout) {
+    ++stats_.fail_timeout;
+    return {delivery_outcome::hang, {}, "chaos"};
+  }
+  if (!delivered_.insert(key).second) {
+    ++stats_.duplicates;
+    return {delivery_outcome::duplicate, chaos_.latency, {}};
+  }
+  ++stats_.ok;
+  arrivals_.push_back(arrival{key, std::chrono::system_clock::now()});
+  return {delivery_outcome::accepted, chaos_.latency, {}};
+}
+
+stats partner_state::snapshot() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void partner_state::set_chaos(chaos c) {
+  validate(c);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  chaos_ = c;
+}
+
+chaos partner_state::current_chaos() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return chaos_;
+}
+
+void partner_state::set_outage_until(std::chrono::steady_clock::time_point until) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  outage_until_ = until;
+}
+
+std::vector<arrival> partner_state::arrivals() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return arrivals_;
+}
+
+std::map<std::string, std::uint64_t> partner_state::attempts_by_key() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return attempts_;
+}
+
+}  // namespace courier::mock

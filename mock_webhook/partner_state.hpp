@@ -1,0 +1,68 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "core/hmac_signer.hpp"
+#include "mock_webhook/chaos.hpp"
+#include "mock_webhook/stats.hpp"
+
+namespace courier::mock {
+
+// What the partner does with one POST /deliver.
+enum class delivery_outcome {
+  accepted,       // 200, first time for this key
+  duplicate,      // 200 again, same body as the first time
+  missing_key,    // 400
+  unauthorized,   // 401
+  unavailable,    // 503 (outage window or chaos)
+  hang            // never answer; close after hang_for
+};
+
+struct delivery_decision {
+  delivery_outcome outcome = delivery_outcome::accepted;
+  std::chrono::milliseconds latency{0};  // before a 200
+  std::string reason;                    // for the error body
+};
+
+// The partner's memory and rules, apart from the network: de-duplication, signature check,
+// chaos and counters. Thread-safe; the clock comes in as a parameter, the random source is
+// seeded so a run can be repeated.
+class partner_state {
+ public:
+  partner_state(std::optional<std::string> hmac_secret, chaos initial, std::uint64_t seed);
+
+  // Order: key check, signature, outage, chaos, then de-duplication; a key counts as
+  // delivered when the 200 is decided, so a concurrent repeat is already a duplicate.
+  delivery_decision decide(std::optional<std::string_view> idempotency_key, std::string_view body,
+                           std::optional<std::string_view> signature,
+                           std::chrono::steady_clock::time_point now);
+
+  stats snapshot() const;
+  void set_chaos(chaos c);  // validated; throws std::invalid_argument
+  chaos current_chaos() const;
+  void set_outage_until(std::chrono::steady_clock::time_point until);
+  std::vector<arrival> arrivals() const;
+  std::map<std::string, std::uint64_t> attempts_by_key() const;
+
+ private:
+  const std::optional<courier::hmac_signer> signer_;
+  mutable std::mutex mutex_;
+  chaos chaos_;
+  std::chrono::steady_clock::time_point outage_until_{};
+  std::mt19937_64 random_;
+  stats stats_;
+  std::unordered_set<std::string> delivered_;
+  std::map<std::string, std::uint64_t> attempts_;
+  std::vector<arrival> arrivals_;
+};
+
+}  // namespace courier::mock

@@ -1,0 +1,152 @@
+#include "actors/breaker_actor.hpp"
+
+#include <gtest/gtest.h>
+
+#include "deterministic.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using actors::breaker_change;
+using actors::breaker_permit;
+
+struct BreakerActor : ::testing::Test {
+  BreakerActor() {
+    metrics = std::make_shared<actors::route_metrics>();
+    breaker = d.sys->spawn(actors::breaker_actor, std::string{"shipments"},
+                           breaker_settings{3, 1000ms, 1}, metrics);
+    auto seen = changes;
+    recorder = d.sys->spawn([seen](caf::event_based_actor*) -> caf::behavior {
+      return {[seen](actors::state_atom, const breaker_change& c) { seen->push_back(c); }};
+    });
+    auto got = permits;
+    auto brk = breaker;
+    asker = d.sys->spawn([got, brk](caf::event_based_actor* self) -> caf::behavior {
+      return {[=](actors::permit_atom) {
+        self->request(brk, caf::infinite, actors::permit_atom::value)
+          .then([got](const breaker_permit& p) { got->push_back(p); });
+      }};
+    });
+    caf::anon_send(breaker, actors::subscribe_atom::value, recorder);
+    d.run();
+    changes->clear();  // the subscription's greeting
+  }
+
+  ~BreakerActor() override {
+    caf::anon_send_exit(breaker, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(recorder, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
+    d.run();
+  }
+
+  void fail(bool probe = false) {
+    caf::anon_send(breaker, actors::outcome_atom::value, false, probe);
+    d.run();
+  }
+
+  void succeed(bool probe = false) {
+    caf::anon_send(breaker, actors::outcome_atom::value, true, probe);
+    d.run();
+  }
+
+  breaker_permit ask() {
+    caf::anon_send(asker, actors::permit_atom::value);
+    d.run();
+    return permits->back();
+  }
+
+  deterministic_system d;
+  std::shared_ptr<actors::route_metrics> metrics;
+  std::shared_ptr<std::vector<breaker_change>> changes =
+    std::make_shared<std::vector<breaker_change>>();
+  std::shared_ptr<std::vector<breaker_permit>> permits =
+    std::make_shared<std::vector<breaker_permit>>();
+  caf::actor breaker;
+  caf::actor recorder;
+  caf::actor asker;
+};
+
+TEST_F(BreakerActor, OpensAfterTripAfterConsecutiveFailedDeliveriesAndPublishesIt) {
+  fail();
+  fail();
+  EXPECT_TRUE(changes->empty());
+  EXPECT_TRUE(ask().granted);
+  fail();
+  ASSERT_EQ(changes->size(), 1U);
+  EXPECT_EQ(changes->back().from, breaker_state::closed);
+  EXPECT_EQ(changes->back().to, breaker_state::open);
+  EXPECT_EQ(changes->back().route, "shipments");
+  EXPECT_EQ(metrics->breaker_trips.load(), 1U);
+  EXPECT_FALSE(ask().granted);
+}
+
+TEST_F(BreakerActor, ASuccessResetsTheConsecutiveFailures) {
+  fail();
+  fail();
+  succeed();
+  fail();
+  fail();
+  EXPECT_TRUE(changes->empty());
+}
+
+TEST_F(BreakerActor, MovesToHalfOpenOnlyAfterTheOpenTimeout) {
+  fail();
+  fail();
+  fail();
+  d.advance(999ms);
+  EXPECT_EQ(changes->size(), 1U);
+  d.advance(1ms);
+  ASSERT_EQ(changes->size(), 2U);
+  EXPECT_EQ(changes->back().to, breaker_state::half_open);
+}
+
+TEST_F(BreakerActor, HalfOpenLetsExactlyOneProbeThrough) {
+  fail();
+  fail();
+  fail();
+  d.advance(1000ms);
+  const auto first = ask();
+  EXPECT_TRUE(first.granted);
+  EXPECT_TRUE(first.probe);
+  EXPECT_FALSE(ask().granted);
+  EXPECT_FALSE(ask().granted);
+}
+
+TEST_F(BreakerActor, ASuccessfulProbeClosesIt) {
+  fail();
+  fail();
+  fail();
+  d.advance(1000ms);
+  ASSERT_TRUE(ask().probe);
+  succeed(/*probe=*/true);
+  EXPECT_EQ(changes->back().to, breaker_state::closed);
+  EXPECT_TRUE(ask().granted);
+}
+
+TEST_F(BreakerActor, AFailedProbeOpensItAgainForAnotherTimeout) {
+  fail();
+  fail();
+  fail();
+  d.advance(1000ms);
+  ASSERT_TRUE(ask().probe);
+  fail(/*probe=*/true);
+  EXPECT_EQ(changes->back().to, breaker_state::open);
+  d.advance(1000ms);
+  EXPECT_EQ(changes->back().to, breaker_state::half_open);
+}
+
+TEST_F(BreakerActor, InHalfOpenOnlyTheProbeDecides) {
+  fail();
+  fail();
+  fail();
+  d.advance(1000ms);
+  const auto before = changes->size();
+  fail(/*probe=*/false);
+  succeed(/*probe=*/false);
+  EXPECT_EQ(changes->size(), before);
+  EXPECT_EQ(changes->back().to, breaker_state::half_open);
+}
+
+}  // namespace
+}  // namespace courier::testing

@@ -1,0 +1,125 @@
+#include "core/retry_after.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <optional>
+
+namespace courier {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using time_point = std::chrono::system_clock::time_point;
+
+// Sun, 06 Nov 1994 08:49:37 GMT, RFC 9110's example date.
+constexpr std::int64_t rfc_example_epoch = 784111777;
+const time_point rfc_example{seconds{rfc_example_epoch}};
+const time_point ten_seconds_before = rfc_example - seconds{10};
+// 2024-06-01T00:00:00Z, a "now" for the two-digit-year pivot.
+const time_point mid_2024{seconds{1717200000}};
+
+TEST(RetryAfter, ReadsDeltaSeconds) {
+  EXPECT_EQ(parse_retry_after("120", mid_2024), milliseconds{120000});
+  EXPECT_EQ(parse_retry_after("1", mid_2024), milliseconds{1000});
+}
+
+TEST(RetryAfter, ReadsZeroSecondsAsNoWait) {
+  EXPECT_EQ(parse_retry_after("0", mid_2024), milliseconds{0});
+}
+
+TEST(RetryAfter, TrimsSurroundingWhitespace) {
+  EXPECT_EQ(parse_retry_after("  7\t", mid_2024), milliseconds{7000});
+  EXPECT_EQ(parse_retry_after(" Sun, 06 Nov 1994 08:49:37 GMT ", ten_seconds_before),
+            milliseconds{10000});
+}
+
+TEST(RetryAfter, SaturatesHugeDeltaSecondsInsteadOfOverflowing) {
+  const auto v = parse_retry_after("99999999999999999999999999", mid_2024);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_GT(*v, milliseconds{0});
+  EXPECT_GE(*v, parse_retry_after("9999999999", mid_2024).value());
+}
+
+TEST(RetryAfter, RejectsSignedFractionalAndSuffixedNumbers) {
+  EXPECT_EQ(parse_retry_after("-5", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("+5", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("1.5", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("5s", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("5 5", mid_2024), std::nullopt);
+}
+
+TEST(RetryAfter, RejectsEmptyAndGarbage) {
+  EXPECT_EQ(parse_retry_after("", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("   ", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("soon", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994", mid_2024), std::nullopt);
+}
+
+TEST(RetryAfter, ReadsImfFixdateRelativeToNow) {
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", ten_seconds_before),
+            milliseconds{10000});
+}
+
+TEST(RetryAfter, ReadsRfc850DateRelativeToNow) {
+  EXPECT_EQ(parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", ten_seconds_before),
+            milliseconds{10000});
+}
+
+TEST(RetryAfter, ReadsAsctimeDateRelativeToNow) {
+  EXPECT_EQ(parse_retry_after("Sun Nov  6 08:49:37 1994", ten_seconds_before),
+            milliseconds{10000});
+  EXPECT_EQ(parse_retry_after("Sun Nov 06 08:49:37 1994", ten_seconds_before),
+            milliseconds{10000});
+}
+
+TEST(RetryAfter, RoundsASubSecondWaitUpSoItNeverWakesEarly) {
+  const time_point now = rfc_example - std::chrono::microseconds{1499700};
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now), milliseconds{1500});
+}
+
+TEST(RetryAfter, ReadsADateInThePastAsNoWait) {
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", mid_2024), milliseconds{0});
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", rfc_example), milliseconds{0});
+}
+
+TEST(RetryAfter, ReadsLeapDays) {
+  const time_point now{seconds{1709164800 - 60}};
+  EXPECT_EQ(parse_retry_after("Thu, 29 Feb 2024 00:00:00 GMT", now), milliseconds{60000});
+  EXPECT_EQ(parse_retry_after("Wed, 29 Feb 2023 00:00:00 GMT", now), std::nullopt);
+}
+
+TEST(RetryAfter, RejectsImpossibleDatesAndTimes) {
+  EXPECT_EQ(parse_retry_after("Sun, 31 Nov 1994 08:49:37 GMT", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sun, 00 Nov 1994 08:49:37 GMT", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 24:00:00 GMT", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:60:00 GMT", mid_2024), std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sun, 06 Foo 1994 08:49:37 GMT", mid_2024), std::nullopt);
+}
+
+TEST(RetryAfter, RejectsDatesWithAnotherZoneOrTrailingText) {
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 UTC", ten_seconds_before),
+            std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT+1", ten_seconds_before),
+            std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sun, 6 Nov 1994 08:49:37 GMT", ten_seconds_before),
+            std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sunday, 06-Nov-94 08:49:37", ten_seconds_before), std::nullopt);
+}
+
+TEST(RetryAfter, PutsTwoDigitYearsAtMostFiftyYearsAhead) {
+  // From mid 2024, "74" is 2074 (within 50 years) but "75" is 1975 (in the past).
+  const auto ahead = parse_retry_after("Monday, 01-Jan-74 00:00:00 GMT", mid_2024);
+  ASSERT_TRUE(ahead.has_value());
+  EXPECT_EQ(*ahead, milliseconds{(3281990400LL - 1717200000LL) * 1000});
+  EXPECT_EQ(parse_retry_after("Wednesday, 01-Jan-75 00:00:00 GMT", mid_2024), milliseconds{0});
+}
+
+TEST(RetryAfter, HandlesTheLastFourDigitYearWithoutOverflow) {
+  const auto far = parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", mid_2024);
+  ASSERT_TRUE(far.has_value());
+  EXPECT_GT(*far, milliseconds{seconds{3281990400LL - 1717200000LL}});
+}
+
+}  // namespace
+}  // namespace courier

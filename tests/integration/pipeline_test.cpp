@@ -1,0 +1,215 @@
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/kafka/admin.hpp"
+#include "core/kafka/consumer.hpp"
+#include "stand.hpp"
+#include "topology/pipeline.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// "<topic>:<partition>:<offset>" -> (partition, offset)
+std::pair<int, long long> parse_key(const std::string& key, const std::string& topic) {
+  const auto prefix = topic + ":";
+  EXPECT_EQ(key.rfind(prefix, 0), 0U) << key;
+  const auto rest = key.substr(prefix.size());
+  const auto colon = rest.find(':');
+  return {std::stoi(rest.substr(0, colon)), std::stoll(rest.substr(colon + 1))};
+}
+
+std::set<std::string> delivered_keys(const mock::server& receiver) {
+  std::set<std::string> keys;
+  for (const auto& a : receiver.arrivals()) {
+    keys.insert(a.idempotency_key);
+  }
+  return keys;
+}
+
+// Every key the receiver saw names a seeded record: partitions in range and, per partition,
+// offsets 0..k-1 without gaps, the whole adding up to `seeded`.
+void expect_keys_are_exactly_the_seeded_records(const std::set<std::string>& keys,
+                                                const std::string& topic, int partitions,
+                                                std::size_t seeded) {
+  std::map<int, std::set<long long>> by_partition;
+  for (const auto& k : keys) {
+    const auto [p, o] = parse_key(k, topic);
+    ASSERT_GE(p, 0);
+    ASSERT_LT(p, partitions);
+    by_partition[p].insert(o);
+  }
+  std::size_t total = 0;
+  for (const auto& [p, offsets] : by_partition) {
+    EXPECT_EQ(*offsets.begin(), 0) << "partition " << p;
+    EXPECT_EQ(*offsets.rbegin(), static_cast<long long>(offsets.size()) - 1) << "partition " << p;
+    total += offsets.size();
+  }
+  EXPECT_EQ(total, seeded);
+}
+
+TEST(Pipeline, DeliversEverySeededRecordOnceToTheReceiver) {
+  stand s{4};
+  s.seed(400);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().unique_keys >= 400; }, 60s))
+    << "unique keys at the receiver: " << s.receiver->snapshot().unique_keys;
+  p.stop();
+
+  const auto st = s.receiver->snapshot();
+  EXPECT_EQ(st.unique_keys, 400U);
+  EXPECT_EQ(st.fail_401, 0U) << "the receiver verified every signature";
+  expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 4, 400);
+
+  // Everything delivered is committed: the group's offsets add up to the seeded count.
+  const auto committed =
+    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 4, 10s);
+  long long sum = 0;
+  for (const auto& [partition, offset] : committed) {
+    sum += offset;
+  }
+  EXPECT_EQ(sum, 400);
+}
+
+TEST(Pipeline, DeliversEverythingWhenHalfTheAnswersAre503AndKeepsEachRecordsKey) {
+  mock::server_settings ws;
+  ws.initial.fail_rate_503 = 0.5;
+  ws.seed = 11;
+  stand s{4, ws};
+  s.route().retry.max_attempts = 3;
+  s.seed(300);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().unique_keys >= 300; }, 90s))
+    << "unique keys at the receiver: " << s.receiver->snapshot().unique_keys;
+  const auto& m = *p.routes().front().metrics;
+  p.stop();
+
+  const auto st = s.receiver->snapshot();
+  EXPECT_EQ(st.unique_keys, 300U);
+  EXPECT_GT(st.fail_503, 0U);
+  EXPECT_GT(m.retries.load(), 0U);
+  // A record sent with a new key on a retry would show up as an extra key here.
+  const auto attempts = s.receiver->attempts_by_key();
+  EXPECT_EQ(attempts.size(), 300U);
+  const auto retried = std::count_if(attempts.begin(), attempts.end(),
+                                     [](const auto& kv) { return kv.second > 1; });
+  EXPECT_GT(retried, 0);
+  expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 4, 300);
+}
+
+TEST(Pipeline, OutageOpensTheBreakerPausesThePartitionsAndBothRecover) {
+  stand s{4};
+  s.route().breaker.trip_after = 5;
+  s.route().breaker.open_timeout = 400ms;
+  s.route().pause_after = 300ms;
+  s.seed(300);
+  s.receiver->set_outage_until(std::chrono::steady_clock::now() + 24h);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return m.fetched.load() > 0; }, 30s));
+  // The outage lasts until the breaker opened and the partitions were paused.
+  ASSERT_TRUE(wait_until([&] { return m.paused_partitions.load() > 0; }, 30s))
+    << "breaker trips: " << m.breaker_trips.load() << ", pauses: " << m.pauses.load();
+  EXPECT_GE(m.breaker_trips.load(), 1U);
+  s.receiver->set_outage_until(std::chrono::steady_clock::now());
+
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().unique_keys >= 300; }, 60s))
+    << "unique keys at the receiver: " << s.receiver->snapshot().unique_keys;
+  ASSERT_TRUE(wait_until(
+    [&] {
+      return m.breaker_state.load() == static_cast<int>(breaker_state::closed) &&
+             m.paused_partitions.load() == 0;
+    },
+    10s));
+  EXPECT_GE(m.pauses.load(), 1U);
+  EXPECT_GE(m.resumes.load(), 1U);
+  p.stop();
+  expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 4, 300);
+}
+
+TEST(Pipeline, CommitsOnlyDeliveredOffsetsSoARestartSkipsNothingUndelivered) {
+  mock::server_settings ws;
+  ws.initial.fail_rate_503 = 0.3;
+  ws.seed = 5;
+  stand s{2, ws};
+  // One attempt, then a long cool-down: failed records stay in flight when we stop.
+  s.route().retry.max_attempts = 1;
+  s.route().retry.cool_down = 60s;
+  s.route().breaker.trip_after = 1000;
+  s.seed(200);
+  {
+    caf::actor_system sys{s.sys_cfg};
+    topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 500ms, 3}};
+    const auto& m = *p.routes().front().metrics;
+    ASSERT_TRUE(wait_until([&] { return m.delivered.load() + m.exhausted.load() >= 200; }, 60s));
+    p.stop();
+  }
+  const auto delivered = delivered_keys(*s.receiver);
+  ASSERT_LT(delivered.size(), 200U) << "the chaos must leave something undelivered";
+  const auto committed =
+    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 2, 10s);
+  for (int partition = 0; partition < 2; ++partition) {
+    const long long c = committed.count(partition) ? committed.at(partition) : 0;
+    for (long long o = 0; o < c; ++o) {
+      EXPECT_TRUE(delivered.count(s.topic + ":" + std::to_string(partition) + ":" +
+                                  std::to_string(o)))
+        << "offset " << o << " of partition " << partition << " committed but never delivered";
+    }
+  }
+
+  // A consumer of the same group starts exactly at the committed offsets.
+  std::map<int, long long> first_fetched;
+  {
+    kafka::consumer c{kafka::consumer_settings{s.cfg.kafka.brokers, s.cfg.kafka.group_id,
+                                               {s.topic}, {}},
+                      {}};
+    wait_until(
+      [&] {
+        for (auto& r : c.poll(100ms, 500)) {
+          first_fetched.emplace(r.partition, r.offset);
+        }
+        return first_fetched.size() == 2;
+      },
+      30s);
+    c.close();
+  }
+  for (const auto& [partition, first] : first_fetched) {
+    const long long c = committed.count(partition) ? committed.at(partition) : 0;
+    EXPECT_EQ(first, c) << "partition " << partition;
+  }
+
+  // With the receiver healthy again, a restarted courier delivers the rest.
+  s.receiver->set_chaos(mock::chaos{});
+  {
+    caf::actor_system sys{s.sys_cfg};
+    s.route().retry.max_attempts = 4;
+    topology::pipeline p{sys, s.cfg, {}};
+    ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().unique_keys >= 200; }, 60s))
+      << "unique keys at the receiver: " << s.receiver->snapshot().unique_keys;
+    p.stop();
+  }
+  expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 2, 200);
+}
+
+TEST(Pipeline, AReceiverWithAnotherSecretRejectsEverySignature) {
+  stand s{1};
+  s.route().hmac_secret = "not-the-receivers-secret";
+  s.seed(10);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 500ms, 3}};
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().fail_401 >= 10; }, 30s));
+  p.stop();
+  EXPECT_EQ(s.receiver->snapshot().unique_keys, 0U);
+  EXPECT_EQ(p.routes().front().metrics->permanent.load(), 10U);
+}
+
+}  // namespace
+}  // namespace courier::testing

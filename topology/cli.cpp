@@ -1,0 +1,282 @@
+#include "topology/cli.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+
+#include "core/duration.hpp"
+
+namespace courier::topology {
+namespace {
+
+constexpr int usage_error_exit_code = 2;
+
+// Digits only: strtoull and CLI11's own conversion would take "-1" as a huge
+// number and "010" as octal.
+std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
+  if (text.empty() || text.size() > 20) {
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+      return std::nullopt;
+    }
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+std::optional<double> parse_rate(const std::string& text) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !(value >= 0.0 && value <= 1.0)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// CLI11 prefixes each message with the flag's name.
+CLI::Validator duration_check() {
+  return CLI::Validator{
+      [](std::string& text) -> std::string {
+        if (parse_duration(text)) {
+          return {};
+        }
+        return "expected a duration such as 500ms, 3s, 5m, 1h or a number "
+               "of seconds, got '" + text + "'";
+      },
+      /*validator_desc=*/""};
+}
+
+CLI::Validator integer_check(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator{
+      [min, max](std::string& text) -> std::string {
+        const auto value = parse_unsigned(text);
+        if (value && *value >= min && *value <= max) {
+          return {};
+        }
+        return "expected an integer from " + std::to_string(min) + " to " +
+               std::to_string(max) + ", got '" + text + "'";
+      },
+      /*validator_desc=*/""};
+}
+
+CLI::Validator rate_check() {
+  return CLI::Validator{
+      [](std::string& text) -> std::string {
+        if (parse_rate(text)) {
+          return {};
+        }
+        return "expected a rate from 0 to 1, got '" + text + "'";
+      },
+      /*validator_desc=*/""};
+}
+
+CLI::Validator url_check() {
+  return CLI::Validator{
+      [](std::string& text) -> std::string {
+        if (has_http_scheme(text)) {
+          return {};
+        }
+        return "expected a URL starting with http:// or https://, got '" +
+               text + "'";
+      },
+      /*validator_desc=*/""};
+}
+
+// The callbacks run only after the checks above passed, so the parses here
+// cannot fail.
+void add_override_flags(CLI::App& sub, config_overrides& flags) {
+  sub.add_option_function<std::string>(
+         "--brokers", [&flags](const std::string& v) { flags.brokers = v; },
+         "Kafka bootstrap servers (overrides KAFKA_BROKERS and the file)")
+      ->type_name("HOST:PORT[,...]");
+  sub.add_option_function<std::string>(
+         "--webhook-url",
+         [&flags](const std::string& v) { flags.webhook_url = v; },
+         "Webhook URL for every route (overrides WEBHOOK_URL and the file)")
+      ->type_name("URL")
+      ->check(url_check());
+  sub.add_option_function<std::string>(
+         "--cb-trip-after",
+         [&flags](const std::string& v) {
+           flags.cb_trip_after = static_cast<int>(*parse_unsigned(v));
+         },
+         "Consecutive failed deliveries that open a route's breaker")
+      ->type_name("N")
+      ->check(integer_check(1, std::numeric_limits<int>::max()));
+  sub.add_option_function<std::string>(
+         "--pause-after",
+         [&flags](const std::string& v) { flags.pause_after = parse_duration(v); },
+         "How long a breaker stays open before its partitions are paused")
+      ->type_name("DURATION")
+      ->check(duration_check());
+  sub.add_option_function<std::string>(
+         "--cb-open-timeout",
+         [&flags](const std::string& v) {
+           flags.cb_open_timeout = parse_duration(v);
+         },
+         "How long an open breaker waits before letting a probe through")
+      ->type_name("DURATION")
+      ->check(duration_check());
+}
+
+void add_demo_flags(CLI::App& sub, demo_options& demo) {
+  sub.add_option_function<std::string>(
+         "--records",
+         [&demo](const std::string& v) {
+           demo.records = static_cast<std::size_t>(*parse_unsigned(v));
+         },
+         "Records to produce (default 1000)")
+      ->type_name("N")
+      ->check(integer_check(1, std::numeric_limits<std::uint32_t>::max()));
+  sub.add_option_function<std::string>(
+         "--partitions",
+         [&demo](const std::string& v) {
+           demo.partitions = static_cast<int>(*parse_unsigned(v));
+         },
+         "Partitions of the demo topic (default 4)")
+      ->type_name("N")
+      ->check(integer_check(1, 1024));
+  sub.add_option_function<std::string>(
+         "--fail-rate-503",
+         [&demo](const std::string& v) { demo.fail_rate_503 = *parse_rate(v); },
+         "Share of requests the mock webhook answers with 503 (0..1)")
+      ->type_name("R")
+      ->check(rate_check());
+  sub.add_option_function<std::string>(
+         "--fail-rate-timeout",
+         [&demo](const std::string& v) {
+           demo.fail_rate_timeout = *parse_rate(v);
+         },
+         "Share of requests the mock webhook never answers (0..1)")
+      ->type_name("R")
+      ->check(rate_check());
+  sub.add_option_function<std::string>(
+         "--latency-ms",
+         [&demo](const std::string& v) {
+           demo.latency = std::chrono::milliseconds{
+               static_cast<std::chrono::milliseconds::rep>(*parse_unsigned(v))};
+         },
+         "Added latency of every mock webhook response, in milliseconds")
+      ->type_name("L")
+      ->check(integer_check(0, 3'600'000));
+  sub.add_option_function<std::string>(
+         "--outage",
+         [&demo](const std::string& v) { demo.outage = *parse_duration(v); },
+         "The mock webhook answers 503 to everything for this long")
+      ->type_name("DURATION")
+      ->check(duration_check());
+  sub.add_option_function<std::string>(
+         "--seed",
+         [&demo](const std::string& v) { demo.seed = *parse_unsigned(v); },
+         "Seed of the mock webhook's chaos (default 42)")
+      ->type_name("S")
+      ->check(integer_check(0, std::numeric_limits<std::uint64_t>::max()));
+  sub.add_flag_callback(
+      "--no-progress", [&demo] { demo.progress = false; },
+      "Do not draw the progress bar");
+}
+
+courier_config demo_config() {
+  route_config route;
+  route.name = "shipments";
+  route.topic = "brew.shipments.v1";
+  route.url = std::string{demo_webhook_placeholder};
+  route.hmac_secret = "demo-secret";
+  courier_config cfg;
+  cfg.routes.push_back(std::move(route));
+  return cfg;
+}
+
+}  // namespace
+
+cli_result parse_cli(int argc, const char* const* argv) {
+  cli_command cmd;
+  CLI::App app{"courier: delivers Kafka records to HTTP webhooks", "courier"};
+  app.require_subcommand(1);
+  // Lets --log-level follow the subcommand too.
+  app.fallthrough();
+  app.add_option("--log-level", cmd.log_level, "Log level (default info)")
+      ->check(CLI::IsMember(
+          {"trace", "debug", "info", "warn", "error", "critical", "off"}));
+
+  CLI::App* run = app.add_subcommand("run", "Deliver records per the config");
+  run->add_option("--config", cmd.config_path,
+                  "Config file (default topology/courier.json)")
+      ->type_name("PATH");
+  add_override_flags(*run, cmd.flags);
+
+  CLI::App* demo = app.add_subcommand(
+      "demo", "Run everything in one process on an embedded Kafka");
+  add_override_flags(*demo, cmd.flags);
+  add_demo_flags(*demo, cmd.demo);
+
+  CLI::App* version = app.add_subcommand("version", "Print the version");
+
+  cli_result result;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    result.message = app.help();
+    return result;
+  } catch (const CLI::CallForAllHelp&) {
+    result.message = app.help("", CLI::AppFormatMode::All);
+    return result;
+  } catch (const CLI::ParseError& e) {
+    result.exit_code = usage_error_exit_code;
+    result.message = std::string{"courier: "} + e.what();
+    // CLI11 reports a mistyped subcommand as a missing one; name it instead.
+    if (app.get_subcommands().empty()) {
+      const auto extras = app.remaining();
+      result.message = extras.empty()
+                           ? "courier: a command is required: run, demo or "
+                             "version"
+                           : "courier: unknown command '" + extras.front() +
+                                 "'; expected run, demo or version";
+    }
+    return result;
+  }
+  if (run->parsed()) {
+    cmd.what = cli_command::kind::run;
+  } else if (demo->parsed()) {
+    cmd.what = cli_command::kind::demo;
+  } else if (version->parsed()) {
+    cmd.what = cli_command::kind::version;
+  }
+  result.command = std::move(cmd);
+  return result;
+}
+
+courier_config resolve_config(const cli_command& cmd,
+                              const getenv_function& getenv) {
+  courier_config cfg;
+  switch (cmd.what) {
+    case cli_command::kind::run:
+      cfg = load_config_file(cmd.config_path);
+      break;
+    case cli_command::kind::demo:
+      cfg = demo_config();
+      break;
+    case cli_command::kind::version:
+      throw std::logic_error{"the version command has no configuration"};
+  }
+  apply_overrides(cfg, overrides_from_env(getenv));
+  apply_overrides(cfg, cmd.flags);
+  validate(cfg);
+  return cfg;
+}
+
+}  // namespace courier::topology

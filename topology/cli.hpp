@@ -1,0 +1,62 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/config.hpp"
+
+namespace courier::topology {
+
+struct demo_options {
+  std::size_t records = 1000;
+  int partitions = 4;
+  double fail_rate_503 = 0;
+  double fail_rate_timeout = 0;
+  std::chrono::milliseconds latency{0};
+  std::chrono::milliseconds outage{0};
+  std::uint64_t seed = 42;
+  bool progress = true;
+};
+
+struct cli_command {
+  enum class kind { run, demo, version };
+  kind what = kind::run;
+  // run: --config, relative to the working directory.
+  std::filesystem::path config_path = "topology/courier.json";
+  demo_options demo;
+  // --brokers, --webhook-url, --cb-trip-after, --pause-after,
+  // --cb-open-timeout (run and demo). Never a secret: argv is visible in ps.
+  config_overrides flags;
+  std::string log_level = "info";
+};
+
+struct cli_result {
+  std::optional<cli_command> command;
+  // When command is empty, print message and exit with exit_code: 0 means
+  // help text for stdout, 2 means a one-line error for stderr.
+  int exit_code = 0;
+  std::string message;
+};
+
+// The demo route's URL until the demo knows its in-process webhook's port.
+inline constexpr std::string_view demo_webhook_placeholder =
+    "http://127.0.0.1:0/deliver";
+
+// Parses the `courier` command line: `run`, `demo` or `version`, plus the
+// global --log-level. Never throws and never prints.
+cli_result parse_cli(int argc, const char* const* argv);
+
+// run: the --config file; demo: one built-in route "shipments" on
+// brew.shipments.v1 with demo_webhook_placeholder as URL and "demo-secret" as
+// secret. Then environment overrides, then flags (flags win), then
+// validate(). Throws config_error.
+courier_config resolve_config(const cli_command& cmd,
+                              const getenv_function& getenv);
+
+}  // namespace courier::topology

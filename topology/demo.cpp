@@ -1,0 +1,136 @@
+#include "topology/demo.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "actors/messages.hpp"
+#include "core/json_log.hpp"
+#include "core/kafka/mock_cluster.hpp"
+#include "core/kafka/producer.hpp"
+#include "mock_webhook/server.hpp"
+#include "topology/pipeline.hpp"
+#include "topology/progress_bar.hpp"
+#include "topology/shipments.hpp"
+
+namespace courier::topology {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+struct demo_tally {
+  std::size_t seeded = 0;
+  mock::stats receiver{};
+  std::uint64_t retried = 0;
+  std::uint64_t exhausted = 0;
+  std::uint64_t trips = 0;
+  std::uint64_t pauses = 0;
+  double elapsed_s = 0;
+};
+
+void print_table(const demo_tally& t, bool accounted) {
+  const double rate = t.elapsed_s > 0 ? static_cast<double>(t.receiver.unique_keys) / t.elapsed_s
+                                      : 0.0;
+  std::printf("\ncourier demo: accounting\n");
+  std::printf("  %-28s %12zu\n", "seeded", t.seeded);
+  std::printf("  %-28s %12llu\n", "delivered (unique keys)",
+              static_cast<unsigned long long>(t.receiver.unique_keys));
+  std::printf("  %-28s %12llu\n", "duplicates at the receiver",
+              static_cast<unsigned long long>(t.receiver.duplicates));
+  std::printf("  %-28s %12llu\n", "retried (attempts)", static_cast<unsigned long long>(t.retried));
+  std::printf("  %-28s %12llu\n", "cooled down after attempts",
+              static_cast<unsigned long long>(t.exhausted));
+  std::printf("  %-28s %12llu\n", "receiver answers 503",
+              static_cast<unsigned long long>(t.receiver.fail_503));
+  std::printf("  %-28s %12llu\n", "receiver timeouts",
+              static_cast<unsigned long long>(t.receiver.fail_timeout));
+  std::printf("  %-28s %12llu\n", "breaker trips", static_cast<unsigned long long>(t.trips));
+  std::printf("  %-28s %12llu\n", "pauses", static_cast<unsigned long long>(t.pauses));
+  std::printf("  %-28s %10.2f s\n", "elapsed", t.elapsed_s);
+  std::printf("  %-28s %12.0f\n", "deliveries/s", rate);
+  std::printf("  %-28s %s\n", "result",
+              accounted ? "OK: every seeded record was delivered"
+                        : "FAILED: not every seeded record was delivered");
+}
+
+}  // namespace
+
+int run_demo(const demo_options& options, courier_config cfg) {
+  auto& route = cfg.routes.at(0);
+
+  kafka::mock_cluster cluster{1};
+  cluster.create_topic(route.topic, options.partitions);
+  cfg.kafka.brokers = cluster.bootstrap_servers();
+  cfg.kafka.group_id = "courier-demo";
+
+  mock::server_settings ws;
+  ws.hmac_secret = route.hmac_secret;  // the receiver checks every signature
+  ws.initial.fail_rate_503 = options.fail_rate_503;
+  ws.initial.fail_rate_timeout = options.fail_rate_timeout;
+  ws.initial.latency = options.latency;
+  ws.hang_for = route.http.timeout + std::chrono::seconds{1};
+  ws.seed = options.seed;
+  mock::server receiver{ws};
+  receiver.start();
+  route.url = receiver.url();
+  if (options.outage.count() > 0) {
+    // Held until the first record is fetched: the mock cluster's group join takes seconds.
+    receiver.set_outage_until(clock::now() + std::chrono::hours{24});
+  }
+
+  log::info("demo seeding", {{"records", options.records},
+                             {"topic", route.topic},
+                             {"partitions", options.partitions},
+                             {"brokers", cfg.kafka.brokers},
+                             {"webhook", route.url}});
+  {
+    kafka::producer producer{cfg.kafka.brokers};
+    seed_shipments(producer, route.topic, options.records, options.seed);
+  }
+
+  caf::actor_system_config sys_cfg;
+  actors::add_message_types(sys_cfg);
+  caf::actor_system system{sys_cfg};
+
+  const auto started = clock::now();
+  // Generous: every record may need a full attempt sequence and the outage must pass.
+  const auto deadline = started + options.outage + std::chrono::seconds{120} +
+                        std::chrono::milliseconds{options.records * 20};
+  demo_tally tally;
+  tally.seeded = options.records;
+  bool accounted = false;
+  {
+    pipeline p{system, cfg, pipeline_options{2, std::chrono::seconds{10}, options.seed}};
+    const auto& metrics = *p.routes().front().metrics;
+    progress_bar bar{stderr, options.records, options.progress};
+    bool outage_armed = options.outage.count() > 0;
+    while (clock::now() < deadline) {
+      if (outage_armed && metrics.fetched > 0) {
+        receiver.set_outage_until(clock::now() + options.outage);
+        log::info("demo outage started", {{"duration_ms", options.outage.count()}});
+        outage_armed = false;
+      }
+      const auto s = receiver.snapshot();
+      bar.update(s.unique_keys, "breaker " + std::string{to_string(static_cast<breaker_state>(
+                                               metrics.breaker_state.load()))});
+      if (s.unique_keys >= options.records) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds{100});  // display refresh
+    }
+    bar.finish();
+    tally.elapsed_s = std::chrono::duration<double>(clock::now() - started).count();
+    p.stop();
+    tally.receiver = receiver.snapshot();
+    tally.retried = metrics.retries;
+    tally.exhausted = metrics.exhausted;
+    tally.trips = metrics.breaker_trips;
+    tally.pauses = metrics.pauses;
+  }
+  receiver.stop();
+  accounted = tally.receiver.unique_keys == options.records;
+  print_table(tally, accounted);
+  return accounted ? 0 : 1;
+}
+
+}  // namespace courier::topology

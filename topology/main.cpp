@@ -1,0 +1,56 @@
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "core/config.hpp"
+#include "core/json_log.hpp"
+#include "core/version.hpp"
+#include "topology/cli.hpp"
+#include "topology/demo.hpp"
+#include "topology/service.hpp"
+
+namespace {
+
+std::optional<std::string> read_env(const char* name) {
+  if (const char* v = std::getenv(name)) {
+    return std::string{v};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using courier::topology::cli_command;
+  const auto parsed = courier::topology::parse_cli(argc, argv);
+  if (!parsed.command) {
+    std::fprintf(parsed.exit_code == 0 ? stdout : stderr, "%s\n", parsed.message.c_str());
+    return parsed.exit_code;
+  }
+  const auto& cmd = *parsed.command;
+  if (!courier::log::set_level(cmd.log_level)) {
+    std::fprintf(stderr, "courier: --log-level: unknown level '%s'\n", cmd.log_level.c_str());
+    return 2;
+  }
+  try {
+    switch (cmd.what) {
+      case cli_command::kind::version:
+        std::printf("courier %s\n", courier::version);
+        return 0;
+      case cli_command::kind::run:
+        return courier::topology::run_service(courier::topology::resolve_config(cmd, read_env));
+      case cli_command::kind::demo:
+        return courier::topology::run_demo(cmd.demo,
+                                           courier::topology::resolve_config(cmd, read_env));
+    }
+  } catch (const courier::config_error& e) {
+    std::fprintf(stderr, "courier: configuration error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "courier: %s\n", e.what());
+    return 1;
+  }
+  return 1;
+}

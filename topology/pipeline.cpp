@@ -1,0 +1,117 @@
+#include "topology/pipeline.hpp"
+
+#include <random>
+
+#include "actors/breaker_actor.hpp"
+#include "actors/consumer_actor.hpp"
+#include "actors/delivery_pool.hpp"
+#include "actors/messages.hpp"
+#include "actors/pause_controller.hpp"
+#include "core/json_log.hpp"
+
+namespace courier::topology {
+namespace {
+
+http::client_settings client_settings_for(const route_config& r) {
+  http::client_settings s;
+  s.max_connections = r.http.max_connections;
+  s.timeout = r.http.timeout;
+  s.max_response_bytes = r.http.max_response_bytes;
+  return s;
+}
+
+std::uint64_t seed_or_random(std::uint64_t seed) {
+  if (seed != 0) {
+    return seed;
+  }
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32U) ^ rd();
+}
+
+}  // namespace
+
+pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options)
+  : system_(system), options_(options), io_(options.http_threads) {
+  std::uint64_t seed = seed_or_random(options.seed);
+  for (const auto& route : cfg.routes) {
+    route_graph g;
+    g.name = route.name;
+    g.metrics = std::make_shared<actors::route_metrics>();
+    g.client = std::make_shared<http::client>(io_.context(), http::parse_endpoint(route.url),
+                                              client_settings_for(route));
+    breaker_settings bs{route.breaker.trip_after, route.breaker.open_timeout,
+                        route.breaker.half_open_max_requests};
+    g.breaker = system_.spawn(actors::breaker_actor, route.name, bs, g.metrics);
+    g.pause_controller =
+      system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
+    g.delivery = system_.spawn(actors::delivery_pool, route, g.client, g.breaker, g.metrics,
+                               seed++);
+
+    actors::consumer_actor_settings cs;
+    cs.kafka.bootstrap = cfg.kafka.brokers;
+    cs.kafka.group_id = cfg.kafka.group_id;
+    cs.kafka.topics = {route.topic};
+    cs.kafka.extra = cfg.kafka.properties;
+    cs.route = route.name;
+    cs.max_in_flight = route.max_in_flight;
+    cs.max_in_flight_per_partition = route.max_in_flight_per_partition;
+    cs.drain_timeout = options_.drain_timeout;
+    g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
+
+    caf::anon_send(g.breaker, actors::subscribe_atom::value, g.pause_controller);
+    caf::anon_send(g.breaker, actors::subscribe_atom::value, g.delivery);
+    caf::anon_send(g.pause_controller, actors::subscribe_atom::value, g.consumer);
+    log::info("route started", {{"route", route.name},
+                                {"topic", route.topic},
+                                {"url", route.url},
+                                {"max_in_flight", route.max_in_flight}});
+    routes_.push_back(std::move(g));
+  }
+}
+
+pipeline::~pipeline() {
+  stop();
+}
+
+void pipeline::stop() {
+  if (stopped_) {
+    return;
+  }
+  stopped_ = true;
+  caf::scoped_actor self{system_};
+  for (const auto& g : routes_) {
+    self->monitor(g.consumer);
+    self->send(g.consumer, actors::drain_atom::value);
+  }
+  // The consumers quit once drained (or at their drain deadline) and committed.
+  const auto deadline = options_.drain_timeout + std::chrono::seconds{30};
+  for (std::size_t i = 0; i < routes_.size(); ++i) {
+    self->receive([](const caf::down_msg&) {},
+                  caf::after(deadline) >> [] {
+                    log::error("consumer did not stop in time");
+                  });
+  }
+  // The other actors hold the HTTP clients: they must be gone before the io_context stops.
+  std::size_t waiting = 0;
+  for (const auto& g : routes_) {
+    g.client->shutdown();
+    for (const auto& a : {g.delivery, g.pause_controller, g.breaker}) {
+      self->monitor(a);
+      self->send_exit(a, caf::exit_reason::user_shutdown);
+      ++waiting;
+    }
+  }
+  for (std::size_t i = 0; i < waiting; ++i) {
+    self->receive([](const caf::down_msg&) {},
+                  caf::after(std::chrono::seconds{10}) >> [] {
+                    log::error("an actor did not stop in time");
+                  });
+  }
+  io_.stop();
+}
+
+const std::vector<route_graph>& pipeline::routes() const {
+  return routes_;
+}
+
+}  // namespace courier::topology

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/route_metrics.hpp"
+#include "core/config.hpp"
+#include "core/http/client.hpp"
+#include "core/http/io_runner.hpp"
+
+namespace courier::topology {
+
+struct pipeline_options {
+  unsigned http_threads = 1;
+  std::chrono::milliseconds drain_timeout{10000};
+  std::uint64_t seed = 0;  // 0: random
+};
+
+// The actor graph of one route: breaker, pause controller, delivery pool, consumer.
+struct route_graph {
+  std::string name;
+  std::shared_ptr<actors::route_metrics> metrics;
+  std::shared_ptr<http::client> client;
+  caf::actor breaker;
+  caf::actor pause_controller;
+  caf::actor delivery;
+  caf::actor consumer;
+};
+
+// Spawns the actor graph of every route from the configuration (DESIGN.md section 2) and
+// stops it gracefully.
+class pipeline {
+ public:
+  pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options);
+  ~pipeline();
+
+  pipeline(const pipeline&) = delete;
+  pipeline& operator=(const pipeline&) = delete;
+
+  // Stops fetching, lets in-flight deliveries finish (bounded by drain_timeout), commits,
+  // closes the consumers, then stops the other actors and the HTTP client. Idempotent.
+  void stop();
+
+  const std::vector<route_graph>& routes() const;
+
+ private:
+  caf::actor_system& system_;
+  pipeline_options options_;
+  http::io_runner io_;
+  std::vector<route_graph> routes_;
+  bool stopped_ = false;
+};
+
+}  // namespace courier::topology
