@@ -144,10 +144,38 @@ void connection::on_write(beast::error_code ec, std::size_t /*bytes*/) {
     }
     return;
   }
-  read();
+  read_header();
 }
 
-void connection::read() {
+void connection::read_header() {
+  stream_.expires_at(current_.deadline);
+  beast_http::async_read_header(
+      stream_, buffer_, *parser_,
+      beast::bind_front_handler(&connection::on_read_header, shared_from_this()));
+}
+
+void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
+  if (ec == beast_http::error::body_limit && !aborted_) {
+    too_large();
+    return;
+  }
+  if (ec) {
+    if (!retry_if_stale(ec)) {
+      fail(step::read, ec);
+    }
+    return;
+  }
+  // Beast 1.74's parser checks a declared Content-Length against body_limit only when the
+  // header arrives apart from the body, so an announced oversize body is refused here too.
+  const auto declared = parser_->content_length();
+  if (declared && *declared > pool_->settings().max_response_bytes) {
+    too_large();
+    return;
+  }
+  read_body();
+}
+
+void connection::read_body() {
   stream_.expires_at(current_.deadline);
   beast_http::async_read(stream_, buffer_, *parser_,
                          beast::bind_front_handler(&connection::on_read, shared_from_this()));
@@ -155,15 +183,7 @@ void connection::read() {
 
 void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   if (ec == beast_http::error::body_limit && !aborted_) {
-    response r;
-    r.error = transport_error::response_too_large;
-    r.error_message = "response body exceeds " +
-                      std::to_string(pool_->settings().max_response_bytes) + " bytes";
-    r.reused_connection = reused_;
-    if (parser_->is_header_done()) {
-      r.status = static_cast<int>(parser_->get().result_int());
-    }
-    finish(std::move(r), /*reusable=*/false);
+    too_large();
     return;
   }
   if (ec) {
@@ -181,6 +201,19 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   }
   r.reused_connection = reused_;
   finish(std::move(r), /*reusable=*/!msg.need_eof());
+}
+
+void connection::too_large() {
+  response r;
+  r.error = transport_error::response_too_large;
+  r.error_message =
+      "response body exceeds " + std::to_string(pool_->settings().max_response_bytes) + " bytes";
+  r.reused_connection = reused_;
+  if (parser_->is_header_done()) {
+    r.status = static_cast<int>(parser_->get().result_int());
+  }
+  // The rest of the body is still on the wire: the connection cannot carry another request.
+  finish(std::move(r), /*reusable=*/false);
 }
 
 bool connection::retry_if_stale(beast::error_code ec) {

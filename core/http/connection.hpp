@@ -50,11 +50,14 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_connect(boost::beast::error_code ec, const boost::asio::ip::tcp::endpoint& peer);
   void write();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
-  void read();
+  void read_header();
+  void on_read_header(boost::beast::error_code ec, std::size_t bytes);
+  void read_body();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
 
   // A reused connection the server had already closed: retry once on a fresh one.
   bool retry_if_stale(boost::beast::error_code ec);
+  void too_large();
   void fail(step where, boost::beast::error_code ec);
   void finish(response r, bool reusable);
   void close();

@@ -51,10 +51,16 @@ void create_topics(const std::string& bootstrap,
 
   admin_options_ptr options{rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS)};
   std::array<char, 512> reason{};
-  const rd_kafka_resp_err_t opt_err = rd_kafka_AdminOptions_set_operation_timeout(
+  // request_timeout bounds the client's wait, operation_timeout the controller's.
+  rd_kafka_resp_err_t opt_err = rd_kafka_AdminOptions_set_request_timeout(
       options.get(), to_timeout_ms(timeout), reason.data(), reason.size());
   if (opt_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(opt_err, "setting the CreateTopics timeout", reason.data());
+    throw kafka_error(opt_err, "setting the CreateTopics request timeout", reason.data());
+  }
+  opt_err = rd_kafka_AdminOptions_set_operation_timeout(options.get(), to_timeout_ms(timeout),
+                                                        reason.data(), reason.size());
+  if (opt_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(opt_err, "setting the CreateTopics operation timeout", reason.data());
   }
   queue_ptr queue{rd_kafka_queue_new(rk.get())};
   rd_kafka_CreateTopics(rk.get(), new_topics.data(), new_topics.size(), options.get(),

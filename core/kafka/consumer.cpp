@@ -2,58 +2,18 @@
 
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
+#include "core/kafka/partition_list.hpp"
 #include "core/kafka/record_conversion.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <iostream>
+#include <iterator>
+#include <utility>
 
 namespace courier::kafka {
 namespace {
-
-std::string describe(const rd_kafka_topic_partition_t& tp) {
-  return std::string(tp.topic) + "[" + std::to_string(tp.partition) + "]";
-}
-
-std::vector<partition_id> to_partition_ids(const rd_kafka_topic_partition_list_t* list) {
-  std::vector<partition_id> ids;
-  if (list == nullptr) {
-    return ids;
-  }
-  ids.reserve(static_cast<std::size_t>(list->cnt));
-  for (int i = 0; i < list->cnt; ++i) {
-    ids.push_back(partition_id{list->elems[i].topic, list->elems[i].partition});
-  }
-  return ids;
-}
-
-topic_partition_list_ptr to_list(const std::vector<partition_id>& ps) {
-  topic_partition_list_ptr list{rd_kafka_topic_partition_list_new(static_cast<int>(ps.size()))};
-  for (const partition_id& p : ps) {
-    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition);
-  }
-  return list;
-}
-
-// Throws one kafka_error listing every partition of `list` that failed `what`.
-void throw_partition_errors(const rd_kafka_topic_partition_list_t* list, const std::string& what) {
-  std::string failures;
-  rd_kafka_resp_err_t first = RD_KAFKA_RESP_ERR_NO_ERROR;
-  for (int i = 0; i < list->cnt; ++i) {
-    const rd_kafka_topic_partition_t& tp = list->elems[i];
-    if (tp.err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      continue;
-    }
-    if (first == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      first = tp.err;
-    }
-    failures += (failures.empty() ? "" : ", ") + describe(tp) + ": " + rd_kafka_err2str(tp.err);
-  }
-  if (first != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(first, what + " failed for some partitions", failures);
-  }
-}
 
 // What one synchronous commit reported, partition by partition.
 struct commit_result {
@@ -95,7 +55,6 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
                       "creating a consumer for group '" + s.group_id + "'", reason.data());
   }
   static_cast<void>(conf.release());  // rd_kafka_new took ownership
-  closed_ = false;
 
   // Errors and rebalances are served by rd_kafka_consumer_poll from now on.
   const rd_kafka_resp_err_t fwd_err = rd_kafka_poll_set_consumer(rk_.get());
@@ -171,7 +130,7 @@ std::vector<record> consumer::poll(std::chrono::milliseconds timeout, std::size_
 }
 
 bool consumer::store_offset(const partition_id& p, std::int64_t next_offset) {
-  topic_partition_list_ptr list = to_list({p});
+  topic_partition_list_ptr list = to_partition_list({p});
   list->elems[0].offset = next_offset;
   const rd_kafka_resp_err_t err = rd_kafka_offsets_store(rk_.get(), list.get());
   const rd_kafka_resp_err_t tp_err = list->elems[0].err;
@@ -209,7 +168,7 @@ void consumer::pause(const std::vector<partition_id>& ps) {
   if (ps.empty()) {
     return;
   }
-  topic_partition_list_ptr list = to_list(ps);
+  topic_partition_list_ptr list = to_partition_list(ps);
   const rd_kafka_resp_err_t err = rd_kafka_pause_partitions(rk_.get(), list.get());
   for (int i = 0; i < list->cnt; ++i) {
     if (list->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -229,7 +188,7 @@ void consumer::resume(const std::vector<partition_id>& ps) {
   if (paused.empty()) {
     return;
   }
-  topic_partition_list_ptr list = to_list(paused);
+  topic_partition_list_ptr list = to_partition_list(paused);
   const rd_kafka_resp_err_t err = rd_kafka_resume_partitions(rk_.get(), list.get());
   for (int i = 0; i < list->cnt; ++i) {
     if (list->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) {

@@ -37,5 +37,14 @@ TEST(KafkaAdmin, CreateTopicsWithNothingToCreateIsANoOp) {
   EXPECT_NO_THROW(create_topics("localhost:1", {}, 1s));
 }
 
+// The 2.0.2 mock serves no CreateTopics (it names no controller): the call must fail within
+// its timeout with a kafka_error rather than hang. Creation itself is covered end-to-end.
+TEST(KafkaAdmin, CreateTopicsFailsWithinItsTimeoutWhenTheClusterCannotServeIt) {
+  mock_cluster cluster;
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_THROW(create_topics(cluster.bootstrap_servers(), {{"new-topic", 3}}, 1s), kafka_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+}
+
 }  // namespace
 }  // namespace courier::kafka

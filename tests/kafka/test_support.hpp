@@ -1,7 +1,6 @@
 #pragma once
 
 #include <chrono>
-#include <string>
 
 namespace courier::kafka::test {
 
@@ -17,12 +16,6 @@ bool wait_until(std::chrono::milliseconds timeout, Condition condition, Step ste
     step();
   }
   return true;
-}
-
-// A name unique within this process, so tests sharing a cluster never share topics or groups.
-inline std::string unique_name(const std::string& prefix) {
-  static int counter = 0;
-  return prefix + "-" + std::to_string(++counter);
 }
 
 }  // namespace courier::kafka::test
