@@ -23,6 +23,19 @@ std::size_t total_in_flight(const consumer_actor_state& st) {
   return n;
 }
 
+std::size_t total_held(const consumer_actor_state& st) {
+  std::size_t n = 0;
+  for (const auto& [p, count] : st.held) {
+    n += count;
+  }
+  return n;
+}
+
+// Records still on their way to the receiver (held ones are not coming back).
+std::size_t outstanding(const consumer_actor_state& st) {
+  return total_in_flight(st) - total_held(st);
+}
+
 // Brings librdkafka's pause flag of `p` in line with its reasons. Returns true if it changed.
 // Never resumes a partition that is not paused (librdkafka 2.0.2 can rewind then).
 bool reconcile(self_ptr self, const partition_id& p) {
@@ -117,6 +130,8 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
       st.trackers.erase(it);
     }
     st.reasons.erase(p);
+    st.held.erase(p);
+    st.paused.erase(p);  // the wrapper resumes a revoked partition before giving it up
     names.push_back(name_of(p));
   }
   update_paused_gauge(st);
@@ -134,13 +149,13 @@ void close_consumer(self_ptr self) {
   }
   st.kafka->close();
   log::info("consumer closed", {{"route", st.settings.route},
-                                {"in_flight_left", total_in_flight(st) - st.held}});
+                                {"in_flight_left", outstanding(st)}});
   self->quit();
 }
 
 void check_drained(self_ptr self) {
   auto& st = self->state;
-  if (st.draining && total_in_flight(st) <= st.held) {
+  if (st.draining && outstanding(st) == 0) {
     close_consumer(self);
   }
 }
@@ -204,7 +219,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
           store(self, p, it->second);
           break;
         case outcome_kind::permanent:
-          ++s.held;
+          ++s.held[p];
           break;
       }
       update_backpressure(self);
@@ -220,7 +235,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       s.draining = true;
       set_route_reason(self, pause_reason::shutdown, true);
       log::info("draining", {{"route", s.settings.route},
-                             {"in_flight", total_in_flight(s) - s.held},
+                             {"in_flight", outstanding(s)},
                              {"timeout_ms", s.settings.drain_timeout.count()}});
       self->delayed_send(self, s.settings.drain_timeout, drain_deadline_atom::value);
       check_drained(self);

@@ -32,11 +32,12 @@ struct consumer_actor_state {
   caf::actor delivery;
   std::map<kafka::partition_id, offset_tracker> trackers;
   std::map<kafka::partition_id, std::set<pause_reason>> reasons;
-  // What librdkafka has paused. Its pause flag survives revoke/assign, so this outlives the
-  // assignment and is reconciled after every rebalance.
+  // What librdkafka has paused. Its pause flag would survive revoke/assign, so the wrapper
+  // resumes revoked partitions; the reasons are re-applied on every assignment.
   std::set<kafka::partition_id> paused;
   std::set<pause_reason> route_reasons;  // reasons that apply to every assigned partition
-  std::size_t held = 0;                  // permanently rejected records holding a commit point
+  // Permanently rejected records holding their partition's commit point, per partition.
+  std::map<kafka::partition_id, std::size_t> held;
   bool draining = false;
   bool closed = false;
   std::shared_ptr<route_metrics> metrics;

@@ -29,12 +29,12 @@ struct demo_tally {
 };
 
 void print_table(const demo_tally& t, bool accounted) {
-  const double rate = t.elapsed_s > 0 ? static_cast<double>(t.receiver.unique_keys) / t.elapsed_s
+  const double rate = t.elapsed_s > 0 ? static_cast<double>(t.receiver.ok) / t.elapsed_s
                                       : 0.0;
   std::printf("\ncourier demo: accounting\n");
   std::printf("  %-28s %12zu\n", "seeded", t.seeded);
   std::printf("  %-28s %12llu\n", "delivered (unique keys)",
-              static_cast<unsigned long long>(t.receiver.unique_keys));
+              static_cast<unsigned long long>(t.receiver.ok));
   std::printf("  %-28s %12llu\n", "duplicates at the receiver",
               static_cast<unsigned long long>(t.receiver.duplicates));
   std::printf("  %-28s %12llu\n", "retried (attempts)", static_cast<unsigned long long>(t.retried));
@@ -111,9 +111,9 @@ int run_demo(const demo_options& options, courier_config cfg) {
         outage_armed = false;
       }
       const auto s = receiver.snapshot();
-      bar.update(s.unique_keys, "breaker " + std::string{to_string(static_cast<breaker_state>(
+      bar.update(s.ok, "breaker " + std::string{to_string(static_cast<breaker_state>(
                                                metrics.breaker_state.load()))});
-      if (s.unique_keys >= options.records) {
+      if (s.ok >= options.records) {
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds{100});  // display refresh
@@ -128,7 +128,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
     tally.pauses = metrics.pauses;
   }
   receiver.stop();
-  accounted = tally.receiver.unique_keys == options.records;
+  accounted = tally.receiver.ok == options.records;
   print_table(tally, accounted);
   return accounted ? 0 : 1;
 }
