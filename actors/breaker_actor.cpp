@@ -17,7 +17,7 @@ void publish(self_ptr self, const breaker_transition& t) {
   log::info("breaker state change", {{"route", st.route},
                                      {"from", std::string{to_string(t.from)}},
                                      {"to", std::string{to_string(t.to)}},
-                                     {"consecutive_failures", st.machine->consecutive_failures()}});
+                                     {"trips", st.machine->trips()}});
   for (const auto& s : st.subscribers) {
     self->send(s, state_atom::value, breaker_change{st.route, t.from, t.to});
   }

@@ -62,7 +62,8 @@ void update_paused_gauge(consumer_actor_state& st) {
                   [&](const partition_id& p) { return st.trackers.count(p) > 0; }));
 }
 
-// Sets or clears `reason` on every assigned partition; returns the partitions that changed.
+// Sets or clears `reason` on every assigned partition; returns the partitions whose reasons
+// changed (a partition stays paused while another reason, such as backpressure, remains).
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {
   auto& st = self->state;
   if (on) {
@@ -72,12 +73,15 @@ std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bo
   }
   std::vector<std::string> changed;
   for (const auto& [p, t] : st.trackers) {
+    auto& r = st.reasons[p];
+    const bool had = r.count(reason) > 0;
     if (on) {
-      st.reasons[p].insert(reason);
+      r.insert(reason);
     } else {
-      st.reasons[p].erase(reason);
+      r.erase(reason);
     }
-    if (reconcile(self, p)) {
+    reconcile(self, p);
+    if (had != on) {
       changed.push_back(name_of(p));
     }
   }

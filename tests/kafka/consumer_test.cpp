@@ -97,7 +97,7 @@ TEST(KafkaConsumer, ConsumesEveryRecordExactlyOnceWithHeadersIntact) {
                 {nullptr, nullptr, [&errors](const std::string& e) { errors.push_back(e); }}};
   consumed got;
   ASSERT_TRUE(wait_until(
-      15s, [&] { return got.total >= n; },
+      30s, [&] { return got.total >= n; },
       [&] { got.add(cons.poll(poll_timeout, poll_batch)); }))
       << "consumed " << got.total;
   // Nothing more arrives: every record came exactly once.
@@ -145,7 +145,7 @@ TEST(KafkaConsumer, NullKeyAndNullHeaderValueArriveAsAbsentAndEmpty) {
   consumer cons{{cluster.bootstrap_servers(), "nulls", {"orders"}, fast_group()}, {}};
   std::vector<record> got;
   ASSERT_TRUE(wait_until(
-      15s, [&] { return !got.empty(); }, [&] { got = cons.poll(poll_timeout, poll_batch); }));
+      30s, [&] { return !got.empty(); }, [&] { got = cons.poll(poll_timeout, poll_batch); }));
   ASSERT_EQ(got.size(), 1U);
   EXPECT_FALSE(got[0].key.has_value());
   EXPECT_EQ(got[0].value, "");
@@ -164,7 +164,7 @@ TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
     consumer first{settings, {}};
     consumed got;
     ASSERT_TRUE(wait_until(
-        15s, [&] { return got.total >= 160; },
+        30s, [&] { return got.total >= 160; },
         [&] { got.add(first.poll(poll_timeout, poll_batch)); }));
     for (const auto& [p, next] : stored) {
       EXPECT_TRUE(first.store_offset({"orders", p}, next));
@@ -178,7 +178,7 @@ TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
   consumed got;
   constexpr std::size_t not_done = 30 + 0 + 15 + 40;
   ASSERT_TRUE(wait_until(
-      15s, [&] { return got.total >= not_done; },
+      30s, [&] { return got.total >= not_done; },
       [&] { got.add(second.poll(poll_timeout, poll_batch)); }))
       << "consumed " << got.total;
   wait_until(
@@ -196,7 +196,7 @@ TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDelivers
   consumer cons{{cluster.bootstrap_servers(), "pause", {"orders"}, fast_group()}, {}};
   consumed got;
   ASSERT_TRUE(wait_until(
-      15s, [&] { return cons.assignment().size() == 4; },
+      30s, [&] { return cons.assignment().size() == 4; },
       [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   const partition_id p0{"orders", 0};
   cons.pause({p0});
@@ -234,12 +234,12 @@ TEST(KafkaConsumer, StoreOffsetOnAnUnassignedPartitionReturnsFalse) {
   consumer a{settings, a_callbacks};
   EXPECT_FALSE(a.store_offset({"orders", 0}, 1));  // nothing assigned yet
   ASSERT_TRUE(wait_until(
-      15s, [&] { return a.assignment().size() == 4; },
+      30s, [&] { return a.assignment().size() == 4; },
       [&] { static_cast<void>(a.poll(poll_timeout, poll_batch)); }));
 
   consumer b{settings, {}};
   ASSERT_TRUE(wait_until(
-      15s, [&] { return a.assignment().size() == 2 && b.assignment().size() == 2; },
+      30s, [&] { return a.assignment().size() == 2 && b.assignment().size() == 2; },
       [&] {
         static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
         static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
@@ -271,7 +271,7 @@ TEST(KafkaConsumer, WhatOnRevokedStoresIsCommittedWhenTheConsumerCloses) {
   self = &cons;
   consumed got;
   ASSERT_TRUE(wait_until(
-      15s, [&] { return got.total >= 40; },
+      30s, [&] { return got.total >= 40; },
       [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   cons.close();
   EXPECT_EQ(revoked.size(), 4U);
@@ -285,7 +285,7 @@ TEST(KafkaConsumer, CommitWithNothingStoredIsFine) {
   consumer cons{{cluster.bootstrap_servers(), "nothing", {"orders"}, fast_group()}, {}};
   EXPECT_NO_THROW(cons.commit_sync());
   ASSERT_TRUE(wait_until(
-      15s, [&] { return cons.assignment().size() == 1; },
+      30s, [&] { return cons.assignment().size() == 1; },
       [&] { static_cast<void>(cons.poll(poll_timeout, poll_batch)); }));
   EXPECT_NO_THROW(cons.commit_sync());
   EXPECT_NO_THROW(cons.close());
@@ -302,7 +302,7 @@ TEST(KafkaConsumer, AnExceptionFromACallbackSurfacesFromPoll) {
   consumer cons{{cluster.bootstrap_servers(), "throws", {"orders"}, fast_group()}, cb};
   bool thrown = false;
   ASSERT_TRUE(wait_until(
-      15s, [&] { return thrown; },
+      30s, [&] { return thrown; },
       [&] {
         try {
           static_cast<void>(cons.poll(poll_timeout, poll_batch));
