@@ -31,10 +31,19 @@ std::size_t total_held(const consumer_actor_state& st) {
   return n;
 }
 
-// Records still on their way to the receiver (held ones are not coming back).
+// Records handed to the delivery pool and not finished (held ones are not coming back).
 std::size_t outstanding(const consumer_actor_state& st) {
-  return total_in_flight(st) - total_held(st);
+  return total_in_flight(st) - total_held(st) - st.overflow.size();
 }
+
+std::size_t room(const consumer_actor_state& st) {
+  const auto dispatched = total_in_flight(st) - total_held(st) - st.overflow.size();
+  return st.settings.max_in_flight > dispatched ? st.settings.max_in_flight - dispatched : 0;
+}
+
+// librdkafka must be polled now and then even when the route is full: rebalance callbacks
+// run inside poll, and max.poll.interval.ms evicts a consumer that stops polling.
+constexpr auto idle_poll_interval = std::chrono::milliseconds{500};
 
 // Brings librdkafka's pause flag of `p` in line with its reasons. Returns true if it changed.
 // Never resumes a partition that is not paused (librdkafka 2.0.2 can rewind then).
@@ -89,16 +98,15 @@ std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bo
   return changed;
 }
 
-// Backpressure: a partition over its own bound, or every partition when the route is full.
+// Backpressure per partition, with hysteresis: paused at its bound, resumed at half of it.
 void update_backpressure(self_ptr self) {
   auto& st = self->state;
-  const bool route_full = total_in_flight(st) >= st.settings.max_in_flight;
+  const auto high = st.settings.max_in_flight_per_partition;
   for (const auto& [p, t] : st.trackers) {
-    const bool over = route_full || t.in_flight() >= st.settings.max_in_flight_per_partition;
     auto& r = st.reasons[p];
-    if (over) {
+    if (t.in_flight() >= high) {
       r.insert(pause_reason::backpressure);
-    } else {
+    } else if (t.in_flight() <= high / 2) {
       r.erase(pause_reason::backpressure);
     }
     reconcile(self, p);
@@ -135,6 +143,12 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
     }
     st.reasons.erase(p);
     st.held.erase(p);
+    // Not yet handed out: the partition's next owner fetches them again.
+    st.overflow.erase(std::remove_if(st.overflow.begin(), st.overflow.end(),
+                                     [&](const record& r) {
+                                       return r.topic == p.topic && r.partition == p.partition;
+                                     }),
+                      st.overflow.end());
     st.paused.erase(p);  // the wrapper resumes a revoked partition before giving it up
     names.push_back(name_of(p));
   }
@@ -164,26 +178,69 @@ void check_drained(self_ptr self) {
   }
 }
 
-void poll_once(self_ptr self) {
+void dispatch(self_ptr self, record&& r) {
   auto& st = self->state;
-  const auto in_flight = total_in_flight(st);
-  const auto room = st.settings.max_in_flight > in_flight ? st.settings.max_in_flight - in_flight
-                                                          : std::size_t{0};
-  const auto budget = std::max<std::size_t>(1, std::min(room, st.settings.max_records_per_poll));
-  auto records = st.kafka->poll(std::chrono::milliseconds{50}, budget);
+  self->send(st.delivery, deliver_atom::value, std::move(r));
+}
+
+// Takes records from librdkafka and tracks them; returns how many were taken.
+std::size_t take(self_ptr self, std::chrono::milliseconds timeout, std::size_t max_records,
+                 bool to_overflow) {
+  auto& st = self->state;
+  auto records = st.kafka->poll(timeout, max_records);
+  st.last_poll = self->clock().now();
+  std::size_t taken = 0;
   for (auto& r : records) {
-    const partition_id p{r.topic, r.partition};
-    auto it = st.trackers.find(p);
+    auto it = st.trackers.find(partition_id{r.topic, r.partition});
     if (it == st.trackers.end()) {
       continue;  // revoked while the record was in the poll's hands
     }
     it->second.track(r.offset);
     ++st.metrics->fetched;
-    self->send(st.delivery, deliver_atom::value, std::move(r));
+    ++taken;
+    if (to_overflow) {
+      st.overflow.push_back(std::move(r));
+    } else {
+      dispatch(self, std::move(r));
+    }
   }
-  if (!records.empty()) {
-    update_backpressure(self);
+  return taken;
+}
+
+void arm_idle_timer(self_ptr self) {
+  auto& st = self->state;
+  if (!st.idle_timer_armed) {
+    st.idle_timer_armed = true;
+    self->delayed_send(self, idle_poll_interval, poll_idle_atom::value);
   }
+}
+
+// One turn of the poll loop. The loop keeps itself going while there is room; a full route
+// stops it until an outcome frees room, with a rare idle poll in between.
+void poll_turn(self_ptr self) {
+  auto& st = self->state;
+  while (room(st) > 0 && !st.overflow.empty()) {
+    auto r = std::move(st.overflow.front());
+    st.overflow.pop_front();
+    dispatch(self, std::move(r));
+  }
+  const auto free = room(st);
+  if (free > 0) {
+    st.waiting_for_room = false;
+    if (take(self, std::chrono::milliseconds{50}, std::min(free, st.settings.max_records_per_poll),
+             /*to_overflow=*/false) > 0) {
+      update_backpressure(self);
+    }
+    self->send(self, poll_atom::value);
+    return;
+  }
+  if (self->clock().now() - st.last_poll >= idle_poll_interval) {
+    if (take(self, std::chrono::milliseconds{0}, 1, /*to_overflow=*/true) > 0) {
+      update_backpressure(self);
+    }
+  }
+  st.waiting_for_room = true;
+  arm_idle_timer(self);
 }
 
 }  // namespace
@@ -204,11 +261,16 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   self->send(self, poll_atom::value);
   return {
     [=](poll_atom) {
-      if (self->state.closed) {
-        return;
+      if (!self->state.closed) {
+        poll_turn(self);
       }
-      poll_once(self);
-      self->send(self, poll_atom::value);
+    },
+    [=](poll_idle_atom) {
+      auto& s = self->state;
+      s.idle_timer_armed = false;
+      if (!s.closed && s.waiting_for_room) {
+        poll_turn(self);
+      }
     },
     [=](outcome_atom, const delivery_outcome& o) {
       auto& s = self->state;
@@ -227,6 +289,10 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
           break;
       }
       update_backpressure(self);
+      if (s.waiting_for_room && room(s) > 0) {
+        s.waiting_for_room = false;
+        self->send(self, poll_atom::value);
+      }
       check_drained(self);
     },
     [=](pause_atom, pause_reason reason) { return set_route_reason(self, reason, true); },

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -38,6 +39,14 @@ struct consumer_actor_state {
   std::set<pause_reason> route_reasons;  // reasons that apply to every assigned partition
   // Permanently rejected records holding their partition's commit point, per partition.
   std::map<kafka::partition_id, std::size_t> held;
+  // Records taken from librdkafka while the route was full: kept here, not dropped, and handed
+  // out first once there is room. Pausing for route backpressure would cost a refetch (a pause
+  // drops librdkafka's prefetched records and a resume waits for the fetcher's next round),
+  // so a full route simply stops taking records and polls rarely.
+  std::deque<record> overflow;
+  caf::actor_clock::time_point last_poll{};
+  bool waiting_for_room = false;  // the poll loop stopped until an outcome frees room
+  bool idle_timer_armed = false;
   bool draining = false;
   bool closed = false;
   std::shared_ptr<route_metrics> metrics;
@@ -46,7 +55,7 @@ struct consumer_actor_state {
 // Detached: librdkafka's poll blocks. Polls, hands each record to the delivery pool, tracks
 // offsets and stores the lowest offset still in flight; pauses partitions for the reasons it is
 // given; commits on revoke and on drain.
-//   poll_atom                          (to itself)
+//   poll_atom, poll_idle_atom          (to itself)
 //   outcome_atom, delivery_outcome     (from the delivery pool)
 //   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close

@@ -121,6 +121,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, pause_atom, "pause")
   CAF_ADD_ATOM(courier, courier::actors, resume_atom, "resume")
   CAF_ADD_ATOM(courier, courier::actors, poll_atom, "poll")
+  CAF_ADD_ATOM(courier, courier::actors, poll_idle_atom, "pollidle")
   CAF_ADD_ATOM(courier, courier::actors, drain_atom, "drain")
   CAF_ADD_ATOM(courier, courier::actors, drain_deadline_atom, "draindead")
 

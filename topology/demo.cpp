@@ -62,6 +62,8 @@ int run_demo(const demo_options& options, courier_config cfg) {
   cluster.create_topic(route.topic, options.partitions);
   cfg.kafka.brokers = cluster.bootstrap_servers();
   cfg.kafka.group_id = "courier-demo";
+  // The mock broker answers a fetch only after fetch.wait.max.ms when it has no new data.
+  cfg.kafka.properties.emplace("fetch.wait.max.ms", "10");
 
   mock::server_settings ws;
   ws.hmac_secret = route.hmac_secret;  // the receiver checks every signature

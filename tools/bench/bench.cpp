@@ -110,6 +110,7 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   courier_config cfg;
   cfg.kafka.brokers = cluster.bootstrap_servers();
   cfg.kafka.group_id = "courier-bench";
+  // The mock broker answers a fetch only after fetch.wait.max.ms when it has no new data.
   cfg.kafka.properties["fetch.wait.max.ms"] = "10";
   route_config route;
   route.name = "shipments";
