@@ -30,6 +30,9 @@ void send_attempt(self_ptr self, std::uint64_t id, bool probe) {
     return;
   }
   auto& p = it->second;
+  if (probe && !p.probe) {
+    p.attempts = 0;  // the probe is a whole delivery, whatever it spent before the breaker opened
+  }
   p.probe = probe;
   ++p.attempts;
   ++p.total_attempts;
@@ -42,8 +45,14 @@ void send_attempt(self_ptr self, std::uint64_t id, bool probe) {
 }
 
 // Every attempt needs the breaker's permit; while it is Open the record waits, spending nothing.
+// The Half-Open probe holds its permit for its whole attempt sequence: one delivery is one
+// breaker event, however many attempts it took.
 void try_attempt(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
+  if (auto it = st.pending.find(id); it != st.pending.end() && it->second.probe) {
+    send_attempt(self, id, /*probe=*/true);
+    return;
+  }
   self->request(st.breaker, caf::infinite, permit_atom::value)
     .then([=](const breaker_permit& permit) {
       auto& s = self->state;
@@ -73,12 +82,6 @@ void finish(self_ptr self, std::uint64_t id, outcome_kind kind, int status,
 void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
                   const std::string& error_class) {
   auto& st = self->state;
-  const bool was_probe = p.probe;
-  if (was_probe) {
-    // A failed probe reopens the breaker at once.
-    self->send(st.breaker, outcome_atom::value, false, true);
-    p.probe = false;
-  }
   if (st.backoff->may_retry(p.attempts)) {
     std::optional<std::chrono::milliseconds> retry_after;
     if (r.has_retry_after) {
@@ -96,9 +99,8 @@ void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const at
     return;
   }
   // One delivery is one breaker event, however many attempts it took.
-  if (!was_probe) {
-    self->send(st.breaker, outcome_atom::value, false, false);
-  }
+  self->send(st.breaker, outcome_atom::value, false, p.probe);
+  p.probe = false;
   ++st.metrics->exhausted;
   // Until retry tiers exist the record is never dropped: it starts a new sequence later.
   log::warn("delivery attempts exhausted, retrying after cool-down",
