@@ -59,6 +59,16 @@ void print_table(const demo_tally& t, bool accounted) {
 }  // namespace
 
 int run_demo(const demo_options& options, courier_config cfg) {
+  // librdkafka's mock cluster keeps about 5 MB per partition and drops older data; a shipment
+  // is about 330 bytes.
+  constexpr std::size_t records_per_partition = 12000;
+  const auto most = records_per_partition * static_cast<std::size_t>(options.partitions);
+  if (options.records > most) {
+    throw config_error("--records", "the embedded mock cluster keeps about 5 MB per partition: "
+                                    "at most " + std::to_string(most) + " records with " +
+                                    std::to_string(options.partitions) +
+                                    " partitions (raise --partitions)");
+  }
   auto& route = cfg.routes.at(0);
 
   kafka::mock_cluster cluster{1};

@@ -1,0 +1,106 @@
+#include <fcntl.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/kafka/admin.hpp"
+#include "courier_process.hpp"
+#include "stand.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::filesystem::path scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("courier-service-test-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The stand's configuration as the JSON file `courier run` reads; the secret stays out of it.
+std::filesystem::path write_config(const stand& s, const std::filesystem::path& dir) {
+  const auto& r = s.cfg.routes.front();
+  nlohmann::json properties = nlohmann::json::object();
+  for (const auto& [k, v] : s.cfg.kafka.properties) {
+    properties[k] = v;
+  }
+  properties["fetch.wait.max.ms"] = "10";
+  const nlohmann::json doc = {
+    {"kafka",
+     {{"brokers", s.cfg.kafka.brokers},
+      {"group_id", s.cfg.kafka.group_id},
+      {"properties", properties}}},
+    {"routes",
+     {{{"name", r.name},
+       {"topic", r.topic},
+       {"url", r.url},
+       {"retry", {{"initial", "20ms"}, {"max", "200ms"}}},
+       {"http", {{"timeout", "1s"}}}}}},
+  };
+  const auto path = dir / "courier.json";
+  std::ofstream{path} << doc.dump(2);
+  return path;
+}
+
+TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
+  stand s{2};
+  s.seed(200);
+  const auto dir = scratch_dir("sigterm");
+  courier_process courier{{"run", "--config", write_config(s, dir).string()},
+                          {"HMAC_SECRET=" + test_secret()},
+                          (dir / "courier.log").string()};
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 200; }, 60s))
+    << "delivered: " << s.receiver->snapshot().ok << "\n" << courier.log();
+  courier.signal(SIGTERM);
+  const auto code = courier.wait_exit(30s);
+  ASSERT_TRUE(code.has_value()) << "courier did not stop on SIGTERM\n" << courier.log();
+  EXPECT_EQ(*code, 0) << courier.log();
+  const auto log = courier.log();
+  EXPECT_NE(log.find("\"signal\":\"SIGTERM\""), std::string::npos) << log;
+  EXPECT_NE(log.find("\"event\":\"consumer closed\""), std::string::npos) << log;
+  EXPECT_EQ(log.find("integration-secret"), std::string::npos) << "the secret leaked into logs";
+
+  const auto committed =
+    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 2, 10s);
+  long long sum = 0;
+  for (const auto& [partition, offset] : committed) {
+    sum += offset;
+  }
+  EXPECT_EQ(sum, 200) << "everything delivered is committed, so a restart fetches none of it";
+  EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
+}
+
+TEST(CourierRun, ABadConfigValueNamesItsKeyAndExitsWith2) {
+  const auto dir = scratch_dir("badconfig");
+  const auto path = dir / "courier.json";
+  std::ofstream{path} << R"({"routes": [{"name": "shipments", "topic": "brew.shipments.v1",
+    "url": "http://127.0.0.1:8090/deliver", "breaker": {"trip_after": -3}}]})";
+  courier_process courier{{"run", "--config", path.string()},
+                          {"HMAC_SECRET=x"},
+                          (dir / "courier.log").string()};
+  const auto code = courier.wait_exit(10s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_NE(courier.log().find("routes[0].breaker.trip_after"), std::string::npos)
+    << courier.log();
+}
+
+TEST(CourierRun, AMissingSecretIsAConfigurationError) {
+  const auto dir = scratch_dir("nosecret");
+  const auto path = dir / "courier.json";
+  std::ofstream{path} << R"({"routes": [{"name": "shipments", "topic": "brew.shipments.v1",
+    "url": "http://127.0.0.1:8090/deliver"}]})";
+  courier_process courier{{"run", "--config", path.string()}, {}, (dir / "courier.log").string()};
+  const auto code = courier.wait_exit(10s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_NE(courier.log().find("hmac_secret"), std::string::npos) << courier.log();
+}
+
+}  // namespace
+}  // namespace courier::testing
