@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/json_log.hpp"
+#include "core/retry_headers.hpp"
 
 namespace courier::actors {
 namespace {
@@ -23,22 +24,25 @@ std::size_t total_in_flight(const consumer_actor_state& st) {
   return n;
 }
 
-std::size_t total_held(const consumer_actor_state& st) {
-  std::size_t n = 0;
-  for (const auto& [p, count] : st.held) {
-    n += count;
-  }
-  return n;
+// Taken from librdkafka but not handed to the delivery pool yet.
+std::size_t undispatched(const consumer_actor_state& st) {
+  return st.overflow.size() + st.gate.size();
 }
 
-// Records handed to the delivery pool and not finished (held ones are not coming back).
+// Records handed to the delivery pool and not finished.
 std::size_t outstanding(const consumer_actor_state& st) {
-  return total_in_flight(st) - total_held(st) - st.overflow.size();
+  return total_in_flight(st) - undispatched(st);
 }
 
 std::size_t room(const consumer_actor_state& st) {
-  const auto dispatched = total_in_flight(st) - total_held(st) - st.overflow.size();
+  const auto dispatched = outstanding(st);
   return st.settings.max_in_flight > dispatched ? st.settings.max_in_flight - dispatched : 0;
+}
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
 }
 
 // librdkafka must be polled now and then even when the route is full: rebalance callbacks
@@ -142,7 +146,7 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
       st.trackers.erase(it);
     }
     st.reasons.erase(p);
-    st.held.erase(p);
+    st.gate.drop(p);
     // Not yet handed out: the partition's next owner fetches them again.
     st.overflow.erase(std::remove_if(st.overflow.begin(), st.overflow.end(),
                                      [&](const record& r) {
@@ -183,6 +187,80 @@ void dispatch(self_ptr self, record&& r) {
   self->send(st.delivery, deliver_atom::value, std::move(r));
 }
 
+// To the delivery pool when there is room, else to the overflow queue.
+void hand_out(self_ptr self, record&& r, bool to_overflow) {
+  auto& st = self->state;
+  if (to_overflow || room(st) == 0) {
+    st.overflow.push_back(std::move(r));
+  } else {
+    dispatch(self, std::move(r));
+  }
+}
+
+void schedule_due_check(self_ptr self, const partition_id& p) {
+  auto& st = self->state;
+  if (auto due = st.gate.next_due(p)) {
+    const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, *due - now_ms()) + 1};
+    self->delayed_send(self, wait, due_atom::value, p.topic, p.partition);
+  }
+}
+
+void set_partition_reason(self_ptr self, const partition_id& p, pause_reason reason, bool on) {
+  auto& st = self->state;
+  if (st.trackers.count(p) == 0) {
+    return;
+  }
+  auto& r = st.reasons[p];
+  if (on) {
+    r.insert(reason);
+  } else {
+    r.erase(reason);
+  }
+  reconcile(self, p);
+  update_paused_gauge(st);
+}
+
+// Retry-tier records wait for their due time in the gate; their partition is paused meanwhile
+// and resumed once the gate lets the last of them go.
+void gate_or_hand_out(self_ptr self, record&& r, bool to_overflow) {
+  auto& st = self->state;
+  if (st.settings.gated_topics.count(r.topic) == 0) {
+    hand_out(self, std::move(r), to_overflow);
+    return;
+  }
+  std::int64_t due = 0;
+  try {
+    due = read_retry_state(r.headers).due_ms.value_or(0);
+  } catch (const header_error& e) {
+    log::warn("retry record with a malformed due time; delivering it now",
+              {{"topic", r.topic}, {"partition", r.partition}, {"offset", r.offset},
+               {"error", e.what()}});
+  }
+  const partition_id p{r.topic, r.partition};
+  const bool was_holding = st.gate.holds(p);
+  auto admitted = st.gate.admit(std::move(r), due, now_ms());
+  if (admitted) {
+    hand_out(self, std::move(*admitted), to_overflow);
+    return;
+  }
+  if (!was_holding) {
+    set_partition_reason(self, p, pause_reason::retry_due, true);
+    schedule_due_check(self, p);
+  }
+}
+
+void on_due(self_ptr self, const partition_id& p) {
+  auto& st = self->state;
+  for (auto& r : st.gate.release(p, now_ms())) {
+    hand_out(self, std::move(r), /*to_overflow=*/false);
+  }
+  if (st.gate.holds(p)) {
+    schedule_due_check(self, p);
+  } else {
+    set_partition_reason(self, p, pause_reason::retry_due, false);
+  }
+}
+
 // Takes records from librdkafka and tracks them; returns how many were taken.
 std::size_t take(self_ptr self, std::chrono::milliseconds timeout, std::size_t max_records,
                  bool to_overflow) {
@@ -198,11 +276,7 @@ std::size_t take(self_ptr self, std::chrono::milliseconds timeout, std::size_t m
     it->second.track(r.offset);
     ++st.metrics->fetched;
     ++taken;
-    if (to_overflow) {
-      st.overflow.push_back(std::move(r));
-    } else {
-      dispatch(self, std::move(r));
-    }
+    gate_or_hand_out(self, std::move(r), to_overflow);
   }
   return taken;
 }
@@ -279,13 +353,13 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       if (it == s.trackers.end()) {
         return;  // revoked: the partition's new owner delivers it again (at-least-once)
       }
+      // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
       switch (o.kind) {
         case outcome_kind::delivered:
+        case outcome_kind::retried:
+        case outcome_kind::dead_lettered:
           it->second.complete(o.offset);
           store(self, p, it->second);
-          break;
-        case outcome_kind::permanent:
-          ++s.held[p];
           break;
       }
       update_backpressure(self);
@@ -311,6 +385,11 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       check_drained(self);
     },
     [=](drain_deadline_atom) { close_consumer(self); },
+    [=](due_atom, const std::string& topic, std::int32_t partition) {
+      if (!self->state.closed) {
+        on_due(self, partition_id{topic, partition});
+      }
+    },
   };
 }
 

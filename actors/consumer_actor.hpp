@@ -12,6 +12,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
+#include "core/due_gate.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/offset_tracker.hpp"
 
@@ -24,6 +25,8 @@ struct consumer_actor_settings {
   std::size_t max_in_flight_per_partition = 256;  // one partition
   std::chrono::milliseconds drain_timeout{10000};
   std::size_t max_records_per_poll = 500;
+  // Retry-tier topics: their records pass the due-time gate before delivery.
+  std::set<std::string> gated_topics;
 };
 
 struct consumer_actor_state {
@@ -37,8 +40,8 @@ struct consumer_actor_state {
   // resumes revoked partitions; the reasons are re-applied on every assignment.
   std::set<kafka::partition_id> paused;
   std::set<pause_reason> route_reasons;  // reasons that apply to every assigned partition
-  // Permanently rejected records holding their partition's commit point, per partition.
-  std::map<kafka::partition_id, std::size_t> held;
+  // Retry-tier records waiting for their due time; their partitions are paused meanwhile.
+  due_gate gate;
   // Records taken from librdkafka while the route was full: kept here, not dropped, and handed
   // out first once there is room. Pausing for route backpressure would cost a refetch (a pause
   // drops librdkafka's prefetched records and a resume waits for the fetcher's next round),
@@ -57,6 +60,7 @@ struct consumer_actor_state {
 // given; commits on revoke and on drain.
 //   poll_atom, poll_idle_atom          (to itself)
 //   outcome_atom, delivery_outcome     (from the delivery pool)
+//   due_atom, topic, partition         (to itself: a gated partition's head may be due)
 //   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close
 caf::behavior consumer_actor(caf::stateful_actor<consumer_actor_state>* self,

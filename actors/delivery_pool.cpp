@@ -5,6 +5,8 @@
 #include "core/idempotency_key.hpp"
 #include "core/json_log.hpp"
 #include "core/retry_after.hpp"
+#include "core/retry_headers.hpp"
+#include "core/retry_tiers.hpp"
 #include "core/status_classifier.hpp"
 
 namespace courier::actors {
@@ -20,6 +22,7 @@ attempt_result to_attempt_result(std::uint64_t id, const http::response& r) {
   out.error_message = r.error_message;
   out.has_retry_after = r.retry_after.has_value();
   out.retry_after = r.retry_after.value_or(std::string{});
+  out.body = r.body.substr(0, max_header_value);
   return out;
 }
 
@@ -79,6 +82,83 @@ void finish(self_ptr self, std::uint64_t id, outcome_kind kind, int status,
   st.metrics->in_flight = static_cast<std::int64_t>(st.pending.size());
 }
 
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+// The tier a record was fetched from, or -1 for the route's source topic.
+int tier_of(const delivery_pool_state& st, const std::string& topic) {
+  for (std::size_t i = 0; i < st.route.retry_tiers.size(); ++i) {
+    if (topic == tier_topic(st.route.topic, st.route.retry_tiers[i])) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+std::string failure_message(int status, const attempt_result& r) {
+  if (!r.error_message.empty()) {
+    return r.error_message;
+  }
+  return "the receiver answered " + std::to_string(status);
+}
+
+// Sends a record that is done with its in-process attempts to the next tier or the DLQ; the
+// outcome goes to its consumer only once the broker acknowledged it.
+void route_onward(self_ptr self, std::uint64_t id, bool permanent, const std::string& error_class,
+                  const attempt_result& r) {
+  auto& st = self->state;
+  auto& p = st.pending.at(id);
+  const auto dest = next_destination(tier_of(st, p.rec.topic), permanent, st.route.retry_tiers,
+                                     st.route.topic, st.dlq_topic);
+  const auto now = now_ms();
+  failure_info f;
+  f.error_class = error_class;
+  f.error_message = failure_message(r.status, r);
+  f.status = r.status;
+  f.response_excerpt = r.body;
+  f.trace = p.trace;
+  f.attempts = p.attempts;
+  f.failed_at_ms = now;
+  dispatch_request req;
+  req.topic = dest.topic;
+  req.partition = p.rec.partition;
+  req.has_key = p.rec.key.has_value();
+  req.key = p.rec.key.value_or(std::string{});
+  req.value = p.rec.value;
+  req.headers = retry_headers(p.rec, st.route.name, dest, f, now);
+  const bool to_tier = dest.what == destination::kind::tier;
+  log::warn(to_tier ? "record moved to a retry tier" : "record dead-lettered",
+            {{"route", st.route.name},
+             {"idempotency_key", p.idempotency_key},
+             {"from", p.rec.topic},
+             {"to", dest.topic},
+             {"error_class", error_class},
+             {"status", r.status},
+             {"attempts", p.attempts}});
+  const int status = r.status;
+  self->request(st.router, caf::infinite, route_atom::value, std::move(req))
+    .then(
+      [=](bool) {
+        auto& s = self->state;
+        if (to_tier) {
+          ++s.metrics->retried_to_tier;
+        } else {
+          ++s.metrics->dead_lettered;
+        }
+        finish(self, id, to_tier ? outcome_kind::retried : outcome_kind::dead_lettered, status,
+               error_class);
+      },
+      [=](const caf::error& err) {
+        // Only when the router is gone (shutdown): the record stays uncommitted.
+        log::error("a retry/DLQ record was not acknowledged; its offset stays uncommitted",
+                   {{"route", self->state.route.name}, {"error", to_string(err)}});
+        self->state.pending.erase(id);
+      });
+}
+
 void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
                   const std::string& error_class) {
   auto& st = self->state;
@@ -102,15 +182,7 @@ void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const at
   self->send(st.breaker, outcome_atom::value, false, p.probe);
   p.probe = false;
   ++st.metrics->exhausted;
-  // Until retry tiers exist the record is never dropped: it starts a new sequence later.
-  log::warn("delivery attempts exhausted, retrying after cool-down",
-            {{"route", st.route.name},
-             {"idempotency_key", p.idempotency_key},
-             {"attempts", p.attempts},
-             {"error_class", error_class},
-             {"cool_down_ms", st.route.retry.cool_down.count()}});
-  p.attempts = 0;
-  self->delayed_send(self, st.route.retry.cool_down, attempt_atom::value, id);
+  route_onward(self, id, /*permanent=*/false, error_class, r);
 }
 
 void on_attempted(self_ptr self, const attempt_result& r) {
@@ -123,28 +195,25 @@ void on_attempted(self_ptr self, const attempt_result& r) {
   const auto transport = static_cast<transport_error>(r.transport);
   const auto cls =
     transport == transport_error::none ? classify_status(r.status) : classify_transport(transport);
+  if (cls != delivery_class::delivered) {
+    p.trace.push_back(format_trace_entry(
+      now_ms(), courier::error_class(r.status, transport) +
+                  (r.error_message.empty() ? std::string{} : ": " + r.error_message)));
+  }
   switch (cls) {
     case delivery_class::delivered:
       self->send(st.breaker, outcome_atom::value, true, p.probe);
       ++st.metrics->delivered;
       finish(self, r.delivery_id, outcome_kind::delivered, r.status, {});
       return;
-    case delivery_class::permanent: {
+    case delivery_class::permanent:
       // The receiver answered: it is up, so this counts as a success for the breaker.
       self->send(st.breaker, outcome_atom::value, true, p.probe);
+      p.probe = false;
       ++st.metrics->permanent;
-      auto error_class = courier::error_class(r.status, transport);
-      log::error("record rejected permanently; its partition's commit point is held",
-                 {{"route", st.route.name},
-                  {"idempotency_key", p.idempotency_key},
-                  {"topic", p.rec.topic},
-                  {"partition", p.rec.partition},
-                  {"offset", p.rec.offset},
-                  {"status", r.status},
-                  {"error_class", error_class}});
-      finish(self, r.delivery_id, outcome_kind::permanent, r.status, std::move(error_class));
+      route_onward(self, r.delivery_id, /*permanent=*/true,
+                   courier::error_class(r.status, transport), r);
       return;
-    }
     case delivery_class::retriable:
       on_retriable(self, p, r.delivery_id, r, courier::error_class(r.status, transport));
       return;
@@ -155,7 +224,8 @@ void on_attempted(self_ptr self, const attempt_result& r) {
 
 caf::behavior delivery_pool(self_ptr self, route_config route,
                             std::shared_ptr<http::client> client, caf::actor breaker,
-                            std::shared_ptr<route_metrics> metrics, std::uint64_t seed) {
+                            caf::actor router, std::shared_ptr<route_metrics> metrics,
+                            std::uint64_t seed) {
   auto& st = self->state;
   st.signer.emplace(route.hmac_secret);
   st.backoff.emplace(backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
@@ -164,6 +234,9 @@ caf::behavior delivery_pool(self_ptr self, route_config route,
   st.route = std::move(route);
   st.client = std::move(client);
   st.breaker = std::move(breaker);
+  st.router = std::move(router);
+  st.dlq_topic = st.route.dlq_topic.empty() ? default_dlq_topic(st.route.topic)
+                                            : st.route.dlq_topic;
   st.metrics = std::move(metrics);
   return {
     [=](deliver_atom, record& r) {
@@ -171,7 +244,11 @@ caf::behavior delivery_pool(self_ptr self, route_config route,
       const auto id = s.next_id++;
       auto key = idempotency_key_for(r);
       auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
-      s.pending.emplace(id, pending_delivery{std::move(r), std::move(key), std::move(reply_to)});
+      pending_delivery p;
+      p.rec = std::move(r);
+      p.idempotency_key = std::move(key);
+      p.reply_to = std::move(reply_to);
+      s.pending.emplace(id, std::move(p));
       s.metrics->in_flight = static_cast<std::int64_t>(s.pending.size());
       try_attempt(self, id);
     },

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <caf/all.hpp>
 
@@ -26,6 +27,7 @@ struct pending_delivery {
   int attempts = 0;     // attempts of the current sequence
   int total_attempts = 0;
   bool probe = false;
+  std::vector<std::string> trace;  // one entry per failed attempt, for the retry/DLQ headers
 };
 
 struct delivery_pool_state {
@@ -35,6 +37,8 @@ struct delivery_pool_state {
   std::optional<hmac_signer> signer;
   std::optional<full_jitter_backoff> backoff;
   caf::actor breaker;
+  caf::actor router;  // produces retry-tier and DLQ records
+  std::string dlq_topic;
   std::unordered_map<std::uint64_t, pending_delivery> pending;
   std::deque<std::uint64_t> parked;  // waiting for the breaker to leave Open
   std::uint64_t next_id = 1;
@@ -42,12 +46,15 @@ struct delivery_pool_state {
 };
 
 // One per route. Takes records, asks the breaker for a permit before every attempt, posts them
-// over the pooled HTTP client, retries retriable failures with full-jitter backoff on timers,
-// and reports exactly one outcome per record to the actor that sent it.
+// over the pooled HTTP client, retries retriable failures with full-jitter backoff on timers.
+// A record still failing after its attempts goes to the next retry tier, a permanent failure
+// to the DLQ, both through the retry router. Reports exactly one outcome per record to the
+// actor that sent it, and a retried or dead-lettered one only once the broker acknowledged it.
 //   deliver_atom, record           (from a consumer)
 //   state_atom, breaker_change     (from the breaker: parked records try again)
 caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self, route_config route,
                             std::shared_ptr<http::client> client, caf::actor breaker,
-                            std::shared_ptr<route_metrics> metrics, std::uint64_t seed);
+                            caf::actor router, std::shared_ptr<route_metrics> metrics,
+                            std::uint64_t seed);
 
 }  // namespace courier::actors

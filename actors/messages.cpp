@@ -6,8 +6,10 @@ std::string to_string(outcome_kind k) {
   switch (k) {
     case outcome_kind::delivered:
       return "delivered";
-    case outcome_kind::permanent:
-      return "permanent";
+    case outcome_kind::retried:
+      return "retried";
+    case outcome_kind::dead_lettered:
+      return "dead_lettered";
   }
   return "unknown";
 }
@@ -18,6 +20,8 @@ std::string to_string(pause_reason r) {
       return "breaker";
     case pause_reason::backpressure:
       return "backpressure";
+    case pause_reason::retry_due:
+      return "retry_due";
     case pause_reason::shutdown:
       return "shutdown";
   }

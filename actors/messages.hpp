@@ -32,8 +32,9 @@ namespace courier::actors {
 
 // How a record's delivery ended, as the delivery pool reports it to the record's consumer.
 enum class outcome_kind : std::uint8_t {
-  delivered,  // the receiver answered 2xx
-  permanent,  // the receiver rejected it (3xx, 410, other 4xx): never retried in process
+  delivered,      // the receiver answered 2xx
+  retried,        // the broker acknowledged it in the next retry tier
+  dead_lettered,  // the broker acknowledged it in the DLQ
 };
 
 std::string to_string(outcome_kind k);
@@ -76,9 +77,26 @@ typename Inspector::result_type inspect(Inspector& f, breaker_change& x) {
   return f(caf::meta::type_name("breaker_change"), x.route, x.from, x.to);
 }
 
+// A retry-tier or DLQ record for the retry router to produce (DESIGN.md section 5).
+struct dispatch_request {
+  std::string topic;
+  std::int32_t partition = 0;
+  bool has_key = false;
+  std::string key;
+  std::string value;
+  header_list headers;
+  std::int64_t timestamp_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, dispatch_request& x) {
+  return f(caf::meta::type_name("dispatch_request"), x.topic, x.partition, x.has_key, x.key,
+           x.value, x.headers, x.timestamp_ms);
+}
+
 // Why a partition's fetching is paused. A partition is paused while its set of reasons is
 // non-empty (DESIGN.md section 4).
-enum class pause_reason : std::uint8_t { breaker, backpressure, shutdown };
+enum class pause_reason : std::uint8_t { breaker, backpressure, retry_due, shutdown };
 
 std::string to_string(pause_reason r);
 
@@ -90,12 +108,13 @@ struct attempt_result {
   std::string error_message;
   std::string retry_after;
   bool has_retry_after = false;
+  std::string body;  // the receiver's answer, as far as the client read it
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
   return f(caf::meta::type_name("attempt_result"), x.delivery_id, x.status, x.transport,
-           x.error_message, x.retry_after, x.has_retry_after);
+           x.error_message, x.retry_after, x.has_retry_after, x.body);
 }
 
 }  // namespace courier::actors
@@ -108,6 +127,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_change))
   CAF_ADD_TYPE_ID(courier, (courier::actors::attempt_result))
   CAF_ADD_TYPE_ID(courier, (courier::actors::pause_reason))
+  CAF_ADD_TYPE_ID(courier, (courier::actors::dispatch_request))
 
   CAF_ADD_ATOM(courier, courier::actors, deliver_atom, "deliver")
   CAF_ADD_ATOM(courier, courier::actors, outcome_atom, "outcome")
@@ -123,6 +143,10 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, poll_atom, "poll")
   CAF_ADD_ATOM(courier, courier::actors, poll_idle_atom, "pollidle")
   CAF_ADD_ATOM(courier, courier::actors, drain_atom, "drain")
+  CAF_ADD_ATOM(courier, courier::actors, route_atom, "route")
+  CAF_ADD_ATOM(courier, courier::actors, produced_atom, "produced")
+  CAF_ADD_ATOM(courier, courier::actors, reproduce_atom, "reproduce")
+  CAF_ADD_ATOM(courier, courier::actors, due_atom, "due")
   CAF_ADD_ATOM(courier, courier::actors, drain_deadline_atom, "draindead")
 
 CAF_END_TYPE_ID_BLOCK(courier)

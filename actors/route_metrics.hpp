@@ -12,8 +12,10 @@ struct route_metrics {
   std::atomic<std::uint64_t> delivered{0};
   std::atomic<std::uint64_t> attempts{0};
   std::atomic<std::uint64_t> retries{0};
-  std::atomic<std::uint64_t> exhausted{0};  // attempt sequences that ran out and cooled down
-  std::atomic<std::uint64_t> permanent{0};
+  std::atomic<std::uint64_t> exhausted{0};  // attempt sequences that ran out
+  std::atomic<std::uint64_t> permanent{0};  // permanent rejections by the receiver
+  std::atomic<std::uint64_t> retried_to_tier{0};  // acknowledged in a retry tier
+  std::atomic<std::uint64_t> dead_lettered{0};    // acknowledged in the DLQ
   std::atomic<std::uint64_t> breaker_trips{0};
   std::atomic<std::uint64_t> pauses{0};
   std::atomic<std::uint64_t> resumes{0};

@@ -27,7 +27,6 @@ struct retry_config {
   std::chrono::milliseconds max{5000};
   int max_attempts = 4;
   std::chrono::milliseconds max_retry_after{30000};
-  std::chrono::milliseconds cool_down{5000};
 };
 
 struct http_config {
@@ -45,6 +44,12 @@ struct route_config {
   std::size_t max_in_flight = 256;
   std::size_t max_in_flight_per_partition = 256;
   std::chrono::milliseconds pause_after{10000};
+  // Delay topics "<topic>.retry-<delay>" a record moves through before the DLQ.
+  std::vector<std::chrono::milliseconds> retry_tiers{std::chrono::seconds{5},
+                                                     std::chrono::seconds{30},
+                                                     std::chrono::minutes{5}};
+  // Empty: default_dlq_topic(topic), e.g. "brew.shipments.dlq" for "brew.shipments.v1".
+  std::string dlq_topic;
   breaker_config breaker;
   retry_config retry;
   http_config http;

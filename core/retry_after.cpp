@@ -1,22 +1,15 @@
 #include "core/retry_after.hpp"
 
-#include <array>
-#include <cstddef>
 #include <cstdint>
 #include <limits>
+
+#include "core/http_date.hpp"
 
 namespace courier {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-constexpr std::array<std::string_view, 12> month_names{
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-constexpr std::array<std::string_view, 7> short_day_names{"Mon", "Tue", "Wed", "Thu",
-                                                          "Fri", "Sat", "Sun"};
-constexpr std::array<std::string_view, 7> long_day_names{
-    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -29,223 +22,6 @@ std::string_view trim(std::string_view s) {
     s.remove_suffix(1);
   }
   return s;
-}
-
-// Howard Hinnant's days_from_civil: days since 1970-01-01 in the proleptic Gregorian calendar,
-// so no timegm/mktime and no dependence on TZ or locale.
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-bool is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-unsigned days_in_month(int y, unsigned m) {
-  constexpr std::array<unsigned, 12> days{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : days[m - 1];
-}
-
-// A forward-only reader over the header value; every step reports whether it matched.
-class cursor {
- public:
-  explicit cursor(std::string_view s) : rest_(s) {}
-
-  bool done() const { return rest_.empty(); }
-
-  bool literal(std::string_view lit) {
-    if (rest_.substr(0, lit.size()) != lit) {
-      return false;
-    }
-    rest_.remove_prefix(lit.size());
-    return true;
-  }
-
-  // Exactly `n` digits.
-  std::optional<int> digits(std::size_t n) {
-    if (rest_.size() < n) {
-      return std::nullopt;
-    }
-    int v = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!is_digit(rest_[i])) {
-        return std::nullopt;
-      }
-      v = v * 10 + (rest_[i] - '0');
-    }
-    rest_.remove_prefix(n);
-    return v;
-  }
-
-  // Index of the name in `names` that the input starts with.
-  template <std::size_t N>
-  std::optional<unsigned> one_of(const std::array<std::string_view, N>& names) {
-    for (std::size_t i = 0; i < N; ++i) {
-      if (literal(names[i])) {
-        return static_cast<unsigned>(i);
-      }
-    }
-    return std::nullopt;
-  }
-
- private:
-  std::string_view rest_;
-};
-
-struct civil_time {
-  int year = 0;
-  unsigned month = 0;  // 1..12
-  unsigned day = 0;
-  int hour = 0;
-  int minute = 0;
-  int second = 0;
-};
-
-std::optional<civil_time> read_clock(cursor& in, civil_time t) {
-  auto h = in.digits(2);
-  if (!h || !in.literal(":")) {
-    return std::nullopt;
-  }
-  auto mi = in.digits(2);
-  if (!mi || !in.literal(":")) {
-    return std::nullopt;
-  }
-  auto s = in.digits(2);
-  if (!s) {
-    return std::nullopt;
-  }
-  t.hour = *h;
-  t.minute = *mi;
-  t.second = *s;
-  return t;
-}
-
-std::optional<unsigned> read_month(cursor& in) {
-  auto m = in.one_of(month_names);
-  if (!m) {
-    return std::nullopt;
-  }
-  return *m + 1;
-}
-
-// "Sun, 06 Nov 1994 08:49:37 GMT"
-std::optional<civil_time> parse_imf_fixdate(std::string_view s) {
-  cursor in{s};
-  civil_time t;
-  if (!in.one_of(short_day_names) || !in.literal(", ")) {
-    return std::nullopt;
-  }
-  auto d = in.digits(2);
-  if (!d || !in.literal(" ")) {
-    return std::nullopt;
-  }
-  auto m = read_month(in);
-  if (!m || !in.literal(" ")) {
-    return std::nullopt;
-  }
-  auto y = in.digits(4);
-  if (!y || !in.literal(" ")) {
-    return std::nullopt;
-  }
-  t.year = *y;
-  t.month = *m;
-  t.day = static_cast<unsigned>(*d);
-  auto r = read_clock(in, t);
-  if (!r || !in.literal(" GMT") || !in.done()) {
-    return std::nullopt;
-  }
-  return r;
-}
-
-// "Sunday, 06-Nov-94 08:49:37 GMT". The two-digit year is the one that is not more than
-// 50 years in the future, as RFC 9110 5.6.7 asks.
-std::optional<civil_time> parse_rfc850(std::string_view s, int current_year) {
-  cursor in{s};
-  civil_time t;
-  if (!in.one_of(long_day_names) || !in.literal(", ")) {
-    return std::nullopt;
-  }
-  auto d = in.digits(2);
-  if (!d || !in.literal("-")) {
-    return std::nullopt;
-  }
-  auto m = read_month(in);
-  if (!m || !in.literal("-")) {
-    return std::nullopt;
-  }
-  auto yy = in.digits(2);
-  if (!yy || !in.literal(" ")) {
-    return std::nullopt;
-  }
-  int year = current_year - current_year % 100 + *yy;
-  if (year > current_year + 50) {
-    year -= 100;
-  }
-  t.year = year;
-  t.month = *m;
-  t.day = static_cast<unsigned>(*d);
-  auto r = read_clock(in, t);
-  if (!r || !in.literal(" GMT") || !in.done()) {
-    return std::nullopt;
-  }
-  return r;
-}
-
-// "Sun Nov  6 08:49:37 1994" (the day is space-padded).
-std::optional<civil_time> parse_asctime(std::string_view s) {
-  cursor in{s};
-  civil_time t;
-  if (!in.one_of(short_day_names) || !in.literal(" ")) {
-    return std::nullopt;
-  }
-  auto m = read_month(in);
-  if (!m || !in.literal(" ")) {
-    return std::nullopt;
-  }
-  std::optional<int> d;
-  if (in.literal(" ")) {
-    d = in.digits(1);
-  } else {
-    d = in.digits(2);
-  }
-  if (!d || !in.literal(" ")) {
-    return std::nullopt;
-  }
-  t.month = *m;
-  t.day = static_cast<unsigned>(*d);
-  auto r = read_clock(in, t);
-  if (!r || !in.literal(" ")) {
-    return std::nullopt;
-  }
-  auto y = in.digits(4);
-  if (!y || !in.done()) {
-    return std::nullopt;
-  }
-  r->year = *y;
-  return r;
-}
-
-bool valid(const civil_time& t) {
-  // Second 60 is a leap second; it lands on the next minute's first second.
-  return t.month >= 1 && t.month <= 12 && t.day >= 1 &&
-         t.day <= days_in_month(t.year, t.month) && t.hour <= 23 && t.minute <= 59 &&
-         t.second <= 60;
-}
-
-int civil_year_of(std::chrono::system_clock::time_point now) {
-  const auto days = std::chrono::floor<std::chrono::hours>(now.time_since_epoch()).count() / 24;
-  // Inverse of days_from_civil, year only.
-  const std::int64_t z = days + 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return static_cast<int>(static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2 ? 1 : 0));
 }
 
 std::optional<milliseconds> parse_delta_seconds(std::string_view s) {
@@ -277,21 +53,14 @@ std::optional<milliseconds> parse_retry_after(std::string_view value,
   if (is_digit(s.front())) {
     return parse_delta_seconds(s);
   }
-  auto t = parse_imf_fixdate(s);
-  if (!t) {
-    t = parse_rfc850(s, civil_year_of(now));
-  }
-  if (!t) {
-    t = parse_asctime(s);
-  }
-  if (!t || !valid(*t)) {
+  const auto when = parse_http_date(s, now);
+  if (!when) {
     return std::nullopt;
   }
-  const std::int64_t epoch_seconds = days_from_civil(t->year, t->month, t->day) * 86400 +
-                                     t->hour * 3600 + t->minute * 60 + t->second;
   // Compare in milliseconds since the epoch: system_clock's nanoseconds cannot hold every
   // four-digit year, milliseconds can.
-  const std::int64_t when_ms = epoch_seconds * 1000;
+  const std::int64_t when_ms =
+      std::chrono::duration_cast<milliseconds>(when->time_since_epoch()).count();
   const std::int64_t now_ms =
       std::chrono::floor<milliseconds>(now.time_since_epoch()).count();
   if (when_ms <= now_ms) {

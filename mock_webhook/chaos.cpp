@@ -38,6 +38,7 @@ double rate_field(const nlohmann::json& doc, const char* field) {
 void validate(const chaos& c) {
   check_rate("fail_rate_503", c.fail_rate_503);
   check_rate("fail_rate_timeout", c.fail_rate_timeout);
+  check_rate("fail_rate_400", c.fail_rate_400);
   if (c.fail_rate_503 + c.fail_rate_timeout > 1 + 1e-9) {
     throw std::invalid_argument("fail_rate_503 + fail_rate_timeout must not exceed 1");
   }
@@ -53,7 +54,8 @@ chaos chaos_from_json(const nlohmann::json& doc) {
   }
   for (const auto& item : doc.items()) {
     const auto& key = item.key();
-    if (key != "fail_rate_503" && key != "fail_rate_timeout" && key != "latency_ms") {
+    if (key != "fail_rate_503" && key != "fail_rate_timeout" && key != "fail_rate_400" &&
+        key != "latency_ms") {
       // A typo must not silently leave the partner healthy.
       throw std::invalid_argument("unknown field '" + key + "'");
     }
@@ -61,6 +63,7 @@ chaos chaos_from_json(const nlohmann::json& doc) {
   chaos c;
   c.fail_rate_503 = rate_field(doc, "fail_rate_503");
   c.fail_rate_timeout = rate_field(doc, "fail_rate_timeout");
+  c.fail_rate_400 = rate_field(doc, "fail_rate_400");
   if (const auto it = doc.find("latency_ms"); it != doc.end()) {
     if (!it->is_number_integer()) {
       throw std::invalid_argument("latency_ms must be an integer");
@@ -79,6 +82,7 @@ chaos chaos_from_json(const nlohmann::json& doc) {
 nlohmann::json to_json(const chaos& c) {
   return nlohmann::json{{"fail_rate_503", c.fail_rate_503},
                         {"fail_rate_timeout", c.fail_rate_timeout},
+                        {"fail_rate_400", c.fail_rate_400},
                         {"latency_ms", c.latency.count()}};
 }
 

@@ -12,12 +12,15 @@ struct chaos {
   double fail_rate_503 = 0;
   double fail_rate_timeout = 0;
   std::chrono::milliseconds latency{0};  // before every 200
+  // Share of records rejected with 400, chosen by a hash of the Idempotency-Key: the same
+  // records every time, like a payload the partner dislikes.
+  double fail_rate_400 = 0;
 };
 
 // Throws std::invalid_argument naming the field that is out of range.
 void validate(const chaos& c);
 
-// Reads {"fail_rate_503":0.5,"fail_rate_timeout":0,"latency_ms":0}; a missing field is 0, so
+// Reads {"fail_rate_503":0.5,"fail_rate_timeout":0,"fail_rate_400":0,"latency_ms":0}; a missing field is 0, so
 // the document always describes the whole behaviour. Throws std::invalid_argument naming the
 // bad or unknown field.
 chaos chaos_from_json(const nlohmann::json& doc);

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     port = env_integer("PORT", port);
     settings.initial.fail_rate_503 = env_rate("FAIL_RATE_503", 0);
     settings.initial.fail_rate_timeout = env_rate("FAIL_RATE_TIMEOUT", 0);
+    settings.initial.fail_rate_400 = env_rate("FAIL_RATE_400", 0);
     settings.initial.latency = std::chrono::milliseconds(env_integer("LATENCY_MS", 0));
     settings.hmac_secret = env("HMAC_SECRET");
   } catch (const std::invalid_argument& e) {

@@ -1,10 +1,21 @@
 #include "mock_webhook/partner_state.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 namespace courier::mock {
 
 namespace {
+
+// FNV-1a: stable across runs and platforms, so fail_rate_400 picks the same keys every time.
+double key_share(std::string_view key) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const char c : key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return static_cast<double>(h % 1000000ULL) / 1000000.0;
+}
 
 std::optional<courier::hmac_signer> make_signer(std::optional<std::string> secret) {
   if (!secret) {
@@ -33,6 +44,7 @@ delivery_decision partner_state::decide(std::optional<std::string_view> idempote
   const std::string key(*idempotency_key);
   const auto [attempt, first_sight] = attempts_.try_emplace(key, 0);
   ++attempt->second;
+  attempt_times_[key].push_back(std::chrono::system_clock::now());
   if (first_sight) {
     ++stats_.unique_keys;
   }
@@ -45,6 +57,21 @@ delivery_decision partner_state::decide(std::optional<std::string_view> idempote
       ++stats_.fail_401;
       return {delivery_outcome::unauthorized, {}, "X-Signature does not match the body"};
     }
+  }
+  if (auto rule = key_rules_.find(key); rule != key_rules_.end() && rule->second.times != 0) {
+    if (rule->second.times > 0) {
+      --rule->second.times;
+    }
+    if (rule->second.status == 400) {
+      ++stats_.fail_400;
+      return {delivery_outcome::rejected, {}, "key rule"};
+    }
+    ++stats_.fail_503;
+    return {delivery_outcome::unavailable, {}, "key rule"};
+  }
+  if (key_share(key) < chaos_.fail_rate_400) {
+    ++stats_.fail_400;
+    return {delivery_outcome::rejected, {}, "the partner rejects this shipment"};
   }
   if (now < outage_until_) {
     ++stats_.fail_503;
@@ -93,6 +120,21 @@ void partner_state::set_outage_until(std::chrono::steady_clock::time_point until
 std::vector<arrival> partner_state::arrivals() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   return arrivals_;
+}
+
+void partner_state::set_key_rule(const std::string& key, key_rule rule) {
+  if (rule.status != 400 && rule.status != 503) {
+    throw std::invalid_argument("a key rule answers 400 or 503, not " +
+                                std::to_string(rule.status));
+  }
+  const std::lock_guard<std::mutex> lock(mutex_);
+  key_rules_[key] = rule;
+}
+
+std::map<std::string, std::vector<std::chrono::system_clock::time_point>>
+partner_state::attempt_times() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return attempt_times_;
 }
 
 std::map<std::string, std::uint64_t> partner_state::attempts_by_key() const {

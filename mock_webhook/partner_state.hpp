@@ -23,8 +23,16 @@ enum class delivery_outcome {
   duplicate,      // 200 again, same body as the first time
   missing_key,    // 400
   unauthorized,   // 401
-  unavailable,    // 503 (outage window or chaos)
+  unavailable,    // 503 (outage window, chaos or a key rule)
+  rejected,       // 400 (fail_rate_400 or a key rule)
   hang            // never answer; close after hang_for
+};
+
+// A scripted answer for one key: `status` (400 or 503) the next `times` attempts, or every
+// attempt when times is negative.
+struct key_rule {
+  int status = 503;
+  std::int64_t times = -1;
 };
 
 struct delivery_decision {
@@ -40,7 +48,8 @@ class partner_state {
  public:
   partner_state(std::optional<std::string> hmac_secret, chaos initial, std::uint64_t seed);
 
-  // Order: key check, signature, outage, chaos, then de-duplication; a key counts as
+  // Order: key check, signature, key rules, fail_rate_400, outage, chaos, then
+  // de-duplication; a key counts as
   // delivered when the 200 is decided, so a concurrent repeat is already a duplicate.
   delivery_decision decide(std::optional<std::string_view> idempotency_key, std::string_view body,
                            std::optional<std::string_view> signature,
@@ -50,6 +59,10 @@ class partner_state {
   void set_chaos(chaos c);  // validated; throws std::invalid_argument
   chaos current_chaos() const;
   void set_outage_until(std::chrono::steady_clock::time_point until);
+  // Throws std::invalid_argument for a status other than 400 or 503.
+  void set_key_rule(const std::string& key, key_rule rule);
+  // When each key first got a 200 and every attempt's arrival, for due-time checks.
+  std::map<std::string, std::vector<std::chrono::system_clock::time_point>> attempt_times() const;
   std::vector<arrival> arrivals() const;
   std::map<std::string, std::uint64_t> attempts_by_key() const;
 
@@ -62,6 +75,8 @@ class partner_state {
   stats stats_;
   std::unordered_set<std::string> delivered_;
   std::map<std::string, std::uint64_t> attempts_;
+  std::map<std::string, std::vector<std::chrono::system_clock::time_point>> attempt_times_;
+  std::map<std::string, key_rule> key_rules_;
   std::vector<arrival> arrivals_;
 };
 

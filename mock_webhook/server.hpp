@@ -57,6 +57,11 @@ class server {
   std::map<std::string, std::uint64_t> attempts_by_key() const {
     return state_->attempts_by_key();
   }
+  std::map<std::string, std::vector<std::chrono::system_clock::time_point>> attempt_times()
+    const {
+    return state_->attempt_times();
+  }
+  void set_key_rule(const std::string& key, key_rule rule) { state_->set_key_rule(key, rule); }
 
  private:
   server_settings settings_;

@@ -10,6 +10,7 @@ nlohmann::json to_json(const stats& s) {
                         {"fail_503", s.fail_503},
                         {"fail_timeout", s.fail_timeout},
                         {"fail_401", s.fail_401},
+                        {"fail_400", s.fail_400},
                         {"unique_keys", s.unique_keys},
                         {"duplicates", s.duplicates}};
 }

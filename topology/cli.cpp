@@ -165,6 +165,12 @@ void add_demo_flags(CLI::App& sub, demo_options& demo) {
       ->type_name("R")
       ->check(rate_check());
   sub.add_option_function<std::string>(
+         "--fail-rate-400",
+         [&demo](const std::string& v) { demo.fail_rate_400 = *parse_rate(v); },
+         "Share of records the mock webhook always rejects with 400 (0..1)")
+      ->type_name("R")
+      ->check(rate_check());
+  sub.add_option_function<std::string>(
          "--latency-ms",
          [&demo](const std::string& v) {
            demo.latency = std::chrono::milliseconds{
@@ -196,6 +202,9 @@ courier_config demo_config() {
   route.topic = "brew.shipments.v1";
   route.url = std::string{demo_webhook_placeholder};
   route.hmac_secret = "demo-secret";
+  // Short tiers, so a demo run shows records coming back from them within seconds.
+  route.retry_tiers = {std::chrono::seconds{1}, std::chrono::seconds{5},
+                       std::chrono::seconds{15}};
   courier_config cfg;
   cfg.routes.push_back(std::move(route));
   return cfg;
@@ -224,6 +233,20 @@ cli_result parse_cli(int argc, const char* const* argv) {
   add_override_flags(*demo, cmd.flags);
   add_demo_flags(*demo, cmd.demo);
 
+  CLI::App* topics = app.add_subcommand("topics", "Manage the topics the config needs");
+  topics->require_subcommand(1);
+  CLI::App* ensure = topics->add_subcommand(
+      "ensure",
+      "Create each route's retry-tier and DLQ topics (and a missing source topic)");
+  ensure->add_option("--config", cmd.config_path,
+                     "Config file (default topology/courier.json)")
+      ->type_name("PATH");
+  ensure->add_option("--partitions", cmd.source_partitions,
+                     "Partitions of a source topic that does not exist yet (default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 10000));
+  add_override_flags(*ensure, cmd.flags);
+
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
   cli_result result;
@@ -242,10 +265,10 @@ cli_result parse_cli(int argc, const char* const* argv) {
     if (app.get_subcommands().empty()) {
       const auto extras = app.remaining();
       result.message = extras.empty()
-                           ? "courier: a command is required: run, demo or "
-                             "version"
+                           ? "courier: a command is required: run, demo, "
+                             "topics or version"
                            : "courier: unknown command '" + extras.front() +
-                                 "'; expected run, demo or version";
+                                 "'; expected run, demo, topics or version";
     }
     return result;
   }
@@ -253,6 +276,8 @@ cli_result parse_cli(int argc, const char* const* argv) {
     cmd.what = cli_command::kind::run;
   } else if (demo->parsed()) {
     cmd.what = cli_command::kind::demo;
+  } else if (ensure->parsed()) {
+    cmd.what = cli_command::kind::topics_ensure;
   } else if (version->parsed()) {
     cmd.what = cli_command::kind::version;
   }
@@ -266,6 +291,15 @@ courier_config resolve_config(const cli_command& cmd,
   switch (cmd.what) {
     case cli_command::kind::run:
       cfg = load_config_file(cmd.config_path);
+      break;
+    case cli_command::kind::topics_ensure:
+      cfg = load_config_file(cmd.config_path);
+      // Creating topics sends nothing to a receiver: no secret is needed for it.
+      for (auto& route : cfg.routes) {
+        if (route.hmac_secret.empty()) {
+          route.hmac_secret = "not-needed-for-topics";
+        }
+      }
       break;
     case cli_command::kind::demo:
       cfg = demo_config();

@@ -18,6 +18,7 @@ struct demo_options {
   int partitions = 4;
   double fail_rate_503 = 0;
   double fail_rate_timeout = 0;
+  double fail_rate_400 = 0;  // the same records every time (chosen by key)
   std::chrono::milliseconds latency{0};
   std::chrono::milliseconds outage{0};
   std::uint64_t seed = 42;
@@ -25,11 +26,13 @@ struct demo_options {
 };
 
 struct cli_command {
-  enum class kind { run, demo, version };
+  enum class kind { run, demo, topics_ensure, version };
   kind what = kind::run;
   // run: --config, relative to the working directory.
   std::filesystem::path config_path = "topology/courier.json";
   demo_options demo;
+  // topics ensure: partitions of a source topic that does not exist yet.
+  int source_partitions = 1;
   // --brokers, --webhook-url, --cb-trip-after, --pause-after,
   // --cb-open-timeout (run and demo). Never a secret: argv is visible in ps.
   config_overrides flags;

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "actors/messages.hpp"
 #include "core/json_log.hpp"
@@ -13,6 +15,9 @@
 #include "topology/pipeline.hpp"
 #include "topology/progress_bar.hpp"
 #include "topology/shipments.hpp"
+#include "topology/topic_reader.hpp"
+#include "topology/topics.hpp"
+#include "core/idempotency_key.hpp"
 
 namespace courier::topology {
 namespace {
@@ -26,6 +31,11 @@ struct demo_tally {
   std::uint64_t exhausted = 0;
   std::uint64_t trips = 0;
   std::uint64_t pauses = 0;
+  std::uint64_t moved_to_tiers = 0;
+  std::size_t in_dlq = 0;       // distinct keys
+  std::size_t dlq_records = 0;  // records: more than keys means a record is there twice
+  std::map<std::string, std::size_t> dlq_by_class;
+  std::size_t in_both = 0;  // keys delivered and dead-lettered: must stay 0
   double elapsed_s = 0;
   double delivering_s = 0;  // from the first delivery to the last
 };
@@ -47,13 +57,26 @@ void print_table(const demo_tally& t, bool accounted) {
               static_cast<unsigned long long>(t.receiver.fail_503));
   std::printf("  %-28s %12llu\n", "receiver timeouts",
               static_cast<unsigned long long>(t.receiver.fail_timeout));
+  std::printf("  %-28s %12llu\n", "moved through retry tiers",
+              static_cast<unsigned long long>(t.moved_to_tiers));
+  const auto settled = static_cast<std::size_t>(t.receiver.ok) + t.in_dlq;
+  std::printf("  %-28s %12zu\n", "still in retry tiers",
+              t.seeded > settled ? t.seeded - settled : std::size_t{0});
+  std::printf("  %-28s %12zu\n", "in the DLQ", t.in_dlq);
+  if (t.dlq_records != t.in_dlq) {
+    std::printf("  %-28s %12zu\n", "DLQ records (duplicates!)", t.dlq_records);
+  }
+  for (const auto& [cls, n] : t.dlq_by_class) {
+    std::printf("    %-26s %12zu\n", cls.c_str(), n);
+  }
+  std::printf("  %-28s %12zu\n", "both delivered and in DLQ", t.in_both);
   std::printf("  %-28s %12llu\n", "breaker trips", static_cast<unsigned long long>(t.trips));
   std::printf("  %-28s %12llu\n", "pauses", static_cast<unsigned long long>(t.pauses));
   std::printf("  %-28s %10.2f s\n", "elapsed", t.elapsed_s);
   std::printf("  %-28s %12.0f\n", "deliveries/s (first to last)", rate);
   std::printf("  %-28s %s\n", "result",
-              accounted ? "OK: every seeded record was delivered"
-                        : "FAILED: not every seeded record was delivered");
+              accounted ? "OK: every seeded record was delivered or is in the DLQ, once"
+                        : "FAILED: not every seeded record was delivered or dead-lettered");
 }
 
 }  // namespace
@@ -72,7 +95,9 @@ int run_demo(const demo_options& options, courier_config cfg) {
   auto& route = cfg.routes.at(0);
 
   kafka::mock_cluster cluster{1};
-  cluster.create_topic(route.topic, options.partitions);
+  for (const auto& topic : required_topics(cfg)) {
+    cluster.create_topic(topic, options.partitions);
+  }
   cfg.kafka.brokers = cluster.bootstrap_servers();
   cfg.kafka.group_id = "courier-demo";
   // The mock broker answers a fetch only after fetch.wait.max.ms when it has no new data.
@@ -82,6 +107,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
   ws.hmac_secret = route.hmac_secret;  // the receiver checks every signature
   ws.initial.fail_rate_503 = options.fail_rate_503;
   ws.initial.fail_rate_timeout = options.fail_rate_timeout;
+  ws.initial.fail_rate_400 = options.fail_rate_400;
   ws.initial.latency = options.latency;
   ws.hang_for = route.http.timeout + std::chrono::seconds{1};
   ws.seed = options.seed;
@@ -128,7 +154,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
       const auto s = receiver.snapshot();
       bar.update(s.ok, "breaker " + std::string{to_string(static_cast<breaker_state>(
                                                metrics.breaker_state.load()))});
-      if (s.ok >= options.records) {
+      if (s.ok + metrics.dead_lettered >= options.records) {
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds{100});  // display refresh
@@ -148,9 +174,29 @@ int run_demo(const demo_options& options, courier_config cfg) {
     tally.exhausted = metrics.exhausted;
     tally.trips = metrics.breaker_trips;
     tally.pauses = metrics.pauses;
+    tally.moved_to_tiers = metrics.retried_to_tier;
+    const auto dlq = read_topic(cfg.kafka.brokers, dlq_topic_of(route), metrics.dead_lettered,
+                                std::chrono::seconds{30});
+    std::set<std::string> delivered;
+    for (const auto& a : receiver.arrivals()) {
+      delivered.insert(a.idempotency_key);
+    }
+    std::set<std::string> dead;
+    for (const auto& r : dlq) {
+      const auto key = find_header(r.headers, idempotency_key_header);
+      const auto cls = find_header(r.headers, "courier.error.class");
+      dead.insert(key ? std::string{*key} : std::string{});
+      ++tally.dlq_by_class[cls ? std::string{*cls} : std::string{"(none)"}];
+      if (key && delivered.count(std::string{*key}) > 0) {
+        ++tally.in_both;
+      }
+    }
+    tally.in_dlq = dead.size();
+    tally.dlq_records = dlq.size();
   }
   receiver.stop();
-  accounted = tally.receiver.ok == options.records;
+  accounted = tally.receiver.ok + tally.in_dlq == options.records && tally.in_both == 0 &&
+              tally.dlq_records == tally.in_dlq;
   print_table(tally, accounted);
   return accounted ? 0 : 1;
 }

@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
         return 0;
       case cli_command::kind::run:
         return courier::topology::run_service(courier::topology::resolve_config(cmd, read_env));
+      case cli_command::kind::topics_ensure:
+        return courier::topology::run_topics_ensure(
+          courier::topology::resolve_config(cmd, read_env), cmd.source_partitions);
       case cli_command::kind::demo:
         return courier::topology::run_demo(cmd.demo,
                                            courier::topology::resolve_config(cmd, read_env));

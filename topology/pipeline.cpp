@@ -7,6 +7,8 @@
 #include "actors/delivery_pool.hpp"
 #include "actors/messages.hpp"
 #include "actors/pause_controller.hpp"
+#include "actors/retry_router.hpp"
+#include "topology/topics.hpp"
 #include "core/json_log.hpp"
 
 namespace courier::topology {
@@ -33,6 +35,8 @@ std::uint64_t seed_or_random(std::uint64_t seed) {
 pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options)
   : system_(system), options_(options), io_(options.http_threads) {
   std::uint64_t seed = seed_or_random(options.seed);
+  router_ = system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers,
+                                         cfg.kafka.properties);
   for (const auto& route : cfg.routes) {
     route_graph g;
     g.name = route.name;
@@ -44,13 +48,14 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
     g.breaker = system_.spawn(actors::breaker_actor, route.name, bs, g.metrics);
     g.pause_controller =
       system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
-    g.delivery = system_.spawn(actors::delivery_pool, route, g.client, g.breaker, g.metrics,
-                               seed++);
+    g.delivery = system_.spawn(actors::delivery_pool, route, g.client, g.breaker, router_,
+                               g.metrics, seed++);
 
     actors::consumer_actor_settings cs;
     cs.kafka.bootstrap = cfg.kafka.brokers;
     cs.kafka.group_id = cfg.kafka.group_id;
-    cs.kafka.topics = {route.topic};
+    cs.kafka.topics = route_topics_to_consume(route);
+    cs.gated_topics = {cs.kafka.topics.begin() + 1, cs.kafka.topics.end()};
     cs.kafka.extra = cfg.kafka.properties;
     cs.route = route.name;
     cs.max_in_flight = route.max_in_flight;
@@ -101,6 +106,10 @@ void pipeline::stop() {
       ++waiting;
     }
   }
+  // The router goes last: the delivery pools may still have been waiting for its acks.
+  self->monitor(router_);
+  self->send_exit(router_, caf::exit_reason::user_shutdown);
+  ++waiting;
   for (std::size_t i = 0; i < waiting; ++i) {
     self->receive([](const caf::down_msg&) {},
                   caf::after(std::chrono::seconds{10}) >> [] {

@@ -52,6 +52,7 @@ class pipeline {
   caf::actor_system& system_;
   pipeline_options options_;
   http::io_runner io_;
+  caf::actor router_;  // one producer for every route's retry tiers and DLQ
   std::vector<route_graph> routes_;
   bool stopped_ = false;
 };

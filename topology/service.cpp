@@ -1,10 +1,13 @@
 #include "topology/service.hpp"
 
+#include <algorithm>
 #include <csignal>
+#include <cstdio>
 
 #include "actors/messages.hpp"
 #include "core/json_log.hpp"
 #include "topology/pipeline.hpp"
+#include "topology/topics.hpp"
 
 namespace courier::topology {
 
@@ -15,6 +18,19 @@ int run_service(const courier_config& cfg) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  const auto missing = missing_topics(cfg, std::chrono::seconds{10});
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& t : missing) {
+      names += (names.empty() ? "" : ", ") + t;
+    }
+    std::fprintf(stderr,
+                 "courier: missing topics: %s (create them with `courier topics ensure "
+                 "--config FILE`)\n",
+                 names.c_str());
+    return 2;
+  }
 
   caf::actor_system_config sys_cfg;
   actors::add_message_types(sys_cfg);
@@ -28,6 +44,15 @@ int run_service(const courier_config& cfg) {
   log::info("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
   p.stop();
   log::info("stopped");
+  return 0;
+}
+
+int run_topics_ensure(const courier_config& cfg, int source_partitions) {
+  const auto created = ensure_topics(cfg, source_partitions, std::chrono::seconds{30});
+  for (const auto& t : required_topics(cfg)) {
+    const bool is_new = std::find(created.begin(), created.end(), t) != created.end();
+    std::printf("%-8s %s\n", is_new ? "created" : "exists", t.c_str());
+  }
   return 0;
 }
 

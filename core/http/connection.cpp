@@ -155,14 +155,7 @@ void connection::read_header() {
 }
 
 void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
-  if (ec == beast_http::error::body_limit && !aborted_) {
-    too_large();
-    return;
-  }
-  if (ec) {
-    if (!retry_if_stale(ec)) {
-      fail(step::read, ec);
-    }
+  if (read_failed(ec)) {
     return;
   }
   // Beast 1.74's parser checks a declared Content-Length against body_limit only when the
@@ -182,14 +175,7 @@ void connection::read_body() {
 }
 
 void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
-  if (ec == beast_http::error::body_limit && !aborted_) {
-    too_large();
-    return;
-  }
-  if (ec) {
-    if (!retry_if_stale(ec)) {
-      fail(step::read, ec);
-    }
+  if (read_failed(ec)) {
     return;
   }
   auto& msg = parser_->get();
@@ -201,6 +187,20 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   }
   r.reused_connection = reused_;
   finish(std::move(r), /*reusable=*/!msg.need_eof());
+}
+
+bool connection::read_failed(beast::error_code ec) {
+  if (ec == beast_http::error::body_limit && !aborted_) {
+    too_large();
+    return true;
+  }
+  if (!ec) {
+    return false;
+  }
+  if (!retry_if_stale(ec)) {
+    fail(step::read, ec);
+  }
+  return true;
 }
 
 void connection::too_large() {

@@ -55,6 +55,9 @@ class connection : public std::enable_shared_from_this<connection> {
   void read_body();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
 
+  // What ends a read: an oversize body, a stale kept-alive connection (retried) or a failure.
+  // True when `ec` ended or restarted the exchange.
+  bool read_failed(boost::beast::error_code ec);
   // A reused connection the server had already closed: retry once on a fresh one.
   bool retry_if_stale(boost::beast::error_code ec);
   void too_large();

@@ -5,6 +5,7 @@
 #include "core/kafka/record_conversion.hpp"
 
 #include <array>
+#include <memory>
 #include <vector>
 
 namespace courier::kafka {
@@ -53,11 +54,26 @@ void producer::on_delivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* msg, vo
   } else {
     self->failed_.fetch_add(1, std::memory_order_relaxed);
   }
+  if (msg->_private != nullptr) {
+    std::unique_ptr<delivery_report> report{static_cast<delivery_report*>(msg->_private)};
+    (*report)(msg->err, msg->partition, msg->offset);
+  }
 }
 
 void producer::produce(const std::string& topic, std::int32_t partition,
                        std::optional<std::string_view> key, std::string_view value,
                        const header_list& headers, std::int64_t timestamp_ms) {
+  produce(topic, partition, key, value, headers, timestamp_ms, delivery_report{});
+}
+
+int producer::outstanding() const {
+  return rd_kafka_outq_len(rk_.get());
+}
+
+void producer::produce(const std::string& topic, std::int32_t partition,
+                       std::optional<std::string_view> key, std::string_view value,
+                       const header_list& headers, std::int64_t timestamp_ms,
+                       delivery_report on_report) {
   if (rd_kafka_fatal_error(rk_.get(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw_fatal(rk_.get());
   }
@@ -87,12 +103,19 @@ void producer::produce(const std::string& topic, std::int32_t partition,
   if (hdrs) {
     add(RD_KAFKA_VTYPE_HEADERS).u.headers = hdrs.get();
   }
+  // Owned by librdkafka's message from a successful produce until on_delivery takes it back.
+  std::unique_ptr<delivery_report> report;
+  if (on_report) {
+    report = std::make_unique<delivery_report>(std::move(on_report));
+    add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = report.get();
+  }
 
   const auto deadline = std::chrono::steady_clock::now() + queue_full_budget;
   while (true) {
     error_ptr error{rd_kafka_produceva(rk_.get(), vus.data(), vus.size())};
     if (!error) {
-      static_cast<void>(hdrs.release());  // librdkafka owns the headers now
+      static_cast<void>(hdrs.release());    // librdkafka owns the headers now
+      static_cast<void>(report.release());  // and the report, until on_delivery
       rd_kafka_poll(rk_.get(), /*timeout_ms=*/0);
       return;
     }

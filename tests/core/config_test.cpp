@@ -1,16 +1,15 @@
 #include "core/config.hpp"
 
-#include <stdlib.h>  // mkdtemp
-
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "tests/support/temp_dir.hpp"
 
 namespace courier {
 namespace {
@@ -20,35 +19,7 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// A fresh directory per test, removed afterwards.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern =
-        (fs::temp_directory_path() / "courier-config-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error{"mkdtemp failed"};
-    }
-    path_ = pattern;
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-
-  fs::path write(const std::string& name, const std::string& content) const {
-    const fs::path p = path_ / name;
-    std::ofstream{p, std::ios::binary} << content;
-    return p;
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using courier::testing::temp_dir;
 
 getenv_function fake_env(std::map<std::string, std::string> vars) {
   return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
@@ -108,7 +79,9 @@ TEST(Config, MinimalRouteGetsEveryDefault) {
   EXPECT_EQ(r.retry.max, milliseconds{5000});
   EXPECT_EQ(r.retry.max_attempts, 4);
   EXPECT_EQ(r.retry.max_retry_after, milliseconds{30000});
-  EXPECT_EQ(r.retry.cool_down, milliseconds{5000});
+  EXPECT_EQ(r.retry_tiers, (std::vector<milliseconds>{milliseconds{5000}, milliseconds{30000},
+                                                       milliseconds{300000}}));
+  EXPECT_EQ(r.dlq_topic, "");
   EXPECT_EQ(r.http.max_connections, 64U);
   EXPECT_EQ(r.http.timeout, milliseconds{5000});
   EXPECT_EQ(r.http.max_response_bytes, 65536U);
@@ -126,7 +99,7 @@ TEST(Config, ReadsEveryField) {
       "breaker": {"trip_after": 7, "open_timeout": "2s",
                   "half_open_max_requests": 2},
       "retry": {"initial": "100ms", "multiplier": 1.5, "max": "1m",
-                "max_attempts": 9, "max_retry_after": "2m", "cool_down": "3s"},
+                "max_attempts": 9, "max_retry_after": "2m"},
       "http": {"max_connections": 8, "timeout": "750ms",
                "max_response_bytes": 1024}}]})");
   const courier_config cfg = parse_config(doc);
@@ -150,7 +123,7 @@ TEST(Config, ReadsEveryField) {
   EXPECT_EQ(r.retry.max, milliseconds{60000});
   EXPECT_EQ(r.retry.max_attempts, 9);
   EXPECT_EQ(r.retry.max_retry_after, milliseconds{120000});
-  EXPECT_EQ(r.retry.cool_down, milliseconds{3000});
+
   EXPECT_EQ(r.http.max_connections, 8U);
   EXPECT_EQ(r.http.timeout, milliseconds{750});
   EXPECT_EQ(r.http.max_response_bytes, 1024U);
@@ -319,6 +292,41 @@ TEST(Config, RejectsAMaximumBackoffBelowTheInitialOne) {
   json route = minimal_route();
   route["retry"] = {{"initial", "10s"}, {"max", "5s"}};
   EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].retry.max");
+}
+
+TEST(Config, ReadsRetryTiersAndTheDlqTopic) {
+  json route = minimal_route();
+  route["retry_tiers"] = {"1s", 30, "2m"};
+  route["dlq_topic"] = "orders.parked";
+  const courier_config cfg = parse_config(doc_with_route(route));
+  EXPECT_EQ(cfg.routes[0].retry_tiers,
+            (std::vector<milliseconds>{milliseconds{1000}, milliseconds{30000},
+                                       milliseconds{120000}}));
+  EXPECT_EQ(cfg.routes[0].dlq_topic, "orders.parked");
+}
+
+TEST(Config, AcceptsNoRetryTiersAtAll) {
+  json route = minimal_route();
+  route["retry_tiers"] = json::array();
+  const courier_config cfg = parse_config(doc_with_route(route));
+  EXPECT_TRUE(cfg.routes[0].retry_tiers.empty());
+  EXPECT_NO_THROW(validate(cfg));
+}
+
+TEST(Config, NamesTheBadRetryTier) {
+  json route = minimal_route();
+  route["retry_tiers"] = {"5s", "soon"};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].retry_tiers[1]");
+  route["retry_tiers"] = {"5s", "5s"};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].retry_tiers[1]");
+  route["retry_tiers"] = "5s";
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].retry_tiers");
+}
+
+TEST(Config, RequiresTheDlqTopicToDifferFromTheSource) {
+  json route = minimal_route();
+  route["dlq_topic"] = route["topic"];
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].dlq_topic");
 }
 
 TEST(Config, RequiresASecretWithoutPrintingOne) {

@@ -5,6 +5,7 @@ courier_add_test_suite(core_tests
     backoff_test.cpp
     breaker_test.cpp
     hmac_signer_test.cpp
+    http_date_test.cpp
     offset_tracker_test.cpp
     retry_after_test.cpp
     status_classifier_test.cpp

@@ -42,18 +42,15 @@ TEST(RetryAfter, SaturatesHugeDeltaSecondsInsteadOfOverflowing) {
 }
 
 TEST(RetryAfter, RejectsSignedFractionalAndSuffixedNumbers) {
-  EXPECT_EQ(parse_retry_after("-5", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("+5", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("1.5", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("5s", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("5 5", mid_2024), std::nullopt);
+  for (const char* value : {"-5", "+5", "1.5", "5s", "5 5"}) {
+    EXPECT_EQ(parse_retry_after(value, mid_2024), std::nullopt) << value;
+  }
 }
 
 TEST(RetryAfter, RejectsEmptyAndGarbage) {
-  EXPECT_EQ(parse_retry_after("", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("   ", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("soon", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994", mid_2024), std::nullopt);
+  for (const char* value : {"", "   ", "soon", "Sun, 06 Nov 1994"}) {
+    EXPECT_EQ(parse_retry_after(value, mid_2024), std::nullopt) << value;
+  }
 }
 
 TEST(RetryAfter, ReadsImfFixdateRelativeToNow) {
@@ -81,38 +78,6 @@ TEST(RetryAfter, RoundsASubSecondWaitUpSoItNeverWakesEarly) {
 TEST(RetryAfter, ReadsADateInThePastAsNoWait) {
   EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", mid_2024), milliseconds{0});
   EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", rfc_example), milliseconds{0});
-}
-
-TEST(RetryAfter, ReadsLeapDays) {
-  const time_point now{seconds{1709164800 - 60}};
-  EXPECT_EQ(parse_retry_after("Thu, 29 Feb 2024 00:00:00 GMT", now), milliseconds{60000});
-  EXPECT_EQ(parse_retry_after("Wed, 29 Feb 2023 00:00:00 GMT", now), std::nullopt);
-}
-
-TEST(RetryAfter, RejectsImpossibleDatesAndTimes) {
-  EXPECT_EQ(parse_retry_after("Sun, 31 Nov 1994 08:49:37 GMT", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("Sun, 00 Nov 1994 08:49:37 GMT", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 24:00:00 GMT", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:60:00 GMT", mid_2024), std::nullopt);
-  EXPECT_EQ(parse_retry_after("Sun, 06 Foo 1994 08:49:37 GMT", mid_2024), std::nullopt);
-}
-
-TEST(RetryAfter, RejectsDatesWithAnotherZoneOrTrailingText) {
-  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 UTC", ten_seconds_before),
-            std::nullopt);
-  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT+1", ten_seconds_before),
-            std::nullopt);
-  EXPECT_EQ(parse_retry_after("Sun, 6 Nov 1994 08:49:37 GMT", ten_seconds_before),
-            std::nullopt);
-  EXPECT_EQ(parse_retry_after("Sunday, 06-Nov-94 08:49:37", ten_seconds_before), std::nullopt);
-}
-
-TEST(RetryAfter, PutsTwoDigitYearsAtMostFiftyYearsAhead) {
-  // From mid 2024, "74" is 2074 (within 50 years) but "75" is 1975 (in the past).
-  const auto ahead = parse_retry_after("Monday, 01-Jan-74 00:00:00 GMT", mid_2024);
-  ASSERT_TRUE(ahead.has_value());
-  EXPECT_EQ(*ahead, milliseconds{(3281990400LL - 1717200000LL) * 1000});
-  EXPECT_EQ(parse_retry_after("Wednesday, 01-Jan-75 00:00:00 GMT", mid_2024), milliseconds{0});
 }
 
 TEST(RetryAfter, HandlesTheLastFourDigitYearWithoutOverflow) {

@@ -139,19 +139,23 @@ TEST(Pipeline, OutageOpensTheBreakerPausesThePartitionsAndBothRecover) {
 
 TEST(Pipeline, CommitsOnlyDeliveredOffsetsSoARestartSkipsNothingUndelivered) {
   mock::server_settings ws;
-  ws.initial.fail_rate_503 = 0.3;
+  ws.initial.fail_rate_timeout = 0.3;  // these requests hang: still in flight when we stop
+  ws.hang_for = 120s;
   ws.seed = 5;
   stand s{2, ws};
-  // One attempt, then a long cool-down: failed records stay in flight when we stop.
-  s.route().retry.max_attempts = 1;
-  s.route().retry.cool_down = 60s;
+  s.route().http.timeout = 60s;
+  s.route().http.max_connections = 256;  // the hanging requests hold theirs
   s.route().breaker.trip_after = 1000;
   s.seed(200);
   {
     caf::actor_system sys{s.sys_cfg};
     topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 500ms, 3}};
-    const auto& m = *p.routes().front().metrics;
-    ASSERT_TRUE(wait_until([&] { return m.delivered.load() + m.exhausted.load() >= 200; }, 60s));
+    ASSERT_TRUE(wait_until(
+      [&] {
+        const auto st = s.receiver->snapshot();
+        return st.ok + st.fail_timeout >= 200;
+      },
+      60s));
     p.stop();
   }
   const auto delivered = delivered_keys(*s.receiver);
@@ -203,16 +207,18 @@ TEST(Pipeline, CommitsOnlyDeliveredOffsetsSoARestartSkipsNothingUndelivered) {
   expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 2, 200);
 }
 
-TEST(Pipeline, AReceiverWithAnotherSecretRejectsEverySignature) {
+TEST(Pipeline, AReceiverWithAnotherSecretRejectsEverySignatureIntoTheDlq) {
   stand s{1};
   s.route().hmac_secret = "not-the-receivers-secret";
   s.seed(10);
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 500ms, 3}};
-  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().fail_401 >= 10; }, 30s));
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 10; }, 30s));
   p.stop();
   EXPECT_EQ(s.receiver->snapshot().ok, 0U);
-  EXPECT_EQ(p.routes().front().metrics->permanent.load(), 10U);
+  EXPECT_EQ(s.receiver->snapshot().fail_401, 10U) << "a 401 is permanent: one attempt each";
+  EXPECT_EQ(m.permanent.load(), 10U);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
 #include "topology/shipments.hpp"
+#include "topology/topics.hpp"
 
 namespace courier::testing {
 
@@ -44,7 +45,6 @@ inline std::string test_secret() {
 
 struct stand {
   explicit stand(int partitions, mock::server_settings ws = {}) : partitions_(partitions) {
-    cluster.create_topic(topic, partitions);
     ws.hmac_secret = test_secret();
     receiver = std::make_unique<mock::server>(ws);
     receiver->start();
@@ -61,11 +61,14 @@ struct stand {
     r.hmac_secret = test_secret();
     r.retry.initial = std::chrono::milliseconds{20};
     r.retry.max = std::chrono::milliseconds{200};
-    r.retry.cool_down = std::chrono::milliseconds{300};
+    r.retry_tiers = {std::chrono::milliseconds{300}, std::chrono::milliseconds{600}};
     r.http.timeout = std::chrono::milliseconds{1000};
     r.breaker.open_timeout = std::chrono::milliseconds{500};
     r.pause_after = std::chrono::milliseconds{500};
     cfg.routes.push_back(r);
+    for (const auto& t : topology::required_topics(cfg)) {
+      cluster.create_topic(t, partitions);
+    }
 
     actors::add_message_types(sys_cfg);
   }
@@ -79,6 +82,7 @@ struct stand {
   route_config& route() { return cfg.routes.front(); }
 
   const std::string topic = "brew.shipments.v1";
+  const std::string dlq = "brew.shipments.dlq";
   int partitions_;
   kafka::mock_cluster cluster{1};
   std::unique_ptr<mock::server> receiver;

@@ -1,10 +1,7 @@
 #include "topology/cli.hpp"
 
-#include <stdlib.h>  // mkdtemp
-
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -13,6 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace courier::topology {
 namespace {
 
@@ -20,33 +19,7 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern =
-        (fs::temp_directory_path() / "courier-cli-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error{"mkdtemp failed"};
-    }
-    path_ = pattern;
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-
-  fs::path write(const std::string& name, const std::string& content) const {
-    const fs::path p = path_ / name;
-    std::ofstream{p, std::ios::binary} << content;
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
+using courier::testing::temp_dir;
 
 getenv_function fake_env(std::map<std::string, std::string> vars) {
   return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {

@@ -1,0 +1,121 @@
+#include "actors/retry_router.hpp"
+
+#include <algorithm>
+
+#include "core/json_log.hpp"
+#include "core/kafka/error.hpp"
+
+namespace courier::actors {
+namespace {
+
+using self_ptr = caf::stateful_actor<retry_router_state>*;
+
+constexpr auto poll_interval = std::chrono::milliseconds{20};
+
+std::chrono::milliseconds backoff_after(int failures) {
+  const auto ms = std::min<std::int64_t>(5000, 100LL << std::min(failures, 6));
+  return std::chrono::milliseconds{ms};
+}
+
+void rebuild_producer(self_ptr self) {
+  auto& st = self->state;
+  st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);
+}
+
+void produce(self_ptr self, std::uint64_t id) {
+  auto& st = self->state;
+  auto it = st.pending.find(id);
+  if (it == st.pending.end()) {
+    return;
+  }
+  const auto& req = it->second.request;
+  std::optional<std::string_view> key;
+  if (req.has_key) {
+    key = req.key;
+  }
+  auto handle = caf::actor_cast<caf::actor>(self);
+  try {
+    st.producer->produce(req.topic, req.partition, key, req.value, req.headers, req.timestamp_ms,
+                         [handle, id](rd_kafka_resp_err_t err, std::int32_t, std::int64_t) {
+                           // Runs inside producer->poll() on this actor's own thread.
+                           caf::anon_send(handle, produced_atom::value, id,
+                                          static_cast<std::int32_t>(err));
+                         });
+  } catch (const kafka::kafka_error& e) {
+    if (e.code() == RD_KAFKA_RESP_ERR__FATAL) {
+      log::error("retry router producer failed fatally; rebuilding it", {{"error", e.what()}});
+      rebuild_producer(self);
+    }
+    caf::anon_send(handle, produced_atom::value, id, static_cast<std::int32_t>(e.code()));
+  }
+}
+
+void on_produced(self_ptr self, std::uint64_t id, rd_kafka_resp_err_t err) {
+  auto& st = self->state;
+  auto it = st.pending.find(id);
+  if (it == st.pending.end()) {
+    return;
+  }
+  auto& w = it->second;
+  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    w.promise.deliver(true);
+    st.pending.erase(it);
+    return;
+  }
+  ++w.failures;
+  const auto delay = backoff_after(w.failures);
+  log::error("producing a retry/DLQ record failed; it stays uncommitted and is produced again",
+             {{"topic", w.request.topic},
+              {"partition", w.request.partition},
+              {"error", rd_kafka_err2name(err)},
+              {"failures", w.failures},
+              {"retry_in_ms", delay.count()}});
+  if (rd_kafka_fatal_error(st.producer->raw(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    rebuild_producer(self);
+  }
+  self->delayed_send(self, delay, reproduce_atom::value, id);
+}
+
+}  // namespace
+
+caf::behavior retry_router(self_ptr self, std::string bootstrap,
+                           std::map<std::string, std::string> properties) {
+  auto& st = self->state;
+  st.bootstrap = std::move(bootstrap);
+  st.properties = std::move(properties);
+  // Consumer-only properties would make the producer refuse to start.
+  for (const auto* consumer_only : {"group.id", "session.timeout.ms", "heartbeat.interval.ms",
+                                    "fetch.wait.max.ms", "max.poll.interval.ms",
+                                    "auto.offset.reset", "enable.auto.commit",
+                                    "enable.auto.offset.store", "partition.assignment.strategy"}) {
+    st.properties.erase(consumer_only);
+  }
+  rebuild_producer(self);
+  self->send(self, poll_atom::value);
+  return {
+    [=](route_atom, dispatch_request& req) -> caf::result<bool> {
+      auto& s = self->state;
+      const auto id = s.next_id++;
+      auto promise = self->make_response_promise<bool>();
+      s.pending.emplace(id, retry_router_state::waiting{std::move(req), promise, 0});
+      produce(self, id);
+      return promise;
+    },
+    [=](poll_atom) {
+      auto& s = self->state;
+      s.producer->poll(s.pending.empty() ? std::chrono::milliseconds{0} : poll_interval);
+      if (s.pending.empty()) {
+        // Nothing awaits a report: idle instead of spinning.
+        self->delayed_send(self, poll_interval, poll_atom::value);
+      } else {
+        self->send(self, poll_atom::value);
+      }
+    },
+    [=](produced_atom, std::uint64_t id, std::int32_t err) {
+      on_produced(self, id, static_cast<rd_kafka_resp_err_t>(err));
+    },
+    [=](reproduce_atom, std::uint64_t id) { produce(self, id); },
+  };
+}
+
+}  // namespace courier::actors

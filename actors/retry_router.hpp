@@ -1,0 +1,41 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/route_metrics.hpp"
+#include "core/kafka/producer.hpp"
+
+namespace courier::actors {
+
+struct retry_router_state {
+  static inline const char* name = "courier.retry_router";
+  std::string bootstrap;
+  std::map<std::string, std::string> properties;
+  std::unique_ptr<kafka::producer> producer;
+  // Requests not yet acknowledged, by id: re-produced after an error, never dropped.
+  struct waiting {
+    dispatch_request request;
+    caf::response_promise promise;
+    int failures = 0;
+  };
+  std::map<std::uint64_t, waiting> pending;
+  std::uint64_t next_id = 1;
+  bool stopping = false;
+};
+
+// Detached: owns one idempotent producer (acks=all) and writes retry-tier and DLQ records.
+// Answers a dispatch request only when the broker acknowledged the record; on an error it
+// produces the record again after a backoff, so what it was given is never lost. A fatal
+// idempotent-producer error rebuilds the producer and re-produces everything not yet acked.
+//   route_atom, dispatch_request -> bool (true once acknowledged)
+caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
+                           std::map<std::string, std::string> properties);
+
+}  // namespace courier::actors

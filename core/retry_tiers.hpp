@@ -1,0 +1,33 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace courier {
+
+// "<source>.retry-<delay>", the delay as format_duration writes it: "orders.retry-5s".
+std::string tier_topic(std::string_view source_topic, std::chrono::milliseconds delay);
+
+// The source without a trailing ".v<digits>" version suffix, plus ".dlq":
+// "brew.shipments.v1" -> "brew.shipments.dlq", "orders" -> "orders.dlq". One DLQ serves
+// every version of a topic.
+std::string default_dlq_topic(std::string_view source_topic);
+
+// Where a record that failed goes next.
+struct destination {
+  enum class kind { tier, dlq };
+  kind what = kind::dlq;
+  int tier_index = -1;  // 0-based index into the tier delays; -1 for the DLQ
+  std::string topic;
+  std::chrono::milliseconds delay{0};  // zero for the DLQ
+};
+
+// A permanent failure goes to the DLQ; otherwise tier `current_tier + 1` if there is one,
+// else the DLQ. `current_tier` is -1 for a record read from the source topic.
+destination next_destination(int current_tier, bool permanent,
+                             const std::vector<std::chrono::milliseconds>& tiers,
+                             std::string_view source_topic, std::string_view dlq_topic);
+
+}  // namespace courier

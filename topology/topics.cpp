@@ -1,0 +1,83 @@
+#include "topology/topics.hpp"
+
+#include <utility>
+
+#include "core/kafka/admin.hpp"
+#include "core/kafka/error.hpp"
+#include "core/retry_tiers.hpp"
+
+namespace courier::topology {
+namespace {
+
+bool topic_exists(const std::string& brokers, const std::string& topic,
+                  std::chrono::milliseconds timeout) {
+  try {
+    return kafka::partition_count(brokers, topic, timeout) > 0;
+  } catch (const kafka::kafka_error& e) {
+    if (e.code() == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+        e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+      return false;
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> route_topics_to_consume(const route_config& route) {
+  std::vector<std::string> topics{route.topic};
+  for (const auto delay : route.retry_tiers) {
+    topics.push_back(tier_topic(route.topic, delay));
+  }
+  return topics;
+}
+
+std::string dlq_topic_of(const route_config& route) {
+  return route.dlq_topic.empty() ? default_dlq_topic(route.topic) : route.dlq_topic;
+}
+
+std::vector<std::string> required_topics(const courier_config& cfg) {
+  std::vector<std::string> out;
+  for (const auto& route : cfg.routes) {
+    for (auto& t : route_topics_to_consume(route)) {
+      out.push_back(std::move(t));
+    }
+    out.push_back(dlq_topic_of(route));
+  }
+  return out;
+}
+
+std::vector<std::string> missing_topics(const courier_config& cfg,
+                                        std::chrono::milliseconds timeout) {
+  std::vector<std::string> missing;
+  for (const auto& t : required_topics(cfg)) {
+    if (!topic_exists(cfg.kafka.brokers, t, timeout)) {
+      missing.push_back(t);
+    }
+  }
+  return missing;
+}
+
+std::vector<std::string> ensure_topics(const courier_config& cfg, int source_partitions,
+                                       std::chrono::milliseconds timeout) {
+  std::vector<std::string> created;
+  for (const auto& route : cfg.routes) {
+    if (!topic_exists(cfg.kafka.brokers, route.topic, timeout)) {
+      kafka::create_topics(cfg.kafka.brokers, {{route.topic, source_partitions}}, timeout);
+      created.push_back(route.topic);
+    }
+    const int partitions = kafka::partition_count(cfg.kafka.brokers, route.topic, timeout);
+    auto derived = route_topics_to_consume(route);
+    derived.erase(derived.begin());
+    derived.push_back(dlq_topic_of(route));
+    for (const auto& t : derived) {
+      if (!topic_exists(cfg.kafka.brokers, t, timeout)) {
+        kafka::create_topics(cfg.kafka.brokers, {{t, partitions}}, timeout);
+        created.push_back(t);
+      }
+    }
+  }
+  return created;
+}
+
+}  // namespace courier::topology
