@@ -1,0 +1,186 @@
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/idempotency_key.hpp"
+#include "core/kafka/admin.hpp"
+#include "core/retry_headers.hpp"
+#include "stand.hpp"
+#include "topology/pipeline.hpp"
+#include "topology/topic_reader.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string key_of(const stand& s, int partition, long long offset) {
+  return s.topic + ":" + std::to_string(partition) + ":" + std::to_string(offset);
+}
+
+std::string header_or_empty(const record& r, std::string_view name) {
+  const auto v = find_header(r.headers, name);
+  return v ? std::string{*v} : std::string{};
+}
+
+std::vector<record> read_dlq(const stand& s, std::size_t expected) {
+  return topology::read_topic(s.cfg.kafka.brokers, s.dlq, expected, 20s, fast_group());
+}
+
+TEST(RetryTiers, APoisonRecordGoesToTheDlqAfterOneAttemptAndDoesNotHoldUpItsPartition) {
+  stand s{1};
+  s.seed(50);
+  const auto poison = key_of(s, 0, 0);
+  s.receiver->set_key_rule(poison, mock::key_rule{400, -1});
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 49 && m.dead_lettered >= 1; },
+                         30s));
+  p.stop();
+
+  EXPECT_EQ(s.receiver->attempts_by_key().at(poison), 1U) << "a 400 is never retried";
+  const auto dlq = read_dlq(s, 1);
+  ASSERT_EQ(dlq.size(), 1U);
+  const auto& r = dlq.front();
+  EXPECT_EQ(header_or_empty(r, idempotency_key_header), poison);
+  EXPECT_EQ(header_or_empty(r, error_class_header), "http_4xx");
+  EXPECT_EQ(header_or_empty(r, error_status_header), "400");
+  EXPECT_EQ(header_or_empty(r, origin_topic_header), s.topic);
+  EXPECT_EQ(header_or_empty(r, origin_partition_header), "0");
+  EXPECT_EQ(header_or_empty(r, origin_offset_header), "0");
+  EXPECT_EQ(header_or_empty(r, attempts_header), "1");
+  EXPECT_EQ(r.key, topology::shipment_id(0)) << "the DLQ record keeps the original key";
+  EXPECT_EQ(r.value, topology::make_shipment(0, 7)) << "and the original value";
+  // The source partition's offset moved past the poison record.
+  const auto committed =
+    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
+  EXPECT_EQ(committed.at(0), 50);
+}
+
+TEST(RetryTiers, ARecordFailingForAWhileComesBackThroughTheTiersWithItsKeyAndNeverEarly) {
+  stand s{1};
+  s.route().retry.max_attempts = 2;
+  s.route().retry_tiers = {500ms, 800ms};
+  s.seed(5);
+  const auto key = key_of(s, 0, 2);
+  // Two attempts from the source, two from the first tier, then success in the second tier.
+  s.receiver->set_key_rule(key, mock::key_rule{503, 4});
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 5; }, 30s));
+  p.stop();
+
+  EXPECT_EQ(s.receiver->attempts_by_key().at(key), 5U) << "the same key on every attempt";
+  EXPECT_EQ(s.receiver->snapshot().unique_keys, 5U);
+  EXPECT_EQ(m.retried_to_tier.load(), 2U);
+  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  // No attempt from a tier before its due time: due = failure time + delay, and the failure
+  // was observed after the receiver saw the failing attempt.
+  const auto times = s.receiver->attempt_times().at(key);
+  ASSERT_EQ(times.size(), 5U);
+  EXPECT_GE(times[2] - times[1], 500ms);
+  EXPECT_GE(times[4] - times[3], 800ms);
+}
+
+TEST(RetryTiers, ARecordThatNeverSucceedsEndsInTheDlqWithItsAttemptsAndTrace) {
+  stand s{1};
+  s.route().retry.max_attempts = 2;
+  s.route().retry_tiers = {200ms, 300ms};
+  s.seed(3);
+  const auto key = key_of(s, 0, 1);
+  s.receiver->set_key_rule(key, mock::key_rule{503, -1});
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 1; }, 30s));
+  p.stop();
+
+  EXPECT_EQ(s.receiver->attempts_by_key().at(key), 6U);
+  const auto dlq = read_dlq(s, 1);
+  ASSERT_EQ(dlq.size(), 1U);
+  const auto& r = dlq.front();
+  EXPECT_EQ(header_or_empty(r, idempotency_key_header), key);
+  EXPECT_EQ(header_or_empty(r, attempts_header), "6");
+  EXPECT_EQ(header_or_empty(r, error_class_header), "http_503");
+  EXPECT_EQ(header_or_empty(r, retry_tier_header), "1");
+  EXPECT_EQ(header_or_empty(r, origin_offset_header), "1");
+  const auto trace = header_or_empty(r, error_trace_header);
+  EXPECT_EQ(std::count(trace.begin(), trace.end(), '\n'), 5) << trace;
+  // Replaced on every hop, never piled up.
+  EXPECT_EQ(std::count_if(r.headers.begin(), r.headers.end(),
+                          [](const header& h) { return h.first == error_class_header; }),
+            1);
+}
+
+TEST(RetryTiers, UnderMixedChaosEveryRecordIsDeliveredOrInTheDlqExactlyOnce) {
+  mock::server_settings ws;
+  ws.initial.fail_rate_503 = 0.3;
+  ws.initial.fail_rate_timeout = 0.05;
+  ws.initial.fail_rate_400 = 0.05;
+  ws.hang_for = 2s;
+  ws.seed = 21;
+  stand s{4, ws};
+  s.route().retry.max_attempts = 2;
+  s.route().http.timeout = 300ms;
+  s.route().http.max_connections = 256;
+  s.route().breaker.trip_after = 1000;
+  constexpr std::size_t n = 300;
+  s.seed(n);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok + m.dead_lettered >= n; }, 90s))
+    << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered;
+  p.stop();
+
+  std::set<std::string> delivered;
+  for (const auto& a : s.receiver->arrivals()) {
+    delivered.insert(a.idempotency_key);
+  }
+  const auto dlq = read_dlq(s, m.dead_lettered);
+  std::set<std::string> dead;
+  for (const auto& r : dlq) {
+    const auto key = header_or_empty(r, idempotency_key_header);
+    EXPECT_TRUE(dead.insert(key).second) << key << " is in the DLQ twice";
+    EXPECT_EQ(delivered.count(key), 0U) << key << " was delivered and dead-lettered";
+  }
+  EXPECT_GT(dead.size(), 0U) << "the 400s must have reached the DLQ";
+  EXPECT_GT(m.retried_to_tier.load(), 0U);
+  EXPECT_EQ(delivered.size() + dead.size(), n);
+  std::set<std::string> all = delivered;
+  all.insert(dead.begin(), dead.end());
+  EXPECT_EQ(all.size(), n);
+}
+
+TEST(RetryTiers, AProduceFailureLeavesTheSourceOffsetUncommittedUntilTheDlqAcknowledges) {
+  stand s{1};
+  s.seed(20);
+  const auto poison = key_of(s, 0, 0);
+  s.receiver->set_key_rule(poison, mock::key_rule{400, -1});
+  // The next Produce requests fail: the DLQ record cannot be written for a while.
+  s.cluster.push_request_errors(
+    0, std::vector<rd_kafka_resp_err_t>(5, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 19; }, 30s));
+  EXPECT_EQ(m.dead_lettered.load(), 0U) << "the broker refused the DLQ record so far";
+  const auto while_failing =
+    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
+  EXPECT_EQ(while_failing.count(0) ? while_failing.at(0) : 0, 0)
+    << "the poison record's offset must stay uncommitted while its DLQ write fails";
+  ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 1; }, 60s));
+  p.stop();
+  const auto committed =
+    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
+  EXPECT_EQ(committed.at(0), 20);
+  EXPECT_EQ(read_dlq(s, 1).size(), 1U);
+}
+
+}  // namespace
+}  // namespace courier::testing
