@@ -14,6 +14,7 @@ packages=(
   googletest libgtest-dev libgmock-dev
   libcli11-dev
   libspdlog-dev libfmt-dev
+  kcat
 )
 
 missing=()

@@ -28,7 +28,6 @@ struct demo_tally {
   std::size_t seeded = 0;
   mock::stats receiver{};
   std::uint64_t retried = 0;
-  std::uint64_t exhausted = 0;
   std::uint64_t trips = 0;
   std::uint64_t pauses = 0;
   std::uint64_t moved_to_tiers = 0;
@@ -51,10 +50,10 @@ void print_table(const demo_tally& t, bool accounted) {
   std::printf("  %-28s %12llu\n", "duplicates at the receiver",
               static_cast<unsigned long long>(t.receiver.duplicates));
   std::printf("  %-28s %12llu\n", "retried (attempts)", static_cast<unsigned long long>(t.retried));
-  std::printf("  %-28s %12llu\n", "cooled down after attempts",
-              static_cast<unsigned long long>(t.exhausted));
   std::printf("  %-28s %12llu\n", "receiver answers 503",
               static_cast<unsigned long long>(t.receiver.fail_503));
+  std::printf("  %-28s %12llu\n", "receiver answers 400",
+              static_cast<unsigned long long>(t.receiver.fail_400));
   std::printf("  %-28s %12llu\n", "receiver timeouts",
               static_cast<unsigned long long>(t.receiver.fail_timeout));
   std::printf("  %-28s %12llu\n", "moved through retry tiers",
@@ -171,7 +170,6 @@ int run_demo(const demo_options& options, courier_config cfg) {
       tally.delivering_s = std::chrono::duration<double>(last->at - first->at).count();
     }
     tally.retried = metrics.retries;
-    tally.exhausted = metrics.exhausted;
     tally.trips = metrics.breaker_trips;
     tally.pauses = metrics.pauses;
     tally.moved_to_tiers = metrics.retried_to_tier;

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdio>
+#include <memory>
 #include <map>
 #include <set>
 #include <string>
@@ -59,6 +61,41 @@ TEST(RetryTiers, APoisonRecordGoesToTheDlqAfterOneAttemptAndDoesNotHoldUpItsPart
   const auto committed =
     kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
   EXPECT_EQ(committed.at(0), 50);
+}
+
+// kcat (Debian's package, installed by scripts/install-deps.sh) reads the DLQ as an operator
+// would, and its headers are plain text.
+TEST(RetryTiers, TheDlqReadsWithKcatAndItsHeadersAreHumanReadable) {
+  stand s{1};
+  s.seed(3);
+  s.receiver->set_key_rule(key_of(s, 0, 1), mock::key_rule{400, -1});
+  {
+    caf::actor_system sys{s.sys_cfg};
+    topology::pipeline p{sys, s.cfg, {}};
+    const auto& m = *p.routes().front().metrics;
+    ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 1; }, 30s));
+    p.stop();
+  }
+  const std::string cmd = "kcat -b " + s.cfg.kafka.brokers + " -C -t " + s.dlq +
+                          " -o beginning -e -q -f '%k|%h|%s\\n' 2>&1";
+  std::string out;
+  {
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe{popen(cmd.c_str(), "r"), pclose};
+    ASSERT_NE(pipe, nullptr);
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, pipe.get()) != nullptr) {
+      out += buf;
+    }
+  }
+  ASSERT_EQ(out.find("not found"), std::string::npos)
+    << "kcat is missing: scripts/install-deps.sh installs it\n" << out;
+  EXPECT_NE(out.find(topology::shipment_id(1) + "|"), std::string::npos) << out;
+  EXPECT_NE(out.find("courier.error.class=http_4xx"), std::string::npos) << out;
+  EXPECT_NE(out.find("courier.error.status=400"), std::string::npos) << out;
+  EXPECT_NE(out.find("courier.origin.offset=1"), std::string::npos) << out;
+  EXPECT_NE(out.find("courier.idempotency.key=" + key_of(s, 0, 1)), std::string::npos) << out;
+  EXPECT_NE(out.find("\"shipment_id\":\"" + topology::shipment_id(1) + "\""), std::string::npos)
+    << out;
 }
 
 TEST(RetryTiers, ARecordFailingForAWhileComesBackThroughTheTiersWithItsKeyAndNeverEarly) {

@@ -30,6 +30,10 @@ std::filesystem::path write_config(const stand& s, const std::filesystem::path& 
     properties[k] = v;
   }
   properties["fetch.wait.max.ms"] = "10";
+  nlohmann::json tiers = nlohmann::json::array();
+  for (const auto t : r.retry_tiers) {
+    tiers.push_back(std::to_string(t.count()) + "ms");
+  }
   const nlohmann::json doc = {
     {"kafka",
      {{"brokers", s.cfg.kafka.brokers},
@@ -38,6 +42,7 @@ std::filesystem::path write_config(const stand& s, const std::filesystem::path& 
     {"routes",
      {{{"name", r.name},
        {"topic", r.topic},
+       {"retry_tiers", tiers},
        {"url", r.url},
        {"retry", {{"initial", "20ms"}, {"max", "200ms"}}},
        {"http", {{"timeout", "1s"}}}}}},
@@ -73,6 +78,25 @@ TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
   }
   EXPECT_EQ(sum, 200) << "everything delivered is committed, so a restart fetches none of it";
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
+}
+
+TEST(CourierRun, RefusesToStartWhenATierOrTheDlqTopicIsMissing) {
+  stand s{1};
+  const auto dir = scratch_dir("missing");
+  s.route().topic = "orders.v1";  // none of its topics exist
+  s.route().dlq_topic = "";
+  courier_process courier{{"run", "--config", write_config(s, dir).string()},
+                          {"HMAC_SECRET=x"},
+                          (dir / "courier.log").string()};
+  const auto code = courier.wait_exit(30s);
+  ASSERT_TRUE(code.has_value()) << courier.log();
+  EXPECT_EQ(*code, 2);
+  const auto log = courier.log();
+  EXPECT_NE(log.find("missing topics: orders.v1, orders.v1.retry-300ms, orders.v1.retry-600ms, "
+                     "orders.dlq"),
+            std::string::npos)
+    << log;
+  EXPECT_NE(log.find("courier topics ensure"), std::string::npos) << log;
 }
 
 TEST(CourierRun, ABadConfigValueNamesItsKeyAndExitsWith2) {
