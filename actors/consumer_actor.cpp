@@ -49,57 +49,27 @@ std::int64_t now_ms() {
 // run inside poll, and max.poll.interval.ms evicts a consumer that stops polling.
 constexpr auto idle_poll_interval = std::chrono::milliseconds{500};
 
-// Brings librdkafka's pause flag of `p` in line with its reasons. Returns true if it changed.
-// Never resumes a partition that is not paused (librdkafka 2.0.2 can rewind then).
-bool reconcile(self_ptr self, const partition_id& p) {
+// Tells librdkafka what the pause book decided; returns the partitions whose reasons changed.
+std::vector<std::string> apply(self_ptr self, const partition_pauses::change& c) {
   auto& st = self->state;
-  const auto it = st.reasons.find(p);
-  const bool want_paused = it != st.reasons.end() && !it->second.empty();
-  const bool is_paused = st.paused.count(p) > 0;
-  if (want_paused && !is_paused) {
-    st.kafka->pause({p});
-    st.paused.insert(p);
-    return true;
+  if (!c.pause.empty()) {
+    st.kafka->pause(c.pause);
   }
-  if (!want_paused && is_paused) {
-    st.kafka->resume({p});
-    st.paused.erase(p);
-    return true;
+  if (!c.resume.empty()) {
+    st.kafka->resume(c.resume);
   }
-  return false;
-}
-
-void update_paused_gauge(consumer_actor_state& st) {
-  st.metrics->paused_partitions = static_cast<std::int64_t>(
-    std::count_if(st.paused.begin(), st.paused.end(),
-                  [&](const partition_id& p) { return st.trackers.count(p) > 0; }));
+  st.metrics->paused_partitions = static_cast<std::int64_t>(st.pauses.paused_count());
+  std::vector<std::string> names;
+  for (const auto& p : c.touched) {
+    names.push_back(name_of(p));
+  }
+  return names;
 }
 
 // Sets or clears `reason` on every assigned partition; returns the partitions whose reasons
 // changed (a partition stays paused while another reason, such as backpressure, remains).
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {
-  auto& st = self->state;
-  if (on) {
-    st.route_reasons.insert(reason);
-  } else {
-    st.route_reasons.erase(reason);
-  }
-  std::vector<std::string> changed;
-  for (const auto& [p, t] : st.trackers) {
-    auto& r = st.reasons[p];
-    const bool had = r.count(reason) > 0;
-    if (on) {
-      r.insert(reason);
-    } else {
-      r.erase(reason);
-    }
-    reconcile(self, p);
-    if (had != on) {
-      changed.push_back(name_of(p));
-    }
-  }
-  update_paused_gauge(st);
-  return changed;
+  return apply(self, self->state.pauses.set_everywhere(reason, on));
 }
 
 // Backpressure per partition, with hysteresis: paused at its bound, resumed at half of it.
@@ -107,15 +77,12 @@ void update_backpressure(self_ptr self) {
   auto& st = self->state;
   const auto high = st.settings.max_in_flight_per_partition;
   for (const auto& [p, t] : st.trackers) {
-    auto& r = st.reasons[p];
     if (t.in_flight() >= high) {
-      r.insert(pause_reason::backpressure);
+      apply(self, st.pauses.set(p, pause_reason::backpressure, true));
     } else if (t.in_flight() <= high / 2) {
-      r.erase(pause_reason::backpressure);
+      apply(self, st.pauses.set(p, pause_reason::backpressure, false));
     }
-    reconcile(self, p);
   }
-  update_paused_gauge(st);
 }
 
 void store(self_ptr self, const partition_id& p, const offset_tracker& t) {
@@ -129,11 +96,9 @@ void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {
   std::vector<std::string> names;
   for (const auto& p : ps) {
     st.trackers.emplace(p, offset_tracker{});
-    st.reasons[p] = st.route_reasons;
-    reconcile(self, p);
+    apply(self, st.pauses.assign(p));
     names.push_back(name_of(p));
   }
-  update_paused_gauge(st);
   log::info("partitions assigned", {{"route", st.settings.route}, {"partitions", names}});
 }
 
@@ -145,7 +110,7 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
       store(self, p, it->second);
       st.trackers.erase(it);
     }
-    st.reasons.erase(p);
+    st.pauses.revoke(p);  // the wrapper resumes a revoked partition before giving it up
     st.gate.drop(p);
     // Not yet handed out: the partition's next owner fetches them again.
     st.overflow.erase(std::remove_if(st.overflow.begin(), st.overflow.end(),
@@ -153,10 +118,9 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
                                        return r.topic == p.topic && r.partition == p.partition;
                                      }),
                       st.overflow.end());
-    st.paused.erase(p);  // the wrapper resumes a revoked partition before giving it up
     names.push_back(name_of(p));
   }
-  update_paused_gauge(st);
+  st.metrics->paused_partitions = static_cast<std::int64_t>(st.pauses.paused_count());
   log::info("partitions revoked", {{"route", st.settings.route}, {"partitions", names}});
 }
 
@@ -206,18 +170,7 @@ void schedule_due_check(self_ptr self, const partition_id& p) {
 }
 
 void set_partition_reason(self_ptr self, const partition_id& p, pause_reason reason, bool on) {
-  auto& st = self->state;
-  if (st.trackers.count(p) == 0) {
-    return;
-  }
-  auto& r = st.reasons[p];
-  if (on) {
-    r.insert(reason);
-  } else {
-    r.erase(reason);
-  }
-  reconcile(self, p);
-  update_paused_gauge(st);
+  apply(self, self->state.pauses.set(p, reason, on));
 }
 
 // Retry-tier records wait for their due time in the gate; their partition is paused meanwhile

@@ -15,6 +15,7 @@
 #include "core/due_gate.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/offset_tracker.hpp"
+#include "core/partition_pauses.hpp"
 
 namespace courier::actors {
 
@@ -35,11 +36,7 @@ struct consumer_actor_state {
   std::unique_ptr<kafka::consumer> kafka;
   caf::actor delivery;
   std::map<kafka::partition_id, offset_tracker> trackers;
-  std::map<kafka::partition_id, std::set<pause_reason>> reasons;
-  // What librdkafka has paused. Its pause flag would survive revoke/assign, so the wrapper
-  // resumes revoked partitions; the reasons are re-applied on every assignment.
-  std::set<kafka::partition_id> paused;
-  std::set<pause_reason> route_reasons;  // reasons that apply to every assigned partition
+  partition_pauses pauses;
   // Retry-tier records waiting for their due time; their partitions are paused meanwhile.
   due_gate gate;
   // Records taken from librdkafka while the route was full: kept here, not dropped, and handed

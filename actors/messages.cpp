@@ -14,20 +14,6 @@ std::string to_string(outcome_kind k) {
   return "unknown";
 }
 
-std::string to_string(pause_reason r) {
-  switch (r) {
-    case pause_reason::breaker:
-      return "breaker";
-    case pause_reason::backpressure:
-      return "backpressure";
-    case pause_reason::retry_due:
-      return "retry_due";
-    case pause_reason::shutdown:
-      return "shutdown";
-  }
-  return "unknown";
-}
-
 void add_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_types<caf::id_block::courier>();
 }

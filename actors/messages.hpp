@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "core/breaker.hpp"
+#include "core/partition_pauses.hpp"
 #include "core/record.hpp"
 
 namespace courier {
@@ -94,11 +95,9 @@ typename Inspector::result_type inspect(Inspector& f, dispatch_request& x) {
            x.value, x.headers, x.timestamp_ms);
 }
 
-// Why a partition's fetching is paused. A partition is paused while its set of reasons is
-// non-empty (DESIGN.md section 4).
-enum class pause_reason : std::uint8_t { breaker, backpressure, retry_due, shutdown };
-
-std::string to_string(pause_reason r);
+// Why a partition's fetching is paused: courier::pause_reason (core/partition_pauses.hpp).
+using courier::pause_reason;
+using courier::to_string;
 
 // One finished HTTP attempt, posted back to the delivery pool from the HTTP client's thread.
 struct attempt_result {
@@ -126,7 +125,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_permit))
   CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_change))
   CAF_ADD_TYPE_ID(courier, (courier::actors::attempt_result))
-  CAF_ADD_TYPE_ID(courier, (courier::actors::pause_reason))
+  CAF_ADD_TYPE_ID(courier, (courier::pause_reason))
   CAF_ADD_TYPE_ID(courier, (courier::actors::dispatch_request))
 
   CAF_ADD_ATOM(courier, courier::actors, deliver_atom, "deliver")

@@ -244,7 +244,8 @@ TEST(KafkaConsumer, StoreOffsetOnAnUnassignedPartitionReturnsFalse) {
         static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
         static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
       }));
-  EXPECT_EQ(revoked_from_a.size(), 4U);
+  // Eager rebalancing revokes all four; a loaded machine may see one more rebalance.
+  EXPECT_GE(revoked_from_a.size(), 4U);
 
   for (const partition_id& p : b.assignment()) {
     EXPECT_FALSE(a.store_offset(p, 1)) << p.partition;

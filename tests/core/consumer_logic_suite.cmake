@@ -1,0 +1,3 @@
+courier_add_test_suite(consumer_logic_tests LABEL unit
+  SOURCES due_gate_test.cpp partition_pauses_test.cpp
+  LIBS courier::core)

@@ -1,1 +1,0 @@
-courier_add_test_suite(due_gate_tests LABEL unit SOURCES due_gate_test.cpp LIBS courier::core)
