@@ -5,8 +5,8 @@ COURIER := $(BUILD_DIR)/topology/courier
 MOCK_URL ?= http://127.0.0.1:8090
 DEMO_ARGS ?=
 
-.PHONY: deps build test test-unit asan demo demo-outage demo-chaos bench mock-webhook \
-        chaos-fail-50 chaos-clear clean
+.PHONY: deps build test test-unit test-kafka asan demo demo-outage demo-chaos bench \
+        mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -15,12 +15,23 @@ build: deps
 	cmake --preset $(PRESET)
 	cmake --build --preset $(PRESET)
 
-# The whole suite: unit and integration tests (mock cluster + real mock_webhook server).
+# The whole suite: unit, integration (mock cluster + real mock_webhook server) and kafka
+# (courier and mock_webhook processes against a real Apache Kafka from tools/kafka-local).
 test: build
 	ctest --preset $(PRESET) -j2
 
 test-unit: build
 	ctest --preset $(PRESET) -L unit -j2
+
+test-kafka: build
+	ctest --preset $(PRESET) -L kafka
+
+# A real single-node Apache Kafka (KRaft) on 127.0.0.1:19092, no Docker.
+kafka-up: deps
+	tools/kafka-local/kafka-local start
+
+kafka-down:
+	tools/kafka-local/kafka-local stop
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs courier's build and test dependencies from Debian bookworm. Idempotent:
-# packages already present are left alone. Used by the README, .ci/run and docker/Dockerfile.
+# packages already present are left alone. Used by the Makefile (so the README's commands and
+# .ci/run) and docker/Dockerfile.
 set -euo pipefail
 
 # Keep this list identical to the one in docker/Dockerfile.
@@ -14,7 +15,10 @@ packages=(
   googletest libgtest-dev libgmock-dev
   libcli11-dev
   libspdlog-dev libfmt-dev
+  # Tests and tools/kafka-local: kcat reads the DLQ as an operator would; Java 17 runs the real
+  # Kafka broker and Maven resolves it from Maven Central into ~/.cache/courier.
   kcat
+  openjdk-17-jre-headless maven
 )
 
 missing=()

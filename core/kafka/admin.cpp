@@ -29,6 +29,16 @@ int to_timeout_ms(std::chrono::milliseconds timeout) { return static_cast<int>(t
 void create_topics(const std::string& bootstrap,
                    const std::vector<std::pair<std::string, int>>& topics,
                    std::chrono::milliseconds timeout) {
+  std::vector<new_topic_spec> specs;
+  specs.reserve(topics.size());
+  for (const auto& [name, partitions] : topics) {
+    specs.push_back(new_topic_spec{name, partitions, {}});
+  }
+  create_topics(bootstrap, specs, timeout);
+}
+
+void create_topics(const std::string& bootstrap, const std::vector<new_topic_spec>& topics,
+                   std::chrono::milliseconds timeout) {
   if (topics.empty()) {
     return;
   }
@@ -36,7 +46,7 @@ void create_topics(const std::string& bootstrap,
                               "creating topics");
   std::vector<new_topic_ptr> owned;
   std::vector<rd_kafka_NewTopic_t*> new_topics;
-  for (const auto& [name, partitions] : topics) {
+  for (const auto& [name, partitions, config] : topics) {
     std::array<char, 512> reason{};
     new_topic_ptr topic{rd_kafka_NewTopic_new(name.c_str(), partitions,
                                               /*replication_factor=*/-1, reason.data(),
@@ -44,6 +54,14 @@ void create_topics(const std::string& bootstrap,
     if (!topic) {
       throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "describing new topic '" + name + "'",
                         reason.data());
+    }
+    for (const auto& [key, value] : config) {
+      const rd_kafka_resp_err_t config_err =
+          rd_kafka_NewTopic_set_config(topic.get(), key.c_str(), value.c_str());
+      if (config_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        throw kafka_error(config_err, "setting " + key + "=" + value + " on new topic '" +
+                                          name + "'");
+      }
     }
     new_topics.push_back(topic.get());
     owned.push_back(std::move(topic));

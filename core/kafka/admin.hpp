@@ -15,6 +15,17 @@ void create_topics(const std::string& bootstrap,
                    const std::vector<std::pair<std::string, int>>& topics,
                    std::chrono::milliseconds timeout);
 
+// A topic to create, with topic-level configs (e.g. cleanup.policy=compact).
+struct new_topic_spec {
+  std::string name;
+  int partitions = 1;
+  std::map<std::string, std::string> config;
+};
+
+// As above, with each topic's configs.
+void create_topics(const std::string& bootstrap, const std::vector<new_topic_spec>& topics,
+                   std::chrono::milliseconds timeout);
+
 // The group's committed offsets for partitions [0, partitions) of `topic`; a partition with
 // no committed offset is absent from the map.
 std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootstrap,

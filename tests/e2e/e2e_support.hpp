@@ -1,0 +1,389 @@
+#pragma once
+
+// Support for the end-to-end suite: a real Apache Kafka broker (tools/kafka-local, or
+// KAFKA_BOOTSTRAP), the mock_webhook and courier executables as processes, and the receiver's
+// GET /stats.
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "child_process.hpp"
+#include "core/kafka/admin.hpp"
+#include "core/kafka/producer.hpp"
+#include "topology/shipments.hpp"
+
+namespace courier::e2e {
+
+using namespace std::chrono_literals;
+
+inline std::string e2e_secret() {
+  return "e2e-secret";
+}
+
+inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{25});
+  }
+  return done();
+}
+
+// Runs a shell command; its exit status (-1 when it did not exit normally).
+inline int run_command(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Runs a shell command and returns its stdout without the trailing newline.
+inline std::string command_output(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    return out;
+  }
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+    out += buf;
+  }
+  pclose(pipe);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) {
+    out.pop_back();
+  }
+  return out;
+}
+
+inline std::string kafka_local_command(const std::string& verb) {
+  return std::string{"'"} + KAFKA_LOCAL + "' " + verb;
+}
+
+// The broker of the whole suite. KAFKA_BOOTSTRAP wins (ctest's fixture sets it, see
+// tests/e2e/CMakeLists.txt); otherwise `kafka-local start --fresh` once for the process and
+// `kafka-local stop` at its end.
+class kafka_environment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    // kafka-local's port and data dir of this suite, unless the caller chose others.
+    setenv("KAFKA_LOCAL_PORT", E2E_KAFKA_PORT, 0);
+    setenv("KAFKA_LOCAL_DATA", E2E_KAFKA_DATA, 0);
+    setenv("KAFKA_LOCAL_QUIET", "1", 0);
+    if (const char* b = std::getenv("KAFKA_BOOTSTRAP"); b != nullptr && *b != '\0') {
+      bootstrap_ = b;
+      return;
+    }
+    if (run_command(kafka_local_command("start --fresh")) != 0) {
+      throw std::runtime_error("kafka-local start --fresh failed (see its line above)");
+    }
+    started_ = true;
+    bootstrap_ = command_output(kafka_local_command("bootstrap"));
+  }
+
+  void TearDown() override {
+    if (started_) {
+      run_command(kafka_local_command("stop"));
+    }
+  }
+
+  static const std::string& bootstrap() { return bootstrap_; }
+
+  // True when the suite's broker is kafka-local's (it can be killed and restarted).
+  static bool controllable() {
+    return run_command(kafka_local_command("status >/dev/null")) == 0 &&
+           command_output(kafka_local_command("bootstrap")) == bootstrap_;
+  }
+
+ private:
+  bool started_ = false;
+  static inline std::string bootstrap_;
+};
+
+// Names unique per process, so a rerun against a long-lived broker never meets old data.
+inline std::string unique_name(const std::string& base) {
+  return "e2e." + base + "." + std::to_string(getpid()) + "." +
+         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count() %
+                        100000000);
+}
+
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("courier-e2e-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Removes a scratch dir at the end of a test that passed; a failed test keeps its logs.
+class remove_on_success {
+ public:
+  explicit remove_on_success(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  ~remove_on_success() {
+    if (!::testing::Test::HasFailure()) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir_, ec);
+    }
+  }
+  remove_on_success(const remove_on_success&) = delete;
+  remove_on_success& operator=(const remove_on_success&) = delete;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+inline void create_topic(const std::string& topic, int partitions) {
+  kafka::create_topics(kafka_environment::bootstrap(), {{topic, partitions}}, 30s);
+}
+
+// Produces shipments [from, from + count) (keys shp-<index>) and waits for every ack.
+inline void seed(const std::string& topic, std::size_t from, std::size_t count) {
+  kafka::producer p{kafka_environment::bootstrap()};
+  for (std::size_t i = from; i < from + count; ++i) {
+    p.produce(topic, -1, topology::shipment_id(i), topology::make_shipment(i, 7));
+  }
+  p.flush(30s);
+  if (p.failed() != 0 || p.acked() != count) {
+    throw std::runtime_error("seeding " + topic + ": " + std::to_string(p.failed()) +
+                             " records failed");
+  }
+}
+
+inline std::int64_t committed_total(const std::string& group, const std::string& topic,
+                                    int partitions) {
+  std::int64_t sum = 0;
+  for (const auto& [partition, offset] : kafka::committed_offsets(
+         kafka_environment::bootstrap(), group, topic, partitions, 15s)) {
+    sum += offset;
+  }
+  return sum;
+}
+
+struct receiver_stats {
+  std::uint64_t total = 0, ok = 0, fail_503 = 0, fail_timeout = 0, fail_401 = 0,
+                unique_keys = 0, duplicates = 0;
+  std::string raw;
+};
+
+// GET http://127.0.0.1:<port><target>, blocking, bounded by `timeout`.
+inline std::optional<std::string> http_get(std::uint16_t port, const std::string& target,
+                                           std::chrono::milliseconds timeout) {
+  namespace beast = boost::beast;
+  namespace http = beast::http;
+  try {
+    boost::asio::io_context ioc;
+    beast::tcp_stream stream{ioc};
+    stream.expires_after(timeout);
+    stream.connect(
+      boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
+    http::request<http::empty_body> req{http::verb::get, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    http::write(stream, req);
+    beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    beast::error_code ec;
+    stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+    if (res.result_int() != 200) {
+      return std::nullopt;
+    }
+    return res.body();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// The partner's stand-in as a process: mock_webhook on an ephemeral loopback port.
+class webhook {
+ public:
+  webhook(const std::filesystem::path& dir, int latency_ms, double fail_rate_503 = 0) {
+    proc_ = std::make_unique<child_process>(
+      MOCK_WEBHOOK_BINARY, std::vector<std::string>{"--port", "0", "--address", "127.0.0.1"},
+      std::vector<std::string>{"HMAC_SECRET=" + e2e_secret(),
+                               "LATENCY_MS=" + std::to_string(latency_ms),
+                               "FAIL_RATE_503=" + std::to_string(fail_rate_503),
+                               "FAIL_RATE_TIMEOUT=0"},
+      (dir / "mock_webhook.log").string(), std::set<std::string>{"PORT"});
+    const std::regex listening{R"(listening on http://127\.0\.0\.1:(\d+))"};
+    std::smatch m;
+    const bool up = wait_until(
+      [&] {
+        const auto text = proc_->log();
+        return std::regex_search(text, m, listening);
+      },
+      10s);
+    if (!up) {
+      throw std::runtime_error("mock_webhook did not start: " + proc_->log());
+    }
+    port_ = static_cast<std::uint16_t>(std::stoi(m[1].str()));
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/deliver"; }
+
+  receiver_stats stats() const {
+    receiver_stats s;
+    const auto body = http_get(port_, "/stats", 2s);
+    if (!body) {
+      return s;
+    }
+    const auto j = nlohmann::json::parse(*body);
+    s.total = j.value("total", 0ULL);
+    s.ok = j.value("ok", 0ULL);
+    s.fail_503 = j.value("fail_503", 0ULL);
+    s.fail_timeout = j.value("fail_timeout", 0ULL);
+    s.fail_401 = j.value("fail_401", 0ULL);
+    s.unique_keys = j.value("unique_keys", 0ULL);
+    s.duplicates = j.value("duplicates", 0ULL);
+    s.raw = *body;
+    return s;
+  }
+
+  std::uint64_t ok() const { return stats().ok; }
+
+  // The counters once they stop moving (requests already in the receiver's socket buffers
+  // are counted after their sender died): equal on two reads 100 ms apart, within 5 s.
+  receiver_stats settled_stats() const {
+    auto last = stats();
+    wait_until(
+      [&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        auto now = stats();
+        const bool same = now.raw == last.raw;
+        last = std::move(now);
+        return same;
+      },
+      5s);
+    return last;
+  }
+
+ private:
+  std::unique_ptr<child_process> proc_;
+  std::uint16_t port_ = 0;
+};
+
+struct courier_settings {
+  std::string group;
+  std::string topic;
+  std::string url;
+  int max_in_flight = 64;
+  // librdkafka's auto commit of the stored offsets; short, so little is delivered but
+  // uncommitted at any moment.
+  int auto_commit_interval_ms = 100;
+};
+
+inline std::filesystem::path write_config(const courier_settings& s,
+                                          const std::filesystem::path& dir) {
+  const nlohmann::json doc = {
+    {"kafka",
+     {{"brokers", kafka_environment::bootstrap()},
+      {"group_id", s.group},
+      {"properties",
+       {{"session.timeout.ms", "6000"},
+        {"heartbeat.interval.ms", "500"},
+        {"auto.commit.interval.ms", std::to_string(s.auto_commit_interval_ms)},
+        {"fetch.wait.max.ms", "50"},
+        {"reconnect.backoff.max.ms", "1000"},
+        {"topic.metadata.refresh.interval.ms", "5000"}}}}},
+    {"routes",
+     {{{"name", "shipments"},
+       {"topic", s.topic},
+       {"url", s.url},
+       {"max_in_flight", s.max_in_flight},
+       {"max_in_flight_per_partition", s.max_in_flight},
+       {"retry", {{"initial", "20ms"}, {"max", "500ms"}}},
+       {"http", {{"timeout", "2s"}}}}}},
+  };
+  const auto path = dir / "courier.json";
+  std::ofstream{path} << doc.dump(2);
+  return path;
+}
+
+// `courier topics ensure`: the route's retry-tier and DLQ topics next to its source topic.
+inline void ensure_topics(const std::filesystem::path& config, const std::filesystem::path& dir) {
+  child_process ensure{COURIER_BINARY,
+                       {"topics", "ensure", "--config", config.string()},
+                       {"HMAC_SECRET=" + e2e_secret()},
+                       (dir / "topics-ensure.log").string(),
+                       {"HMAC_SECRET_FILE", "KAFKA_BROKERS", "WEBHOOK_URL"}};
+  const auto code = ensure.wait_exit(60s);
+  if (!code || *code != 0) {
+    throw std::runtime_error("courier topics ensure failed: " + ensure.log());
+  }
+}
+
+// The config file, and every topic it names (the source topic exists already).
+inline std::filesystem::path prepare(const courier_settings& s, const std::filesystem::path& dir) {
+  const auto path = write_config(s, dir);
+  ensure_topics(path, dir);
+  return path;
+}
+
+// `courier run` as a process; its log (stderr) goes to <dir>/<name>.log.
+inline std::unique_ptr<child_process> start_courier(const std::filesystem::path& config,
+                                                    const std::filesystem::path& dir,
+                                                    const std::string& name) {
+  return std::make_unique<child_process>(
+    COURIER_BINARY,
+    std::vector<std::string>{"run", "--config", config.string(), "--log-level", "info"},
+    std::vector<std::string>{"HMAC_SECRET=" + e2e_secret()}, (dir / (name + ".log")).string(),
+    std::set<std::string>{"HMAC_SECRET_FILE", "KAFKA_BROKERS", "WEBHOOK_URL"});
+}
+
+inline std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+// Waits until the receiver counted `target` deliveries; gives up early when a courier exited.
+inline bool wait_delivered(const webhook& w, std::uint64_t target, std::chrono::milliseconds timeout,
+                           std::initializer_list<child_process*> couriers) {
+  bool exited = false;
+  const bool done = wait_until(
+    [&] {
+      for (auto* c : couriers) {
+        if (!c->running()) {
+          exited = true;
+        }
+      }
+      return exited || w.ok() >= target;
+    },
+    timeout);
+  return done && w.ok() >= target;
+}
+
+// SIGTERM, then the exit status within 30 s (courier drains for at most 10 s).
+inline std::optional<int> terminate(child_process& p) {
+  p.signal(SIGTERM);
+  return p.wait_exit(30s);
+}
+
+}  // namespace courier::e2e

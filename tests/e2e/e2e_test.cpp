@@ -1,0 +1,238 @@
+// End-to-end: the `courier` and `mock_webhook` executables against a real Apache Kafka broker
+// (tools/kafka-local). Every scenario ends with the receiver's accounting: each seeded record
+// arrived (`ok` == N) and no key was invented (`unique_keys` == N).
+
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include "e2e_support.hpp"
+
+namespace courier::e2e {
+namespace {
+
+[[maybe_unused]] ::testing::Environment* const kafka_env =
+  ::testing::AddGlobalTestEnvironment(new kafka_environment);
+
+void expect_accounting(const webhook& w, std::uint64_t n) {
+  const auto s = w.stats();
+  EXPECT_EQ(s.ok, n) << s.raw;
+  EXPECT_EQ(s.unique_keys, n) << "a key the topic never had: " << s.raw;
+  EXPECT_EQ(s.fail_401, 0U) << s.raw;
+}
+
+std::string tail(const std::string& log, std::size_t bytes = 4000) {
+  return log.size() > bytes ? log.substr(log.size() - bytes) : log;
+}
+
+// a. Everything delivered, and everything delivered is committed on SIGTERM.
+TEST(EndToEnd, HappyPathDeliversAllAndCommitsOnSigterm) {
+  constexpr std::uint64_t n = 600;
+  constexpr int partitions = 3;
+  const auto dir = scratch_dir("happy");
+  const remove_on_success cleanup{dir};
+  const courier_settings s{unique_name("happy-group"), unique_name("happy"), "", 64, 100};
+  create_topic(s.topic, partitions);
+  seed(s.topic, 0, n);
+  webhook w{dir, 0};
+  auto cs = s;
+  cs.url = w.url();
+  auto courier = start_courier(prepare(cs, dir), dir, "courier");
+
+  ASSERT_TRUE(wait_delivered(w, n, 60s, {courier.get()}))
+    << w.stats().raw << "\n" << tail(courier->log());
+  const auto code = terminate(*courier);
+  ASSERT_TRUE(code.has_value()) << "courier did not stop on SIGTERM\n" << tail(courier->log());
+  EXPECT_EQ(*code, 0) << tail(courier->log());
+  EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
+  expect_accounting(w, n);
+  EXPECT_EQ(w.stats().duplicates, 0U);
+}
+
+// b. SIGKILL mid-run: the restart delivers the rest; only what was in flight (or delivered
+// but not yet auto-committed) arrives twice, and the receiver de-duplicates it by key.
+TEST(EndToEnd, SigkillMidRunThenRestartDeliversAllWithBoundedDuplicates) {
+  constexpr std::uint64_t n = 600;
+  constexpr int partitions = 3;
+  constexpr int max_in_flight = 16;
+  constexpr int latency_ms = 40;
+  constexpr int commit_interval_ms = 20;
+  const auto dir = scratch_dir("sigkill");
+  const remove_on_success cleanup{dir};
+  webhook w{dir, latency_ms};
+  const courier_settings s{unique_name("sigkill-group"), unique_name("sigkill"), w.url(),
+                           max_in_flight, commit_interval_ms};
+  create_topic(s.topic, partitions);
+  seed(s.topic, 0, n);
+  const auto config = prepare(s, dir);
+
+  auto first = start_courier(config, dir, "courier-1");
+  ASSERT_TRUE(wait_delivered(w, n / 4, 60s, {first.get()}))
+    << w.stats().raw << "\n" << tail(first->log());
+  first->kill_now();
+  const auto at_kill = w.settled_stats();
+  ASSERT_LT(at_kill.ok, n) << "courier finished before the kill; the scenario needs a slower receiver";
+  const auto committed_at_kill = committed_total(s.group, s.topic, partitions);
+
+  auto second = start_courier(config, dir, "courier-2");
+  ASSERT_TRUE(wait_delivered(w, n, 90s, {second.get()}))
+    << w.stats().raw << "\n" << tail(second->log());
+  const auto code = terminate(*second);
+  ASSERT_TRUE(code.has_value()) << tail(second->log());
+  EXPECT_EQ(*code, 0) << tail(second->log());
+
+  expect_accounting(w, n);
+  // The restart fetches from the committed offsets: exactly what the receiver had counted
+  // beyond them arrives twice, nothing else.
+  const auto end = w.stats();
+  EXPECT_EQ(static_cast<std::int64_t>(end.duplicates),
+            static_cast<std::int64_t>(at_kill.ok) - committed_at_kill)
+    << end.raw;
+  // And that is bounded: at most max_in_flight requests the receiver had counted but courier
+  // had no answer for, plus at most one round of max_in_flight answered records whose stored
+  // offsets librdkafka had not yet committed (auto.commit.interval.ms < the receiver's latency).
+  const std::uint64_t bound = 2 * max_in_flight;
+  EXPECT_LE(end.duplicates, bound) << end.raw;
+  EXPECT_EQ(end.total, end.ok + end.duplicates + end.fail_503 + end.fail_timeout) << end.raw;
+  EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
+}
+
+// c. SIGTERM mid-run drains and commits exactly what was delivered: the restart fetches
+// nothing twice.
+TEST(EndToEnd, SigtermMidRunThenRestartDeliversNothingTwice) {
+  constexpr std::uint64_t n = 600;
+  constexpr int partitions = 3;
+  const auto dir = scratch_dir("sigterm");
+  const remove_on_success cleanup{dir};
+  webhook w{dir, 40};
+  const courier_settings s{unique_name("sigterm-group"), unique_name("sigterm"), w.url(), 16,
+                           100};
+  create_topic(s.topic, partitions);
+  seed(s.topic, 0, n);
+  const auto config = prepare(s, dir);
+
+  auto first = start_courier(config, dir, "courier-1");
+  ASSERT_TRUE(wait_delivered(w, n / 4, 60s, {first.get()}))
+    << w.stats().raw << "\n" << tail(first->log());
+  const auto code1 = terminate(*first);
+  ASSERT_TRUE(code1.has_value()) << "courier did not stop on SIGTERM\n" << tail(first->log());
+  EXPECT_EQ(*code1, 0) << tail(first->log());
+  const auto at_stop = w.stats();
+  ASSERT_LT(at_stop.ok, n) << "courier finished before SIGTERM; the scenario needs a slower receiver";
+  EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(at_stop.ok))
+    << "a graceful stop commits exactly what was delivered";
+
+  auto second = start_courier(config, dir, "courier-2");
+  ASSERT_TRUE(wait_delivered(w, n, 60s, {second.get()}))
+    << w.stats().raw << "\n" << tail(second->log());
+  const auto code2 = terminate(*second);
+  ASSERT_TRUE(code2.has_value()) << tail(second->log());
+  EXPECT_EQ(*code2, 0) << tail(second->log());
+
+  expect_accounting(w, n);
+  EXPECT_EQ(w.stats().duplicates, 0U) << w.stats().raw;
+  EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
+}
+
+// d. The broker dies (SIGKILL) and comes back with its data while courier runs: courier
+// reconnects, fetches what was produced after the restart, and commits everything.
+TEST(EndToEnd, BrokerKilledAndRestartedWhileCourierRuns) {
+  if (!kafka_environment::controllable()) {
+    GTEST_SKIP() << "the broker at " << kafka_environment::bootstrap()
+                 << " is not kafka-local's; cannot restart it";
+  }
+  constexpr std::uint64_t first_batch = 400;
+  constexpr std::uint64_t second_batch = 400;
+  constexpr std::uint64_t n = first_batch + second_batch;
+  constexpr int partitions = 2;
+  const auto dir = scratch_dir("broker");
+  const remove_on_success cleanup{dir};
+  webhook w{dir, 20};
+  const courier_settings s{unique_name("broker-group"), unique_name("broker"), w.url(), 8, 100};
+  create_topic(s.topic, partitions);
+  seed(s.topic, 0, first_batch);
+  auto courier = start_courier(prepare(s, dir), dir, "courier");
+
+  ASSERT_TRUE(wait_delivered(w, first_batch / 4, 60s, {courier.get()}))
+    << w.stats().raw << "\n" << tail(courier->log());
+  ASSERT_EQ(run_command(kafka_local_command("kill")), 0);
+  const auto at_kill = w.stats();
+  EXPECT_LT(at_kill.ok, first_batch) << "the broker died after everything was delivered";
+  ASSERT_EQ(run_command(kafka_local_command("start")), 0) << "the broker did not come back";
+  ASSERT_TRUE(courier->running()) << tail(courier->log());
+
+  seed(s.topic, first_batch, second_batch);
+  ASSERT_TRUE(wait_delivered(w, n, 120s, {courier.get()}))
+    << w.stats().raw << "\n" << tail(courier->log());
+  // The commit point catches up once the coordinator is back.
+  EXPECT_TRUE(wait_until(
+    [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
+    30s))
+    << "committed: " << committed_total(s.group, s.topic, partitions);
+  const auto code = terminate(*courier);
+  ASSERT_TRUE(code.has_value()) << tail(courier->log());
+  EXPECT_EQ(*code, 0) << tail(courier->log());
+  expect_accounting(w, n);
+  EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
+}
+
+// e. A second instance joins the group and later leaves: partitions move both ways, nothing
+// is lost, and no partition is left paused.
+TEST(EndToEnd, SecondInstanceJoinsAndLeavesWithoutLoss) {
+  constexpr std::uint64_t n = 1000;
+  constexpr int partitions = 4;
+  const auto dir = scratch_dir("rebalance");
+  const remove_on_success cleanup{dir};
+  webhook w{dir, 40};
+  const courier_settings s{unique_name("rebalance-group"), unique_name("rebalance"), w.url(), 8,
+                           100};
+  create_topic(s.topic, partitions);
+  seed(s.topic, 0, n);
+  const auto config = prepare(s, dir);
+
+  auto a = start_courier(config, dir, "courier-a");
+  ASSERT_TRUE(wait_delivered(w, 100, 60s, {a.get()}))
+    << w.stats().raw << "\n" << tail(a->log());
+  auto b = start_courier(config, dir, "courier-b");
+  // b owns some partitions, and deliveries go on while both run.
+  const std::string some_assigned = R"("event":"partitions assigned")";
+  ASSERT_TRUE(wait_until(
+    [&] {
+      const auto log = b->log();
+      const auto pos = log.find(some_assigned);
+      return pos != std::string::npos && log.find(s.topic + "[", pos) != std::string::npos;
+    },
+    30s))
+    << tail(b->log());
+  const auto at_join = w.ok();
+  ASSERT_LT(at_join, n) << "everything was delivered before the second instance joined";
+  ASSERT_TRUE(wait_delivered(w, std::min<std::uint64_t>(n, at_join + 50), 30s, {a.get(), b.get()}))
+    << w.stats().raw;
+
+  const auto code_b = terminate(*b);
+  ASSERT_TRUE(code_b.has_value()) << tail(b->log());
+  EXPECT_EQ(*code_b, 0) << tail(b->log());
+  EXPECT_NE(b->log().find(R"("event":"consumer closed")"), std::string::npos) << tail(b->log());
+
+  ASSERT_TRUE(wait_delivered(w, n, 90s, {a.get()}))
+    << w.stats().raw << "\n" << tail(a->log());
+  const auto code_a = terminate(*a);
+  ASSERT_TRUE(code_a.has_value()) << tail(a->log());
+  EXPECT_EQ(*code_a, 0) << tail(a->log());
+
+  const auto log_a = a->log();
+  const auto log_b = b->log();
+  // a gave partitions up when b joined and took them back when b left.
+  EXPECT_GE(count_of(log_a, R"("event":"partitions revoked")"), 1U) << tail(log_a);
+  EXPECT_GE(count_of(log_a, R"("event":"partitions assigned")"), 2U) << tail(log_a);
+  for (const auto* log : {&log_a, &log_b}) {
+    EXPECT_EQ(count_of(*log, R"("event":"partitions paused")"),
+              count_of(*log, R"("event":"partitions resumed")"))
+      << tail(*log);
+  }
+  expect_accounting(w, n);
+  EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
+}
+
+}  // namespace
+}  // namespace courier::e2e
