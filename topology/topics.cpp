@@ -22,6 +22,12 @@ bool topic_exists(const std::string& brokers, const std::string& topic,
   }
 }
 
+void create_topic(const std::string& brokers, const std::string& topic, int partitions,
+                  std::chrono::milliseconds timeout) {
+  const std::vector<std::pair<std::string, int>> one{{topic, partitions}};
+  kafka::create_topics(brokers, one, timeout);
+}
+
 }  // namespace
 
 std::vector<std::string> route_topics_to_consume(const route_config& route) {
@@ -63,7 +69,7 @@ std::vector<std::string> ensure_topics(const courier_config& cfg, int source_par
   std::vector<std::string> created;
   for (const auto& route : cfg.routes) {
     if (!topic_exists(cfg.kafka.brokers, route.topic, timeout)) {
-      kafka::create_topics(cfg.kafka.brokers, {{route.topic, source_partitions}}, timeout);
+      create_topic(cfg.kafka.brokers, route.topic, source_partitions, timeout);
       created.push_back(route.topic);
     }
     const int partitions = kafka::partition_count(cfg.kafka.brokers, route.topic, timeout);
@@ -72,7 +78,7 @@ std::vector<std::string> ensure_topics(const courier_config& cfg, int source_par
     derived.push_back(dlq_topic_of(route));
     for (const auto& t : derived) {
       if (!topic_exists(cfg.kafka.brokers, t, timeout)) {
-        kafka::create_topics(cfg.kafka.brokers, {{t, partitions}}, timeout);
+        create_topic(cfg.kafka.brokers, t, partitions, timeout);
         created.push_back(t);
       }
     }
