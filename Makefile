@@ -63,3 +63,62 @@ chaos-clear:
 
 clean:
 	rm -rf build
+
+# ---------------------------------------------------------------------------------------------
+# The Docker compose stand (docker/docker-compose.yml; see docker/README.md): Kafka (KRaft) on
+# 127.0.0.1:9092, mock-webhook on :8090, courier. `docker compose`, else `docker-compose`.
+# chaos-fail-50 / chaos-clear above work against the stand's mock-webhook too.
+KAFKA_BROKERS ?= 127.0.0.1:9092
+WEBHOOK_URL ?= http://127.0.0.1:8090/deliver
+SEED_TOPIC ?= brew.shipments.v1
+PARTITIONS ?= 4
+N ?= 100
+STAND_COMPOSE_FILE := docker/docker-compose.yml
+# $(call stand_compose,<args>): runs the compose client that is installed.
+stand_compose = if docker compose version >/dev/null 2>&1; then \
+	  docker compose -f $(STAND_COMPOSE_FILE) $(1); \
+	elif command -v docker-compose >/dev/null 2>&1; then \
+	  docker-compose -f $(STAND_COMPOSE_FILE) $(1); \
+	else \
+	  echo "make: neither 'docker compose' nor 'docker-compose' is installed" >&2; exit 127; \
+	fi
+
+.PHONY: up down topic-create up-mock seed run-courier
+
+# Builds the courier image and starts the whole stand; `topics` creates the topics once.
+up:
+	@$(call stand_compose,up -d --build)
+
+down:
+	@$(call stand_compose,down --remove-orphans)
+
+# Only the mock partner webhook (the courier image, entrypoint mock_webhook) on :8090.
+up-mock:
+	@$(call stand_compose,up -d --build mock-webhook)
+
+# The source topic (PARTITIONS partitions, if missing), its retry tiers and the DLQ, on
+# $(KAFKA_BROKERS), with the locally built courier (the stand's `topics` service does the same).
+topic-create: build
+	KAFKA_BROKERS=$(KAFKA_BROKERS) $(COURIER) topics ensure --config topology/courier.json \
+	  --partitions $(PARTITIONS)
+
+# N shipment assignments (default 100) to $(SEED_TOPIC) on $(KAFKA_BROKERS), keyed by shipment id.
+seed:
+	@case "$(N)" in ''|*[!0-9]*) echo "make seed: N must be a number, got '$(N)'" >&2; exit 2;; esac; \
+	command -v kcat >/dev/null 2>&1 || { echo "make seed: kcat is not installed (make deps)" >&2; exit 127; }; \
+	i=0; \
+	while [ $$i -lt $(N) ]; do \
+	  id=$$(printf 'shp-%08d' $$i); \
+	  case $$((i % 4)) in 0) p=fleetly; c=Lisbon;; 1) p=zoomcargo; c=Porto;; 2) p=pedalpost; c=Braga;; *) p=vanvan; c=Faro;; esac; \
+	  printf '%s|{"type":"shipment.assigned","shipment_id":"%s","order_id":"ord-%d","courier_partner":"%s","city":"%s","items":%d,"pickup":{"lat":38.72,"lon":-9.14},"dropoff":{"lat":38.73,"lon":-9.15}}\n' \
+	    "$$id" "$$id" $$((100000 + i)) "$$p" "$$c" $$((i % 6 + 1)); \
+	  i=$$((i + 1)); \
+	done | kcat -P -b $(KAFKA_BROKERS) -t $(SEED_TOPIC) -K '|' \
+	  -X enable.idempotence=true -X acks=all \
+	  && echo "make seed: $(N) shipments produced to $(SEED_TOPIC) on $(KAFKA_BROKERS)"
+
+# courier from the local build against the stand (or any Kafka: KAFKA_BROKERS=..., WEBHOOK_URL=...).
+# The HMAC secret comes from the environment (default change-me, as the stand's mock-webhook).
+run-courier: build
+	KAFKA_BROKERS=$(KAFKA_BROKERS) WEBHOOK_URL=$(WEBHOOK_URL) HMAC_SECRET="$${HMAC_SECRET:-change-me}" \
+	  $(COURIER) run --config topology/courier.json

@@ -4,7 +4,8 @@
 # .ci/run) and docker/Dockerfile.
 set -euo pipefail
 
-# Keep this list identical to the one in docker/Dockerfile.
+# docker/Dockerfile's build stage runs this script; its runtime stage installs
+# scripts/runtime-packages.txt (tests/docker checks both).
 packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev
@@ -19,6 +20,8 @@ packages=(
   # Kafka broker and Maven resolves it from Maven Central into ~/.cache/courier.
   kcat
   openjdk-17-jre-headless maven
+  # tests/docker validates docker/docker-compose.yml with `docker-compose config`.
+  docker-compose
 )
 
 missing=()

@@ -34,11 +34,12 @@ void create_topics(const std::string& bootstrap,
   for (const auto& [name, partitions] : topics) {
     specs.push_back(new_topic_spec{name, partitions, {}});
   }
-  create_topics(bootstrap, specs, timeout);
+  create_topics_with_config(bootstrap, specs, timeout);
 }
 
-void create_topics(const std::string& bootstrap, const std::vector<new_topic_spec>& topics,
-                   std::chrono::milliseconds timeout) {
+void create_topics_with_config(const std::string& bootstrap,
+                               const std::vector<new_topic_spec>& topics,
+                               std::chrono::milliseconds timeout) {
   if (topics.empty()) {
     return;
   }

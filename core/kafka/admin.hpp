@@ -22,9 +22,11 @@ struct new_topic_spec {
   std::map<std::string, std::string> config;
 };
 
-// As above, with each topic's configs.
-void create_topics(const std::string& bootstrap, const std::vector<new_topic_spec>& topics,
-                   std::chrono::milliseconds timeout);
+// As above, with each topic's configs. (A distinct name: an overload would make braced calls
+// of create_topics ambiguous.)
+void create_topics_with_config(const std::string& bootstrap,
+                               const std::vector<new_topic_spec>& topics,
+                               std::chrono::milliseconds timeout);
 
 // The group's committed offsets for partitions [0, partitions) of `topic`; a partition with
 // no committed offset is absent from the map.

@@ -186,7 +186,7 @@ inline std::int64_t committed_total(const std::string& group, const std::string&
 
 struct receiver_stats {
   std::uint64_t total = 0, ok = 0, fail_503 = 0, fail_timeout = 0, fail_401 = 0,
-                unique_keys = 0, duplicates = 0;
+                fail_400 = 0, unique_keys = 0, duplicates = 0;
   std::string raw;
 };
 
@@ -221,12 +221,14 @@ inline std::optional<std::string> http_get(std::uint16_t port, const std::string
 // The partner's stand-in as a process: mock_webhook on an ephemeral loopback port.
 class webhook {
  public:
-  webhook(const std::filesystem::path& dir, int latency_ms, double fail_rate_503 = 0) {
+  webhook(const std::filesystem::path& dir, int latency_ms, double fail_rate_503 = 0,
+          double fail_rate_400 = 0) {
     proc_ = std::make_unique<child_process>(
       MOCK_WEBHOOK_BINARY, std::vector<std::string>{"--port", "0", "--address", "127.0.0.1"},
       std::vector<std::string>{"HMAC_SECRET=" + e2e_secret(),
                                "LATENCY_MS=" + std::to_string(latency_ms),
                                "FAIL_RATE_503=" + std::to_string(fail_rate_503),
+                               "FAIL_RATE_400=" + std::to_string(fail_rate_400),
                                "FAIL_RATE_TIMEOUT=0"},
       (dir / "mock_webhook.log").string(), std::set<std::string>{"PORT"});
     const std::regex listening{R"(listening on http://127\.0\.0\.1:(\d+))"};
@@ -257,6 +259,7 @@ class webhook {
     s.fail_503 = j.value("fail_503", 0ULL);
     s.fail_timeout = j.value("fail_timeout", 0ULL);
     s.fail_401 = j.value("fail_401", 0ULL);
+    s.fail_400 = j.value("fail_400", 0ULL);
     s.unique_keys = j.value("unique_keys", 0ULL);
     s.duplicates = j.value("duplicates", 0ULL);
     s.raw = *body;
@@ -294,6 +297,8 @@ struct courier_settings {
   // librdkafka's auto commit of the stored offsets; short, so little is delivered but
   // uncommitted at any moment.
   int auto_commit_interval_ms = 100;
+  std::vector<std::string> retry_tiers{"1s", "2s"};
+  int max_attempts = 4;
 };
 
 inline std::filesystem::path write_config(const courier_settings& s,
@@ -315,7 +320,8 @@ inline std::filesystem::path write_config(const courier_settings& s,
        {"url", s.url},
        {"max_in_flight", s.max_in_flight},
        {"max_in_flight_per_partition", s.max_in_flight},
-       {"retry", {{"initial", "20ms"}, {"max", "500ms"}}},
+       {"retry_tiers", s.retry_tiers},
+       {"retry", {{"initial", "20ms"}, {"max", "500ms"}, {"max_attempts", s.max_attempts}}},
        {"http", {{"timeout", "2s"}}}}}},
   };
   const auto path = dir / "courier.json";

@@ -4,9 +4,14 @@
 
 #include <signal.h>
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "e2e_support.hpp"
+#include "core/kafka/admin.hpp"
+#include "core/retry_tiers.hpp"
+#include "topology/topic_reader.hpp"
 
 namespace courier::e2e {
 namespace {
@@ -231,6 +236,57 @@ TEST(EndToEnd, SecondInstanceJoinsAndLeavesWithoutLoss) {
       << tail(*log);
   }
   expect_accounting(w, n);
+  EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
+}
+
+// f. Retry tiers and the DLQ on a real broker: `topics ensure` made the tiers and the DLQ with
+// the source's partition count; under 503s and 400s every record ends delivered or in the DLQ,
+// exactly once, never both.
+TEST(EndToEnd, TiersAndDlqAccountForEveryRecordExactlyOnce) {
+  constexpr std::uint64_t n = 400;
+  constexpr int partitions = 3;
+  const auto dir = scratch_dir("tiers");
+  const remove_on_success cleanup{dir};
+  webhook w{dir, 0, /*fail_rate_503=*/0.4, /*fail_rate_400=*/0.05};
+  courier_settings s{unique_name("tiers-group"), unique_name("tiers"), w.url(), 64, 100};
+  s.max_attempts = 2;
+  create_topic(s.topic, partitions);
+  seed(s.topic, 0, n);
+  auto courier = start_courier(prepare(s, dir), dir, "courier");
+  const auto dlq_topic = default_dlq_topic(s.topic);
+  for (const auto& t : {s.topic + ".retry-1s", s.topic + ".retry-2s", dlq_topic}) {
+    EXPECT_EQ(kafka::partition_count(kafka_environment::bootstrap(), t, 10s), partitions) << t;
+  }
+
+  // Settled: every record delivered or dead-lettered, read back from the DLQ itself.
+  std::vector<record> dlq;
+  const bool settled = wait_until(
+    [&] {
+      const auto st = w.stats();
+      if (st.ok + st.fail_400 < n) {
+        return false;
+      }
+      dlq = topology::read_topic(kafka_environment::bootstrap(), dlq_topic, n - st.ok, 10s);
+      return st.ok + dlq.size() >= n;
+    },
+    120s);
+  ASSERT_TRUE(settled) << w.stats().raw << "\n" << tail(courier->log());
+  const auto code = terminate(*courier);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0);
+
+  const auto st = w.stats();
+  EXPECT_GT(st.fail_400, 0U) << st.raw;
+  EXPECT_GT(count_of(courier->log(), "record moved to a retry tier"), 0U);
+  std::set<std::string> dead;
+  for (const auto& r : dlq) {
+    const auto key = find_header(r.headers, "courier.idempotency.key");
+    ASSERT_TRUE(key.has_value());
+    EXPECT_TRUE(dead.insert(std::string{*key}).second) << *key << " is in the DLQ twice";
+    EXPECT_EQ(find_header(r.headers, "courier.error.class").value_or(""), "http_4xx");
+  }
+  EXPECT_EQ(st.ok + dead.size(), n) << st.raw;
+  EXPECT_EQ(st.unique_keys, n) << "no key invented, none changed on the way through the tiers";
   EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
 }
 
