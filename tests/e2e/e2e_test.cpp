@@ -262,12 +262,9 @@ TEST(EndToEnd, TiersAndDlqAccountForEveryRecordExactlyOnce) {
   std::vector<record> dlq;
   const bool settled = wait_until(
     [&] {
-      const auto st = w.stats();
-      if (st.ok + st.fail_400 < n) {
-        return false;
-      }
-      dlq = topology::read_topic(kafka_environment::bootstrap(), dlq_topic, n - st.ok, 10s);
-      return st.ok + dlq.size() >= n;
+      const auto ok = w.stats().ok;
+      dlq = topology::read_topic(kafka_environment::bootstrap(), dlq_topic, n - ok, 2s);
+      return ok + dlq.size() >= n;
     },
     120s);
   ASSERT_TRUE(settled) << w.stats().raw << "\n" << tail(courier->log());
@@ -283,7 +280,9 @@ TEST(EndToEnd, TiersAndDlqAccountForEveryRecordExactlyOnce) {
     const auto key = find_header(r.headers, "courier.idempotency.key");
     ASSERT_TRUE(key.has_value());
     EXPECT_TRUE(dead.insert(std::string{*key}).second) << *key << " is in the DLQ twice";
-    EXPECT_EQ(find_header(r.headers, "courier.error.class").value_or(""), "http_4xx");
+    const auto cls = find_header(r.headers, "courier.error.class").value_or("");
+    // 400s go straight to the DLQ; a record that kept getting 503s in both tiers lands too.
+    EXPECT_TRUE(cls == "http_4xx" || cls == "http_503") << cls;
   }
   EXPECT_EQ(st.ok + dead.size(), n) << st.raw;
   EXPECT_EQ(st.unique_keys, n) << "no key invented, none changed on the way through the tiers";
