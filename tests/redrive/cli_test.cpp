@@ -1,0 +1,58 @@
+#include "tools/redrive/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace courier::redrive {
+namespace {
+
+cli_result parse(std::vector<const char*> args, const char* brokers = nullptr) {
+  args.insert(args.begin(), "redrive");
+  return parse_cli(static_cast<int>(args.size()), args.data(),
+                   [brokers](const char*) { return brokers; }, 10'000'000);
+}
+
+TEST(Cli, DefaultsFollowTheIssue) {
+  const auto r = parse({"--from", "brew.shipments.dlq"});
+  ASSERT_TRUE(r.opts) << r.message;
+  EXPECT_EQ(r.opts->bootstrap, "127.0.0.1:9092");
+  EXPECT_EQ(r.opts->ledger_topic, "brew.shipments.dlq.redriven");
+  EXPECT_EQ(r.opts->max_redrives, 3);
+  EXPECT_EQ(r.opts->what, options::mode::redrive);
+}
+
+TEST(Cli, BootstrapComesFromTheEnvironmentThenTheFlag) {
+  EXPECT_EQ(parse({"--from", "d"}, "k:1").opts->bootstrap, "k:1");
+  EXPECT_EQ(parse({"--from", "d", "--bootstrap", "b:2"}, "k:1").opts->bootstrap, "b:2");
+}
+
+TEST(Cli, ReadsFiltersAndModes) {
+  const auto r = parse({"--from", "d", "--error-class", "a", "--error-class", "b", "--since",
+                        "1s", "--origin-partition", "4", "--list", "--json"});
+  ASSERT_TRUE(r.opts) << r.message;
+  EXPECT_EQ(r.opts->select.error_classes, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r.opts->select.since_ms, 10'000'000 - 1000);
+  EXPECT_EQ(r.opts->select.origin_partition, 4);
+  EXPECT_EQ(r.opts->what, options::mode::list);
+  EXPECT_TRUE(r.opts->json);
+}
+
+TEST(Cli, UsageErrorsExitWithTwoAndNameTheFlag) {
+  for (const auto& args : std::vector<std::vector<const char*>>{
+           {},
+           {"--from", "d", "--limit", "0"},
+           {"--from", "d", "--since", "soon"},
+           {"--from", "d", "--list", "--stats"},
+           {"--from", "d", "--show", "d:x:1"},
+           {"--from", "d", "--since", "1s", "--until", "2s"},
+           {"--from", "d", "--no-such-flag"}}) {
+    const auto r = parse(args);
+    EXPECT_FALSE(r.opts);
+    EXPECT_EQ(r.exit_code, exit_usage) << r.message;
+    EXPECT_EQ(r.message.rfind("redrive: ", 0), 0U) << r.message;
+  }
+}
+
+}  // namespace
+}  // namespace courier::redrive

@@ -1,0 +1,103 @@
+// The `redrive` executable as a child process: killed mid-run, and against a broker that is
+// not there.
+
+#include <fcntl.h>  // courier_process.hpp uses O_* without including it
+
+#define COURIER_BINARY REDRIVE_BINARY
+#include "tests/integration/courier_process.hpp"
+#include "tests/redrive/dlq_stand.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace courier::redrive::test {
+namespace {
+
+using courier::testing::courier_process;
+using courier::testing::temp_dir;
+
+// Records in the target topic so far, control records included: a cheap trigger only.
+std::int64_t target_high_watermarks(const dlq_stand& stand) {
+  dlq_reader reader{stand.bootstrap(), 5s};
+  std::int64_t n = 0;
+  for (const auto& r : reader.ranges(dlq_stand::origin, dlq_stand::partitions)) {
+    n += r.high;
+  }
+  return n;
+}
+
+TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
+  dlq_stand stand;
+  constexpr int records = 400;
+  std::vector<parked_spec> all;
+  for (int i = 0; i < records; ++i) {
+    parked_spec s;
+    s.partition = i % 2;
+    s.offset = i / 2;
+    s.key = "key-" + std::to_string(i);
+    all.push_back(s);
+  }
+  stand.park(all);
+
+  temp_dir dir;
+  {
+    // 100 records a second in transactions of 10: the run takes about 4 s.
+    courier_process child{{"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--rate",
+                           "100", "--batch", "10", "--timeout", "5s"},
+                          {},
+                          (dir.path() / "first.log").string()};
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    std::optional<int> exited;
+    while (!exited && target_high_watermarks(stand) < 60 &&
+           std::chrono::steady_clock::now() < deadline) {
+      exited = child.wait_exit(20ms);
+    }
+    ASSERT_FALSE(exited) << "redrive ended before it could be killed: " << child.log();
+    ASSERT_GE(target_high_watermarks(stand), 60) << child.log();
+    child.signal(SIGKILL);
+    EXPECT_EQ(child.wait_exit(10s), -1);
+  }
+  const auto partial = count_by_source(stand.read_all(dlq_stand::origin));
+  ASSERT_LT(partial.size(), static_cast<std::size_t>(records)) << "the kill came too late";
+
+  courier_process again{{"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--timeout",
+                         "5s"},
+                        {},
+                        (dir.path() / "second.log").string()};
+  ASSERT_EQ(again.wait_exit(60s), 0) << again.log();
+
+  const auto counts = count_by_source(stand.read_all(dlq_stand::origin));
+  EXPECT_EQ(counts.size(), static_cast<std::size_t>(records));
+  int duplicates = 0;
+  for (const auto& [from, n] : counts) {
+    duplicates += n > 1 ? 1 : 0;
+  }
+  EXPECT_EQ(duplicates, 0);
+  EXPECT_EQ(counts.count("(missing)"), 0U);
+}
+
+TEST(RedriveProcess, AnUnreachableBrokerExitsWithTwoWithinTheTimeout) {
+  temp_dir dir;
+  const auto started = std::chrono::steady_clock::now();
+  courier_process child{{"--from", "brew.shipments.dlq", "--bootstrap", "127.0.0.1:1",
+                         "--timeout", "1s"},
+                        {},
+                        (dir.path() / "unreachable.log").string()};
+  ASSERT_EQ(child.wait_exit(15s), 2) << child.log();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+  const std::string log = child.log();
+  EXPECT_NE(log.find("redrive: cannot reach Kafka at 127.0.0.1:1"), std::string::npos) << log;
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << "one clear line: " << log;
+}
+
+TEST(RedriveProcess, ABadFlagExitsWithTwoAndNamesIt) {
+  temp_dir dir;
+  courier_process child{{"--from", "d", "--rate", "fast"}, {}, (dir.path() / "flag.log").string()};
+  ASSERT_EQ(child.wait_exit(10s), 2);
+  EXPECT_NE(child.log().find("--rate"), std::string::npos) << child.log();
+}
+
+}  // namespace
+}  // namespace courier::redrive::test

@@ -1,0 +1,219 @@
+#include "tools/redrive/cli.hpp"
+
+#include "core/duration.hpp"
+#include "tools/redrive/time_arg.hpp"
+
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace courier::redrive {
+namespace {
+
+constexpr const char* default_bootstrap = "127.0.0.1:9092";
+
+std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
+  if (text.empty() || text.size() > 18) {
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return value;
+}
+
+CLI::Validator integer_check(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator{
+      [min, max](std::string& text) -> std::string {
+        const auto value = parse_unsigned(text);
+        if (value && *value >= min && *value <= max) {
+          return {};
+        }
+        return "expected an integer from " + std::to_string(min) + " to " +
+               std::to_string(max) + ", got '" + text + "'";
+      },
+      /*validator_desc=*/""};
+}
+
+}  // namespace
+
+cli_result parse_cli(int argc, const char* const* argv, const getenv_function& getenv,
+                     std::int64_t now_ms) {
+  options o;
+  CLI::App app{"redrive: returns DLQ records to their origin topic, once", "redrive"};
+  std::string to;
+  std::string bootstrap;
+  std::string since;
+  std::string until;
+  std::string origin_topic;
+  std::string origin_partition;
+  std::string key;
+  std::string limit;
+  std::string rate;
+  std::string batch;
+  std::string max_redrives;
+  std::string timeout;
+  std::string show;
+  bool list = false;
+  bool stats = false;
+
+  app.add_option("--from", o.from, "DLQ topic to read")->required()->type_name("TOPIC");
+  app.add_option("--to", to, "Target topic (default: each record's courier.origin.topic)")
+      ->type_name("TOPIC");
+  app.add_option("--bootstrap", bootstrap,
+                 "Kafka bootstrap servers (default $KAFKA_BROKERS, else 127.0.0.1:9092)")
+      ->type_name("SERVERS");
+  app.add_option("--ledger", o.ledger_topic, "Ledger topic (default <from>.redriven)")
+      ->type_name("TOPIC");
+  app.add_option("--error-class", o.select.error_classes,
+                 "Only records with this courier.error.class (repeatable)")
+      ->type_name("C");
+  app.add_option("--origin-topic", origin_topic, "Only records from this origin topic")
+      ->type_name("T");
+  app.add_option("--origin-partition", origin_partition,
+                 "Only records from this origin partition")
+      ->type_name("P")
+      ->check(integer_check(0, 1'000'000));
+  const auto time_check = CLI::Validator{
+      [now_ms](std::string& text) -> std::string {
+        if (parse_time_arg(text, now_ms)) {
+          return {};
+        }
+        return "expected an ISO-8601 UTC time such as 2026-11-30T10:00:00Z or a duration "
+               "ago such as 2h or 7d, got '" + text + "'";
+      },
+      /*validator_desc=*/""};
+  app.add_option("--since", since, "Only records that last failed at or after TIME")
+      ->type_name("TIME")
+      ->check(time_check);
+  app.add_option("--until", until, "Only records that last failed before TIME")
+      ->type_name("TIME")
+      ->check(time_check);
+  app.add_option("--key", key, "Only records with this Kafka key")->type_name("K");
+  app.add_option("--limit", limit, "Move at most N records")
+      ->type_name("N")
+      ->check(integer_check(1, 1'000'000'000));
+  app.add_option("--rate", rate, "At most R records per second")
+      ->type_name("R")
+      ->check(integer_check(1, 1'000'000));
+  app.add_option("--batch", batch, "Records per transaction (default 100)")
+      ->type_name("N")
+      ->check(integer_check(1, 10'000));
+  app.add_option("--max-redrives", max_redrives,
+                 "Loop guard: refuse records redriven this often (default 3)")
+      ->type_name("N")
+      ->check(integer_check(1, 1'000'000));
+  app.add_option("--timeout", timeout, "Bound on every Kafka wait (default 10s)")
+      ->type_name("D")
+      ->check(CLI::Validator{
+          [](std::string& text) -> std::string {
+            const auto d = parse_duration(text);
+            if (d && d->count() > 0) {
+              return {};
+            }
+            return "expected a positive duration such as 500ms, 3s or 1m, got '" + text + "'";
+          },
+          /*validator_desc=*/""});
+  app.add_flag("--dry-run", o.dry_run, "Print what would move; publish nothing");
+  app.add_flag("--force", o.force, "Redrive records the loop guard refuses");
+  app.add_flag("--json", o.json, "JSON output for scripts");
+  auto* list_flag = app.add_flag("--list", list, "List the DLQ records");
+  auto* stats_flag = app.add_flag("--stats", stats, "Summarise the DLQ");
+  auto* show_option =
+      app.add_option("--show", show, "Print one record with all its headers")
+          ->type_name("TOPIC:PARTITION:OFFSET")
+          ->check(CLI::Validator{
+              [](std::string& text) -> std::string {
+                if (parse_coordinates(text)) {
+                  return {};
+                }
+                return "expected TOPIC:PARTITION:OFFSET, got '" + text + "'";
+              },
+              /*validator_desc=*/""});
+  list_flag->excludes(stats_flag)->excludes(show_option);
+  stats_flag->excludes(show_option);
+
+  cli_result result;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    result.message = app.help();
+    return result;
+  } catch (const CLI::ParseError& e) {
+    result.exit_code = exit_usage;
+    result.message = std::string{"redrive: "} + e.what() + " (see redrive --help)";
+    return result;
+  }
+  const auto fail = [&result](const std::string& message) {
+    result.exit_code = exit_usage;
+    result.message = "redrive: " + message;
+    return result;
+  };
+  if (o.from.empty()) {
+    return fail("--from: a DLQ topic is required");
+  }
+  if (!to.empty()) {
+    o.to = to;
+  }
+  if (!bootstrap.empty()) {
+    o.bootstrap = bootstrap;
+  } else if (const char* env = getenv("KAFKA_BROKERS"); env != nullptr && *env != '\0') {
+    o.bootstrap = env;
+  } else {
+    o.bootstrap = default_bootstrap;
+  }
+  if (o.ledger_topic.empty()) {
+    o.ledger_topic = default_ledger_topic(o.from);
+  }
+  if (!origin_topic.empty()) {
+    o.select.origin_topic = origin_topic;
+  }
+  if (!origin_partition.empty()) {
+    o.select.origin_partition = static_cast<std::int32_t>(*parse_unsigned(origin_partition));
+  }
+  if (!since.empty()) {
+    o.select.since_ms = parse_time_arg(since, now_ms);
+  }
+  if (!until.empty()) {
+    o.select.until_ms = parse_time_arg(until, now_ms);
+  }
+  if (o.select.since_ms && o.select.until_ms && *o.select.since_ms >= *o.select.until_ms) {
+    return fail("--since must be before --until");
+  }
+  if (!key.empty()) {
+    o.select.key = key;
+  }
+  if (!limit.empty()) {
+    o.limit = static_cast<std::size_t>(*parse_unsigned(limit));
+  }
+  if (!rate.empty()) {
+    o.rate = static_cast<double>(*parse_unsigned(rate));
+  }
+  if (!batch.empty()) {
+    o.batch = static_cast<std::size_t>(*parse_unsigned(batch));
+  }
+  if (!max_redrives.empty()) {
+    o.max_redrives = static_cast<int>(*parse_unsigned(max_redrives));
+  }
+  if (!timeout.empty()) {
+    o.timeout = *parse_duration(timeout);
+  }
+  if (list) {
+    o.what = options::mode::list;
+  } else if (stats) {
+    o.what = options::mode::stats;
+  } else if (!show.empty()) {
+    o.what = options::mode::show;
+    o.show = parse_coordinates(show);
+  }
+  result.opts = std::move(o);
+  return result;
+}
+
+}  // namespace courier::redrive

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "tools/redrive/filter.hpp"
+#include "tools/redrive/ledger.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace courier::redrive {
+
+inline constexpr int exit_done = 0;
+inline constexpr int exit_some_failed = 1;
+inline constexpr int exit_usage = 2;
+
+struct options {
+  enum class mode { redrive, list, stats, show };
+  mode what = mode::redrive;
+  std::string from;
+  std::optional<std::string> to;
+  std::string bootstrap;
+  std::string ledger_topic;  // --ledger; default <from>.redriven
+  filter select;
+  std::optional<std::size_t> limit;
+  std::optional<double> rate;  // records per second
+  bool dry_run = false;
+  bool force = false;
+  bool json = false;
+  int max_redrives = 3;
+  std::size_t batch = 100;  // records per transaction
+  std::chrono::milliseconds timeout{10'000};
+  std::optional<coordinates> show;
+  bool progress = false;  // set by main: stderr is a terminal
+};
+
+struct cli_result {
+  std::optional<options> opts;  // empty: print `message`, exit with `exit_code`
+  int exit_code = exit_done;
+  std::string message;
+};
+
+using getenv_function = std::function<const char*(const char*)>;
+
+// Parses argv; --since/--until durations count back from `now_ms`.
+cli_result parse_cli(int argc, const char* const* argv, const getenv_function& getenv,
+                     std::int64_t now_ms);
+
+}  // namespace courier::redrive

@@ -1,0 +1,420 @@
+#include "tools/redrive/redrive.hpp"
+
+#include "core/duration.hpp"
+#include "core/kafka/admin.hpp"
+#include "core/kafka/error.hpp"
+#include "core/kafka/transactional_producer.hpp"
+#include "tools/redrive/dlq_reader.hpp"
+#include "tools/redrive/ledger.hpp"
+#include "tools/redrive/parked_record.hpp"
+#include "tools/redrive/plan.hpp"
+#include "tools/redrive/progress.hpp"
+#include "tools/redrive/redrive_headers.hpp"
+#include "tools/redrive/report.hpp"
+#include "tools/redrive/stats.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace courier::redrive {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Ends the run with exit status 2: nothing was published.
+class setup_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string topic_problem(const options& o, const std::string& topic,
+                          const kafka::kafka_error& e) {
+  if (e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+    return "topic '" + topic + "' does not exist on " + o.bootstrap;
+  }
+  return "cannot reach Kafka at " + o.bootstrap + " within " + format_duration(o.timeout) +
+         " (" + e.what() + ")";
+}
+
+int checked_partition_count(dlq_reader& reader, const options& o, const std::string& topic) {
+  try {
+    return reader.partition_count(topic);
+  } catch (const kafka::kafka_error& e) {
+    throw setup_error(topic_problem(o, topic, e));
+  }
+}
+
+// Ledger partitions; nothing when the ledger does not exist yet.
+std::optional<int> ledger_partitions(dlq_reader& reader, const options& o) {
+  try {
+    return reader.partition_count(o.ledger_topic);
+  } catch (const kafka::kafka_error& e) {
+    if (e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+      return std::nullopt;
+    }
+    throw setup_error(topic_problem(o, o.ledger_topic, e));
+  }
+}
+
+int ensure_ledger(dlq_reader& reader, const options& o) {
+  if (const auto n = ledger_partitions(reader, o)) {
+    return *n;
+  }
+  try {
+    kafka::create_topics_with_config(o.bootstrap, {kafka::new_topic_spec{o.ledger_topic, 1,
+                                                             {{"cleanup.policy", "compact"}}}},
+                         o.timeout);
+  } catch (const kafka::kafka_error& e) {
+    throw setup_error("cannot create the ledger topic '" + o.ledger_topic + "' (" + e.what() +
+                      "); create it (compacted) and run again");
+  }
+  return checked_partition_count(reader, o, o.ledger_topic);
+}
+
+ledger load_ledger(dlq_reader& reader, const std::string& topic, int partitions) {
+  ledger l;
+  reader.read(topic, reader.ranges(topic, partitions), [&l](record&& r) {
+    if (r.key) {
+      l.apply(*r.key, /*tombstone=*/r.value.empty());
+    }
+    return true;
+  });
+  return l;
+}
+
+ledger existing_ledger(dlq_reader& reader, const options& o) {
+  const auto n = ledger_partitions(reader, o);
+  return n ? load_ledger(reader, o.ledger_topic, *n) : ledger{};
+}
+
+plan_settings settings_of(const options& o) {
+  return plan_settings{o.select, o.to, o.max_redrives, o.force};
+}
+
+std::string origin_of(const parked_record& p) {
+  if (!p.origin_topic) {
+    return "(none)";
+  }
+  return *p.origin_topic + ":" +
+         (p.origin_partition ? std::to_string(*p.origin_partition) : std::string{"?"});
+}
+
+int run_list(const options& o, dlq_reader& reader, std::ostream& out) {
+  const int partitions = checked_partition_count(reader, o, o.from);
+  const ledger l = existing_ledger(reader, o);
+  const std::int64_t now = now_ms();
+  plan_settings s = settings_of(o);
+  s.force = false;
+  std::vector<list_row> rows;
+  reader.read(o.from, reader.ranges(o.from, partitions), [&](record&& r) {
+    parked_record p = read_parked_record(std::move(r));
+    const decision d = decide(p, s, l.contains(p.coordinates));
+    std::string status;
+    switch (d.what) {
+      case decision::action::filtered_out:
+        return true;
+      case decision::action::move:
+        status = "parked";
+        break;
+      case decision::action::already_redriven:
+        status = "redriven";
+        break;
+      case decision::action::refused:
+        status = "refused";
+        break;
+      case decision::action::malformed:
+        status = "malformed";
+        break;
+    }
+    rows.push_back(list_row{p.coordinates, p.raw.key, p.error_class, status, origin_of(p),
+                            p.failed_at_ms, p.redrive_count});
+    return true;
+  });
+  print_list(out, rows, now, o.json);
+  return exit_done;
+}
+
+int run_stats(const options& o, dlq_reader& reader, std::ostream& out) {
+  const int partitions = checked_partition_count(reader, o, o.from);
+  const ledger l = existing_ledger(reader, o);
+  const std::int64_t now = now_ms();
+  dlq_stats stats;
+  reader.read(o.from, reader.ranges(o.from, partitions), [&](record&& r) {
+    const parked_record p = read_parked_record(std::move(r));
+    if (matches(o.select, p)) {
+      stats.add(p, l.contains(p.coordinates), now);
+    }
+    return true;
+  });
+  print_stats(out, stats, now, o.json);
+  return exit_done;
+}
+
+int run_show(const options& o, dlq_reader& reader, std::ostream& out, std::ostream& err) {
+  const coordinates& c = *o.show;
+  const int partitions = checked_partition_count(reader, o, c.topic);
+  if (c.partition >= partitions) {
+    throw setup_error("topic '" + c.topic + "' has no partition " + std::to_string(c.partition));
+  }
+  const auto r = reader.read_one(c.topic, c.partition, c.offset);
+  if (!r) {
+    err << "redrive: no record at " << ledger_key(c.topic, c.partition, c.offset) << '\n';
+    return exit_usage;
+  }
+  print_record(out, *r, o.json);
+  return exit_done;
+}
+
+// A record on its way out, in the open batch.
+struct pending {
+  parked_record record;
+  decision target;
+};
+
+class redrive_run {
+ public:
+  redrive_run(const options& o, dlq_reader& reader, std::ostream& err)
+      : o_(o), reader_(reader), err_(err) {
+    summary_.dry_run = o.dry_run;
+    batch_size_ = o.batch;
+    if (o.rate) {
+      // A quarter second's worth at most, so the pace stays even.
+      batch_size_ = std::min(batch_size_, std::max<std::size_t>(1, static_cast<std::size_t>(
+                                                                        *o.rate / 4)));
+    }
+  }
+
+  int execute(std::ostream& out) {
+    const int partitions = checked_partition_count(reader_, o_, o_.from);
+    if (o_.to) {
+      static_cast<void>(checked_partition_count(reader_, o_, *o_.to));
+    }
+    ledger l;
+    if (o_.dry_run) {
+      l = existing_ledger(reader_, o_);
+    } else {
+      const int ledger_parts = ensure_ledger(reader_, o_);
+      producer_ = std::make_unique<kafka::transactional_producer>(
+          o_.bootstrap, transactional_id_for(o_.from),
+          std::map<std::string, std::string>{{"log_level", "0"}});
+      try {
+        // Fences an earlier run that is still alive (a zombie) and aborts its open
+        // transaction, so the ledger read next is complete.
+        producer_->init_transactions(o_.timeout);
+      } catch (const kafka::kafka_error& e) {
+        throw setup_error("cannot start a transaction for '" + transactional_id_for(o_.from) +
+                          "' on " + o_.bootstrap + " (" + e.what() + ")");
+      }
+      l = load_ledger(reader_, o_.ledger_topic, ledger_parts);
+    }
+    const auto ranges = reader_.ranges(o_.from, partitions);
+    std::size_t total = 0;
+    for (const auto& r : ranges) {
+      total += static_cast<std::size_t>(r.high - r.low);
+    }
+    progress_bar bar{err_, o_.progress, total};
+    started_ = std::chrono::steady_clock::now();
+    const plan_settings s = settings_of(o_);
+    std::size_t seen = 0;
+    try {
+      reader_.read(o_.from, ranges, [&](record&& r) {
+        ++seen;
+        const bool more = take(read_parked_record(std::move(r)), s, l);
+        bar.update(seen, summary_.moved + summary_.would_move);
+        return more;
+      });
+      flush();
+    } catch (const kafka::kafka_error& e) {
+      bar.finish();
+      err_ << "redrive: stopped: " << e.what() << '\n';
+      print_run(out, summary_, o_.json);
+      return exit_some_failed;
+    }
+    bar.finish();
+    print_run(out, summary_, o_.json);
+    return summary_.failed > 0 ? exit_some_failed : exit_done;
+  }
+
+ private:
+  // Returns false once --limit is reached.
+  bool take(parked_record p, const plan_settings& s, const ledger& l) {
+    decision d = decide(p, s, l.contains(p.coordinates));
+    switch (d.what) {
+      case decision::action::already_redriven:
+        ++summary_.already_redriven;
+        return true;
+      case decision::action::filtered_out:
+        ++summary_.filtered_out;
+        return true;
+      case decision::action::refused:
+        ++summary_.refused;
+        summary_.records.push_back(outcome{p.coordinates, p.raw.key, "refused", "", -1, -1,
+                                           d.reason});
+        return true;
+      case decision::action::malformed:
+        fail(p, d.reason);
+        return true;
+      case decision::action::move:
+        break;
+    }
+    const int target_partitions = partitions_of(d.target_topic);
+    if (target_partitions <= 0) {
+      fail(p, p.coordinates + ": target topic '" + d.target_topic + "' does not exist");
+      return true;
+    }
+    if (d.target_partition >= target_partitions) {
+      d.target_partition = -1;  // the origin partition is gone: partition by key
+    }
+    ++planned_;
+    if (o_.dry_run) {
+      ++summary_.would_move;
+      summary_.records.push_back(outcome{p.coordinates, p.raw.key, "would_move", d.target_topic,
+                                         d.target_partition, -1, ""});
+    } else {
+      batch_.push_back(pending{std::move(p), std::move(d)});
+      if (batch_.size() >= batch_size_) {
+        flush();
+      }
+    }
+    return !(o_.limit && planned_ >= *o_.limit);
+  }
+
+  void fail(const parked_record& p, const std::string& reason) {
+    ++summary_.failed;
+    err_ << "redrive: " << reason << '\n';
+    summary_.records.push_back(outcome{p.coordinates, p.raw.key, "failed", "", -1, -1, reason});
+  }
+
+  // 0 when the topic does not exist; asked once per topic.
+  int partitions_of(const std::string& topic) {
+    const auto it = partitions_.find(topic);
+    if (it != partitions_.end()) {
+      return it->second;
+    }
+    int n = 0;
+    try {
+      n = reader_.partition_count(topic);
+    } catch (const kafka::kafka_error& e) {
+      if (e.code() != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+        throw;
+      }
+    }
+    partitions_.emplace(topic, n);
+    return n;
+  }
+
+  void pace() {
+    if (!o_.rate) {
+      return;
+    }
+    const auto due = started_ + milliseconds{static_cast<std::int64_t>(
+                                    static_cast<double>(committed_) * 1000.0 / *o_.rate)};
+    std::this_thread::sleep_until(due);
+  }
+
+  // One transaction: every target record of the batch and its ledger entry, or none.
+  void flush() {
+    if (batch_.empty()) {
+      return;
+    }
+    pace();
+    const std::int64_t at = now_ms();
+    // Shared with the delivery reports, which may outlive this call after a fatal error.
+    auto acked = std::make_shared<std::vector<std::pair<std::int32_t, std::int64_t>>>(
+        batch_.size(), std::make_pair(-1, -1));
+    std::vector<pending> batch = std::move(batch_);
+    batch_.clear();
+    try {
+      producer_->begin();
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const parked_record& p = batch[i].record;
+        const decision& d = batch[i].target;
+        std::optional<std::string_view> key;
+        if (p.raw.key) {
+          key = *p.raw.key;
+        }
+        producer_->produce(d.target_topic, d.target_partition, key, p.raw.value,
+                           redrive_headers(p.raw.headers, p.redrive_count, at, p.coordinates),
+                           [acked, i](rd_kafka_resp_err_t err, std::int32_t partition,
+                                      std::int64_t offset) {
+                             if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+                               (*acked)[i] = {partition, offset};
+                             }
+                           });
+        producer_->produce(o_.ledger_topic, RD_KAFKA_PARTITION_UA, p.coordinates,
+                           ledger_value(d.target_topic, d.target_partition, at));
+      }
+      producer_->commit(o_.timeout);
+    } catch (const kafka::transaction_aborted& e) {
+      for (const auto& item : batch) {
+        fail(item.record, item.record.coordinates + ": not moved, the transaction was aborted (" +
+                              e.what() + ")");
+      }
+      return;
+    } catch (const kafka::kafka_error& e) {
+      for (const auto& item : batch) {
+        fail(item.record, item.record.coordinates +
+                              ": outcome unknown, the ledger decides on the next run (" +
+                              e.what() + ")");
+      }
+      throw;
+    }
+    committed_ += batch.size();
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      ++summary_.moved;
+      summary_.records.push_back(outcome{batch[i].record.coordinates, batch[i].record.raw.key,
+                                         "moved", batch[i].target.target_topic,
+                                         (*acked)[i].first, (*acked)[i].second, ""});
+    }
+  }
+
+  const options& o_;
+  dlq_reader& reader_;
+  std::ostream& err_;
+  std::unique_ptr<kafka::transactional_producer> producer_;
+  run_summary summary_;
+  std::vector<pending> batch_;
+  std::size_t batch_size_ = 100;
+  std::size_t planned_ = 0;
+  std::size_t committed_ = 0;
+  std::map<std::string, int> partitions_;
+  std::chrono::steady_clock::time_point started_{};
+};
+
+}  // namespace
+
+int run(const options& o, std::ostream& out, std::ostream& err) {
+  try {
+    dlq_reader reader{o.bootstrap, o.timeout};
+    switch (o.what) {
+      case options::mode::list:
+        return run_list(o, reader, out);
+      case options::mode::stats:
+        return run_stats(o, reader, out);
+      case options::mode::show:
+        return run_show(o, reader, out, err);
+      case options::mode::redrive:
+        return redrive_run{o, reader, err}.execute(out);
+    }
+    return exit_usage;
+  } catch (const setup_error& e) {
+    err << "redrive: " << e.what() << '\n';
+    return exit_usage;
+  } catch (const kafka::kafka_error& e) {
+    err << "redrive: " << e.what() << '\n';
+    return o.what == options::mode::redrive ? exit_some_failed : exit_usage;
+  }
+}
+
+}  // namespace courier::redrive

@@ -1,0 +1,44 @@
+#include "tools/redrive/redrive_headers.hpp"
+
+#include "core/retry_headers.hpp"
+
+#include <string>
+
+namespace courier::redrive {
+namespace {
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+bool is_dropped_on_redrive(std::string_view name) {
+  return starts_with(name, error_header_prefix) || name == retry_tier_header ||
+         name == retry_due_header || name == redrive_count_header || name == redrive_at_header ||
+         name == redrive_from_header;
+}
+
+header_list redrive_headers(const header_list& dlq_headers, int previous_count,
+                            std::int64_t now_ms, std::string_view from_coordinates) {
+  header_list out;
+  out.reserve(dlq_headers.size() + 3);
+  for (const auto& h : dlq_headers) {
+    if (!is_dropped_on_redrive(h.first)) {
+      out.push_back(h);
+    }
+  }
+  out.emplace_back(std::string{redrive_count_header}, std::to_string(previous_count + 1));
+  out.emplace_back(std::string{redrive_at_header}, std::to_string(now_ms));
+  out.emplace_back(std::string{redrive_from_header}, std::string{from_coordinates});
+  return out;
+}
+
+guard_verdict loop_guard(int redrive_count, int max_redrives, bool force) {
+  if (redrive_count < max_redrives) {
+    return guard_verdict::allowed;
+  }
+  return force ? guard_verdict::forced : guard_verdict::refused;
+}
+
+}  // namespace courier::redrive

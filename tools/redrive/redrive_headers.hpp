@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/record.hpp"
+
+#include <cstdint>
+#include <string_view>
+
+namespace courier::redrive {
+
+// DESIGN.md section 6: what redrive adds to a record it returns to the flow.
+inline constexpr std::string_view redrive_count_header = "courier.redrive.count";
+inline constexpr std::string_view redrive_at_header = "courier.redrive.at";      // epoch ms
+inline constexpr std::string_view redrive_from_header = "courier.redrive.from";  // dlq:p:o
+
+inline constexpr int default_max_redrives = 3;
+
+// courier.error.*, courier.retry.tier, courier.retry.due and earlier courier.redrive.*: the
+// failure is over, and a tier header would send the record through a due gate again.
+// courier.attempts, the first/last failure times, the origin and the idempotency key stay:
+// they are the record's history, and the receiver de-duplicates on the key.
+bool is_dropped_on_redrive(std::string_view name);
+
+// The DLQ record's headers in order minus the dropped ones, then the three redrive headers.
+header_list redrive_headers(const header_list& dlq_headers, int previous_count,
+                            std::int64_t now_ms, std::string_view from_coordinates);
+
+// The loop guard: a record redriven `max_redrives` times already is refused unless forced.
+enum class guard_verdict { allowed, refused, forced };
+guard_verdict loop_guard(int redrive_count, int max_redrives, bool force);
+
+}  // namespace courier::redrive

@@ -1,0 +1,121 @@
+#include "tools/redrive/time_arg.hpp"
+
+#include "core/duration.hpp"
+#include "core/retry_headers.hpp"  // format_trace_entry
+
+#include <charconv>
+#include <limits>
+
+namespace courier::redrive {
+namespace {
+
+constexpr std::int64_t ms_per_day = 86'400'000;
+
+// Exactly `width` digits at text[pos]; nothing otherwise.
+std::optional<int> digits(std::string_view text, std::size_t pos, std::size_t width) {
+  if (pos + width > text.size()) {
+    return std::nullopt;
+  }
+  int value = 0;
+  for (std::size_t i = pos; i < pos + width; ++i) {
+    if (text[i] < '0' || text[i] > '9') {
+      return std::nullopt;
+    }
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+std::int64_t days_from_civil(std::int64_t y, int m, int d) {
+  y -= m <= 2 ? 1 : 0;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const std::int64_t yoe = y - era * 400;
+  const std::int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146'097 + doe - 719'468;
+}
+
+bool is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int days_in_month(int y, int m) {
+  constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && is_leap(y) ? 29 : days[m - 1];
+}
+
+std::optional<std::int64_t> parse_iso_utc(std::string_view t) {
+  // YYYY-MM-DDTHH:MM:SS[.fff]Z
+  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') ||
+      t[13] != ':' || t[16] != ':') {
+    return std::nullopt;
+  }
+  const auto year = digits(t, 0, 4);
+  const auto month = digits(t, 5, 2);
+  const auto day = digits(t, 8, 2);
+  const auto hour = digits(t, 11, 2);
+  const auto minute = digits(t, 14, 2);
+  const auto second = digits(t, 17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 ||
+      *day < 1 || *day > days_in_month(*year, *month) || *hour > 23 || *minute > 59 ||
+      *second > 59) {
+    return std::nullopt;
+  }
+  std::size_t pos = 19;
+  int millis = 0;
+  if (t[pos] == '.') {
+    const auto frac = digits(t, pos + 1, 3);
+    if (!frac) {
+      return std::nullopt;
+    }
+    millis = *frac;
+    pos += 4;
+  }
+  if (pos + 1 != t.size() || (t[pos] != 'Z' && t[pos] != 'z')) {
+    return std::nullopt;
+  }
+  return days_from_civil(*year, *month, *day) * ms_per_day +
+         ((*hour * 60 + *minute) * 60 + *second) * std::int64_t{1000} + millis;
+}
+
+std::optional<std::int64_t> parse_ago(std::string_view text, std::int64_t now_ms) {
+  std::int64_t ago_ms = 0;
+  if (!text.empty() && text.back() == 'd') {
+    std::int64_t days = 0;
+    const std::string_view number = text.substr(0, text.size() - 1);
+    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), days);
+    if (number.empty() || ec != std::errc{} || ptr != number.data() + number.size() ||
+        days < 0 || days > std::numeric_limits<std::int64_t>::max() / ms_per_day) {
+      return std::nullopt;
+    }
+    ago_ms = days * ms_per_day;
+  } else {
+    const auto d = parse_duration(text);
+    if (!d) {
+      return std::nullopt;
+    }
+    ago_ms = d->count();
+  }
+  if (ago_ms > now_ms) {
+    return std::nullopt;  // before 1970: certainly a typo
+  }
+  return now_ms - ago_ms;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_time_arg(std::string_view text, std::int64_t now_ms) {
+  if (text.size() >= 20 && text[4] == '-') {
+    return parse_iso_utc(text);
+  }
+  return parse_ago(text, now_ms);
+}
+
+std::string format_utc(std::int64_t epoch_ms) {
+  std::string text = format_trace_entry(epoch_ms, "");
+  while (!text.empty() && text.back() == ' ') {
+    text.pop_back();
+  }
+  return text;
+}
+
+}  // namespace courier::redrive
