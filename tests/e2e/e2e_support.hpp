@@ -15,6 +15,8 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
+#include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -31,8 +33,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <librdkafka/rdkafka.h>
+
 #include "child_process.hpp"
 #include "core/kafka/admin.hpp"
+#include "core/kafka/consumer.hpp"
 #include "core/kafka/producer.hpp"
 #include "topology/shipments.hpp"
 
@@ -391,5 +396,92 @@ inline std::optional<int> terminate(child_process& p) {
   p.signal(SIGTERM);
   return p.wait_exit(30s);
 }
+
+// The end offsets of a topic as a client of one isolation level sees them: the high watermark
+// (read_uncommitted) or the last stable offset (read_committed). While a transaction is open
+// on a partition, or was left open by a producer that died, its LSO is below its HWM.
+class end_offsets_probe {
+ public:
+  explicit end_offsets_probe(const std::string& isolation_level) {
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char err[512];
+    const std::string group = unique_name("probe");
+    for (const auto& [name, value] :
+         std::map<std::string, std::string>{{"bootstrap.servers", kafka_environment::bootstrap()},
+                                            {"group.id", group},
+                                            {"isolation.level", isolation_level}}) {
+      if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), err, sizeof err) !=
+          RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(conf);
+        throw std::runtime_error(std::string{"probe config: "} + err);
+      }
+    }
+    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (rk_ == nullptr) {
+      rd_kafka_conf_destroy(conf);
+      throw std::runtime_error(std::string{"probe: "} + err);
+    }
+  }
+  ~end_offsets_probe() { rd_kafka_destroy(rk_); }
+  end_offsets_probe(const end_offsets_probe&) = delete;
+  end_offsets_probe& operator=(const end_offsets_probe&) = delete;
+
+  // The sum of the partitions' end offsets; nothing when a query failed.
+  std::optional<std::int64_t> total(const std::string& topic, int partitions,
+                                    std::chrono::milliseconds timeout) {
+    std::int64_t sum = 0;
+    for (int p = 0; p < partitions; ++p) {
+      std::int64_t low = 0;
+      std::int64_t high = 0;
+      if (rd_kafka_query_watermark_offsets(rk_, topic.c_str(), p, &low, &high,
+                                           static_cast<int>(timeout.count())) !=
+          RD_KAFKA_RESP_ERR_NO_ERROR) {
+        return std::nullopt;
+      }
+      sum += high;
+    }
+    return sum;
+  }
+
+ private:
+  rd_kafka_t* rk_ = nullptr;
+};
+
+// Every record of `topic` from the beginning to the end its partitions had when each was
+// reached (partition EOF), read by a throw-away group with `isolation.level`. Throws when not
+// every partition reached its end within `timeout`.
+inline std::vector<record> read_to_end(const std::string& topic, int partitions,
+                                       const std::string& isolation_level,
+                                       std::chrono::milliseconds timeout) {
+  std::set<int> at_end;
+  const std::string eof_prefix = "reached the end of " + topic + "[";
+  kafka::consumer c{kafka::consumer_settings{kafka_environment::bootstrap(),
+                                             unique_name("reader-" + isolation_level),
+                                             {topic},
+                                             {{"isolation.level", isolation_level},
+                                              {"enable.partition.eof", "true"},
+                                              {"enable.auto.commit", "false"},
+                                              {"fetch.wait.max.ms", "50"}}},
+                    {{}, {}, [&](const std::string& message) {
+                       if (message.rfind(eof_prefix, 0) == 0) {
+                         at_end.insert(std::stoi(message.substr(eof_prefix.size())));
+                       }
+                     }}};
+  std::vector<record> out;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (static_cast<int>(at_end.size()) < partitions &&
+         std::chrono::steady_clock::now() < deadline) {
+    for (auto& r : c.poll(std::chrono::milliseconds{100}, 500)) {
+      out.push_back(std::move(r));
+    }
+  }
+  c.close();
+  if (static_cast<int>(at_end.size()) < partitions) {
+    throw std::runtime_error("reading " + topic + ": only " + std::to_string(at_end.size()) +
+                             " of " + std::to_string(partitions) + " partitions reached their end");
+  }
+  return out;
+}
+
 
 }  // namespace courier::e2e

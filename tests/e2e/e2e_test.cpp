@@ -4,12 +4,14 @@
 
 #include <signal.h>
 
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
 
 #include "e2e_support.hpp"
 #include "core/kafka/admin.hpp"
+#include "core/retry_headers.hpp"
 #include "core/retry_tiers.hpp"
 #include "topology/topic_reader.hpp"
 
@@ -287,6 +289,146 @@ TEST(EndToEnd, TiersAndDlqAccountForEveryRecordExactlyOnce) {
   EXPECT_EQ(st.ok + dead.size(), n) << st.raw;
   EXPECT_EQ(st.unique_keys, n) << "no key invented, none changed on the way through the tiers";
   EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
+}
+
+// g. redrive on a real broker: SIGKILLed while a transaction is open, run again to completion,
+// run a third time. A read_committed consumer of the target sees every DLQ record exactly once
+// and none missing, although the killed run's open (later aborted) transaction left records in
+// the log. librdkafka's mock cluster cannot show this: it never hides aborted transactions.
+TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordExactlyOnce) {
+  constexpr int n = 300;
+  constexpr int partitions = 3;
+  const auto dir = scratch_dir("redrive");
+  const remove_on_success cleanup{dir};
+  const std::string& bootstrap = kafka_environment::bootstrap();
+  const auto origin = unique_name("redrive");
+  const auto dlq = origin + ".dlq";
+  const auto ledger = dlq + ".redriven";
+  create_topic(origin, partitions);
+  create_topic(dlq, partitions);
+  kafka::create_topics_with_config(bootstrap, {{ledger, 1, {{"cleanup.policy", "compact"}}}}, 30s);
+
+  // Park n records the way courier's retry router does: record i first appeared at
+  // origin:(i % partitions):(i / partitions) and sits at the same coordinates in the DLQ.
+  std::set<std::string> parked;
+  {
+    kafka::producer prod{bootstrap};
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+    for (int i = 0; i < n; ++i) {
+      record r;
+      r.topic = origin;
+      r.partition = i % partitions;
+      r.offset = i / partitions;
+      r.key = topology::shipment_id(static_cast<std::size_t>(i));
+      r.value = topology::make_shipment(static_cast<std::size_t>(i), 7);
+      r.headers = {{"content-type", "application/json"}};
+      r.timestamp_ms = now - 60'000;
+      failure_info f;
+      f.error_class = "http_4xx";
+      f.error_message = "HTTP 400";
+      f.status = 400;
+      f.response_excerpt = "{\"error\":\"unknown depot\"}";
+      f.trace = {format_trace_entry(now - 1'000, "http_400")};
+      f.attempts = 1;
+      f.failed_at_ms = now - 1'000;
+      destination dest;
+      dest.what = destination::kind::dlq;
+      dest.topic = dlq;
+      prod.produce(dlq, r.partition, r.key, r.value, retry_headers(r, "shipments", dest, f, now),
+                   0);
+      parked.insert(dlq + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset));
+    }
+    prod.flush(30s);
+    ASSERT_EQ(prod.acked(), static_cast<std::uint64_t>(n));
+  }
+
+  // A paced run (60 records a second, one record per transaction) is frozen (SIGSTOP) whenever the
+  // target's high watermark is ahead of its last stable offset. If the transaction stays open
+  // for a second while the process is frozen, its commit was never sent: SIGKILL it there.
+  // Otherwise the commit was already on its way (the coordinator finishes it in
+  // milliseconds): let the run go on (SIGCONT) and try the next transaction.
+  end_offsets_probe uncommitted{"read_uncommitted"};
+  end_offsets_probe committed{"read_committed"};
+  auto open_now = [&] {
+    const auto high = uncommitted.total(origin, partitions, 2s);
+    const auto stable = committed.total(origin, partitions, 2s);
+    return high && stable && *high > *stable;
+  };
+  bool left_open = false;
+  {
+    child_process run{REDRIVE_BINARY,
+                      {"--from", dlq, "--bootstrap", bootstrap, "--rate", "60", "--batch", "1",
+                       "--timeout", "10s"},
+                      {},
+                      (dir / "redrive-killed.log").string(),
+                      {"KAFKA_BROKERS"}};
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (!left_open && run.running() && std::chrono::steady_clock::now() < deadline) {
+      if (!open_now()) {
+        continue;
+      }
+      run.signal(SIGSTOP);
+      left_open = !wait_until([&] { return !open_now(); }, 1s);
+      run.signal(left_open ? SIGKILL : SIGCONT);
+    }
+    ASSERT_TRUE(left_open) << "no transaction caught open before redrive ended: " << run.log();
+    EXPECT_EQ(run.wait_exit(10s), std::optional<int>{-1}) << run.log();
+    EXPECT_TRUE(open_now()) << "the dead run's transaction stays open";
+  }
+
+  // The second run fences the dead one (aborting its transaction) and moves the rest.
+  const std::vector<std::string> full{"--from", dlq, "--bootstrap", bootstrap, "--timeout", "10s",
+                                      "--json"};
+  auto summary_of = [&](const std::string& name) {
+    child_process run{REDRIVE_BINARY, full, {}, (dir / (name + ".log")).string(),
+                      {"KAFKA_BROKERS"}};
+    const auto code = run.wait_exit(120s);
+    EXPECT_EQ(code, std::optional<int>{0}) << tail(run.log());
+    const auto doc = nlohmann::json::parse(run.log(), nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(doc.is_discarded()) << "not the --json report: " << tail(run.log());
+    return doc;
+  };
+  const auto second = summary_of("redrive-second");
+  ASSERT_FALSE(second.is_discarded());
+  EXPECT_GT(second.value("moved", 0), 0) << second.dump();
+  EXPECT_GT(second.value("already_redriven", 0), 0) << "the killed runs moved nothing?";
+  EXPECT_EQ(second.value("moved", 0) + second.value("already_redriven", 0), n) << second.dump();
+  const auto third = summary_of("redrive-third");
+  ASSERT_FALSE(third.is_discarded());
+  EXPECT_EQ(third.value("moved", -1), 0) << third.dump();
+  EXPECT_EQ(third.value("already_redriven", 0), n) << third.dump();
+
+  // What a read_committed consumer of the target sees: each DLQ record exactly once.
+  std::map<std::string, int> seen;
+  const auto target = read_to_end(origin, partitions, "read_committed", 60s);
+  for (const auto& r : target) {
+    const auto from = find_header(r.headers, "courier.redrive.from");
+    ++seen[from ? std::string{*from} : std::string{"(missing)"}];
+  }
+  EXPECT_EQ(target.size(), static_cast<std::size_t>(n));
+  EXPECT_EQ(seen.count("(missing)"), 0U);
+  std::size_t missing = 0;
+  for (const auto& coordinates : parked) {
+    const auto it = seen.find(coordinates);
+    missing += it == seen.end() ? 1 : 0;
+    if (it != seen.end()) {
+      EXPECT_EQ(it->second, 1) << coordinates << " was published " << it->second << " times";
+    }
+  }
+  EXPECT_EQ(missing, 0U);
+  EXPECT_EQ(seen.size(), parked.size()) << "a redrive.from that is no parked record";
+
+  // The aborted transaction's records are in the log all the same: only the isolation level
+  // keeps them out, which is what this scenario is about.
+  const auto raw = read_to_end(origin, partitions, "read_uncommitted", 60s);
+  EXPECT_GT(raw.size(), target.size());
+  std::set<std::string> ledger_keys;
+  for (const auto& r : read_to_end(ledger, 1, "read_committed", 60s)) {
+    ledger_keys.insert(r.key.value_or(""));
+  }
+  EXPECT_EQ(ledger_keys, parked);
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <map>
 #include <string>
 #include <thread>
@@ -132,16 +131,6 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
 
   // Backlog: from the first receipt to the last.
   const bool first = wait_for([&] { return receiver.snapshot().ok > 0; }, 60s);
-  if (std::getenv("BENCH_TRACE") != nullptr) {
-    const auto& m = *p.routes().front().metrics;
-    for (int i = 0; i < 20; ++i) {
-      std::cerr << "t=" << i * 100 << " fetched=" << m.fetched << " delivered=" << m.delivered
-                << " attempts=" << m.attempts << " in_flight=" << m.in_flight
-                << " paused=" << m.paused_partitions << " recv_total=" << receiver.snapshot().total
-                << "\n";
-      std::this_thread::sleep_for(100ms);
-    }
-  }
   const auto t0 = clock_type::now();
   const bool drained = first && wait_for([&] { return receiver.snapshot().ok >= backlog; }, 300s);
   res.backlog_seconds = std::chrono::duration<double>(clock_type::now() - t0).count();

@@ -1,0 +1,233 @@
+// Issue 5 end to end on librdkafka's mock cluster: the real actor pipeline parks what the
+// receiver rejects in the DLQ, the receiver is fixed, redrive returns the parked records to
+// their origin topic, and the same pipeline delivers them with their original Idempotency-Keys.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/idempotency_key.hpp"
+#include "core/retry_headers.hpp"
+#include "stand.hpp"
+#include "tools/redrive/cli.hpp"
+#include "tools/redrive/dlq_reader.hpp"
+#include "tools/redrive/ledger.hpp"
+#include "tools/redrive/redrive.hpp"
+#include "topology/pipeline.hpp"
+#include "topology/topic_reader.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+std::string coordinates_of(const record& r) {
+  return r.topic + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset);
+}
+
+std::string header_or_empty(const record& r, std::string_view name) {
+  const auto v = find_header(r.headers, name);
+  return v ? std::string{*v} : std::string{};
+}
+
+// Every committed record of `topic` up to its current high watermarks; returns at once.
+std::vector<record> read_all(const std::string& brokers, const std::string& topic) {
+  redrive::dlq_reader reader{brokers, 10s};
+  std::vector<record> out;
+  reader.read(topic, reader.ranges(topic, reader.partition_count(topic)), [&](record&& r) {
+    out.push_back(std::move(r));
+    return true;
+  });
+  return out;
+}
+
+struct redrive_result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `redrive --from <dlq> --json` in process, as the operator would run it.
+redrive_result run_redrive(const std::string& brokers, const std::string& dlq) {
+  const std::vector<std::string> args{"redrive", "--from",    dlq,  "--bootstrap",
+                                      brokers,   "--timeout", "5s", "--json"};
+  std::vector<const char*> argv;
+  for (const auto& a : args) {
+    argv.push_back(a.c_str());
+  }
+  const auto parsed = redrive::parse_cli(static_cast<int>(argv.size()), argv.data(),
+                                         [](const char*) { return nullptr; }, now_ms());
+  redrive_result result;
+  if (!parsed.opts) {
+    result.code = parsed.exit_code;
+    result.err = parsed.message;
+    return result;
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  result.code = redrive::run(*parsed.opts, out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOneIsADuplicate) {
+  constexpr std::size_t n = 30;
+  constexpr int partitions = 2;
+  stand s{partitions};
+  const std::string ledger = redrive::default_ledger_topic(s.dlq);
+  s.cluster.create_topic(ledger, 1);  // the mock cluster cannot create topics
+  s.seed(n);
+
+  // Where the seeded records landed (the partitioner picks by key).
+  const auto source = topology::read_topic(s.cfg.kafka.brokers, s.topic, n, 20s, fast_group());
+  ASSERT_EQ(source.size(), n);
+  const std::vector<std::size_t> rejected_at{2, 9, 17, 26};
+  constexpr std::size_t known_at = 13;  // delivered once, later found in the DLQ too
+  std::set<std::string> rejected;
+  for (const auto i : rejected_at) {
+    rejected.insert(coordinates_of(source[i]));
+    s.receiver->set_key_rule(coordinates_of(source[i]), mock::key_rule{400, -1});
+  }
+  const record known = source[known_at];
+  const std::string known_key = coordinates_of(known);
+  ASSERT_EQ(rejected.count(known_key), 0U);
+  std::set<std::string> seeded_keys;
+  for (const auto& r : source) {
+    seeded_keys.insert(coordinates_of(r));
+  }
+  ASSERT_EQ(seeded_keys.size(), n);
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until(
+    [&] { return s.receiver->snapshot().ok >= n - rejected.size() && m.dead_lettered >= 4; },
+    30s))
+    << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered;
+
+  // The already-processed record lands in the DLQ as well, the way the retry router writes
+  // it (say, a timeout after the partner had in fact accepted it).
+  {
+    failure_info f;
+    f.error_class = "timeout";
+    f.error_message = "no answer within 1000ms";
+    f.trace = {format_trace_entry(now_ms(), "timeout")};
+    f.attempts = 1;
+    f.failed_at_ms = now_ms();
+    destination dest;
+    dest.what = destination::kind::dlq;
+    dest.topic = s.dlq;
+    kafka::producer prod{s.cfg.kafka.brokers};
+    prod.produce(s.dlq, known.partition, known.key, known.value,
+                 retry_headers(known, s.route().name, dest, f, f.failed_at_ms), 0);
+    prod.flush(10s);
+  }
+  const auto dlq = read_all(s.cfg.kafka.brokers, s.dlq);
+  ASSERT_EQ(dlq.size(), rejected.size() + 1);
+  std::set<std::string> parked_keys;
+  for (const auto& r : dlq) {
+    parked_keys.insert(header_or_empty(r, idempotency_key_header));
+  }
+  std::set<std::string> expected_parked = rejected;
+  expected_parked.insert(known_key);
+  ASSERT_EQ(parked_keys, expected_parked);
+
+  const auto before = s.receiver->snapshot();
+  ASSERT_EQ(before.ok, n - rejected.size()) << "the rejected records were not delivered";
+  ASSERT_EQ(before.fail_400, rejected.size());
+  ASSERT_EQ(before.duplicates, 0U);
+  const auto fetched_before = m.fetched.load();
+
+  // The partner fixed its side.
+  for (const auto& key : rejected) {
+    s.receiver->set_key_rule(key, mock::key_rule{400, 0});
+  }
+
+  const auto first = run_redrive(s.cfg.kafka.brokers, s.dlq);
+  ASSERT_EQ(first.code, 0) << first.err << first.out;
+  EXPECT_EQ(nlohmann::json::parse(first.out).at("moved"), rejected.size() + 1) << first.out;
+
+  // The running pipeline fetches the redriven records from the origin topic.
+  ASSERT_TRUE(wait_until(
+    [&] {
+      const auto st = s.receiver->snapshot();
+      return st.ok >= n && st.duplicates >= 1 && m.fetched >= fetched_before + 5 &&
+             m.in_flight == 0;
+    },
+    30s))
+    << "ok " << s.receiver->snapshot().ok << ", duplicates " << s.receiver->snapshot().duplicates
+    << ", fetched " << m.fetched - fetched_before;
+  p.stop();
+
+  const auto after = s.receiver->snapshot();
+  EXPECT_EQ(after.ok - before.ok, rejected.size()) << "exactly the new keys are new deliveries";
+  EXPECT_EQ(after.duplicates - before.duplicates, 1U) << "the known record is a duplicate";
+  EXPECT_EQ(after.unique_keys, n) << "no key the origin topic did not first have";
+  EXPECT_EQ(after.fail_400, before.fail_400) << "fixed: no further rejection";
+  EXPECT_EQ(m.fetched - fetched_before, rejected.size() + 1);
+  EXPECT_EQ(m.dead_lettered.load(), rejected.size()) << "nothing went back to the DLQ";
+  EXPECT_EQ(read_all(s.cfg.kafka.brokers, s.dlq).size(), rejected.size() + 1)
+    << "the DLQ is left as it was";
+
+  // The receiver saw the keys of the first appearance, never the redriven copies' coordinates.
+  const auto attempts = s.receiver->attempts_by_key();
+  std::set<std::string> seen;
+  for (const auto& [key, count] : attempts) {
+    seen.insert(key);
+  }
+  EXPECT_EQ(seen, seeded_keys);
+  for (const auto& key : rejected) {
+    EXPECT_EQ(attempts.at(key), 2U) << key << ": one 400, then the redriven delivery";
+  }
+  EXPECT_EQ(attempts.at(known_key), 2U);
+  std::set<std::string> arrived;
+  for (const auto& a : s.receiver->arrivals()) {
+    arrived.insert(a.idempotency_key);
+  }
+  EXPECT_EQ(arrived, seeded_keys);
+
+  const auto origin_after = read_all(s.cfg.kafka.brokers, s.topic);
+  std::map<std::string, int> redriven_from;
+  for (const auto& r : origin_after) {
+    const auto from = find_header(r.headers, "courier.redrive.from");
+    if (!from) {
+      continue;
+    }
+    ++redriven_from[std::string{*from}];
+    EXPECT_EQ(seeded_keys.count(coordinates_of(r)), 0U);
+    EXPECT_EQ(attempts.count(coordinates_of(r)), 0U)
+      << coordinates_of(r) << " is the redriven copy's own position";
+    EXPECT_EQ(expected_parked.count(header_or_empty(r, idempotency_key_header)), 1U)
+      << coordinates_of(r);
+  }
+  EXPECT_EQ(redriven_from.size(), rejected.size() + 1);
+  for (const auto& [from, count] : redriven_from) {
+    EXPECT_EQ(count, 1) << from;
+  }
+  ASSERT_EQ(origin_after.size(), n + rejected.size() + 1);
+
+  // A second run finds everything in the ledger and publishes nothing.
+  const auto second = run_redrive(s.cfg.kafka.brokers, s.dlq);
+  ASSERT_EQ(second.code, 0) << second.err << second.out;
+  const auto summary = nlohmann::json::parse(second.out);
+  EXPECT_EQ(summary.at("moved"), 0);
+  EXPECT_EQ(summary.at("already_redriven"), rejected.size() + 1);
+  EXPECT_EQ(read_all(s.cfg.kafka.brokers, s.topic).size(), origin_after.size());
+  EXPECT_EQ(read_all(s.cfg.kafka.brokers, ledger).size(), rejected.size() + 1);
+}
+
+}  // namespace
+}  // namespace courier::testing
