@@ -35,13 +35,15 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include "child_process.hpp"
+#include "tests/support/child_process.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/kafka/producer.hpp"
 #include "topology/shipments.hpp"
 
 namespace courier::e2e {
+
+using courier::testing::child_process;
 
 using namespace std::chrono_literals;
 

@@ -1,11 +1,8 @@
 // The `redrive` executable as a child process: killed mid-run, and against a broker that is
 // not there.
 
-#include <fcntl.h>  // courier_process.hpp uses O_* without including it
-
-#define COURIER_BINARY REDRIVE_BINARY
-#include "tests/integration/courier_process.hpp"
 #include "tests/redrive/dlq_stand.hpp"
+#include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -15,7 +12,7 @@
 namespace courier::redrive::test {
 namespace {
 
-using courier::testing::courier_process;
+using courier::testing::child_process;
 using courier::testing::temp_dir;
 
 // Records in the target topic so far, control records included: a cheap trigger only.
@@ -44,10 +41,11 @@ TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
   temp_dir dir;
   {
     // 100 records a second in transactions of 10: the run takes about 4 s.
-    courier_process child{{"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--rate",
-                           "100", "--batch", "10", "--timeout", "5s"},
-                          {},
-                          (dir.path() / "first.log").string()};
+    child_process child{REDRIVE_BINARY,
+                        {"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--rate",
+                         "100", "--batch", "10", "--timeout", "5s"},
+                        {},
+                        (dir.path() / "first.log").string()};
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     std::optional<int> exited;
     while (!exited && target_high_watermarks(stand) < 60 &&
@@ -62,10 +60,11 @@ TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
   const auto partial = count_by_source(stand.read_all(dlq_stand::origin));
   ASSERT_LT(partial.size(), static_cast<std::size_t>(records)) << "the kill came too late";
 
-  courier_process again{{"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--timeout",
-                         "5s"},
-                        {},
-                        (dir.path() / "second.log").string()};
+  child_process again{
+      REDRIVE_BINARY,
+      {"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--timeout", "5s"},
+      {},
+      (dir.path() / "second.log").string()};
   ASSERT_EQ(again.wait_exit(60s), 0) << again.log();
 
   const auto counts = count_by_source(stand.read_all(dlq_stand::origin));
@@ -81,10 +80,11 @@ TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
 TEST(RedriveProcess, AnUnreachableBrokerExitsWithTwoWithinTheTimeout) {
   temp_dir dir;
   const auto started = std::chrono::steady_clock::now();
-  courier_process child{{"--from", "brew.shipments.dlq", "--bootstrap", "127.0.0.1:1",
-                         "--timeout", "1s"},
-                        {},
-                        (dir.path() / "unreachable.log").string()};
+  child_process child{
+      REDRIVE_BINARY,
+      {"--from", "brew.shipments.dlq", "--bootstrap", "127.0.0.1:1", "--timeout", "1s"},
+      {},
+      (dir.path() / "unreachable.log").string()};
   ASSERT_EQ(child.wait_exit(15s), 2) << child.log();
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
   const std::string log = child.log();
@@ -94,7 +94,8 @@ TEST(RedriveProcess, AnUnreachableBrokerExitsWithTwoWithinTheTimeout) {
 
 TEST(RedriveProcess, ABadFlagExitsWithTwoAndNamesIt) {
   temp_dir dir;
-  courier_process child{{"--from", "d", "--rate", "fast"}, {}, (dir.path() / "flag.log").string()};
+  child_process child{
+      REDRIVE_BINARY, {"--from", "d", "--rate", "fast"}, {}, (dir.path() / "flag.log").string()};
   ASSERT_EQ(child.wait_exit(10s), 2);
   EXPECT_NE(child.log().find("--rate"), std::string::npos) << child.log();
 }

@@ -1,7 +1,6 @@
 #pragma once
 
 // A child process (courier, mock_webhook) with stdout and stderr appended to one log file.
-// The pattern of tests/integration/courier_process.hpp, for any executable.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -21,7 +20,7 @@
 
 extern char** environ;
 
-namespace courier::e2e {
+namespace courier::testing {
 
 class child_process {
  public:
@@ -126,4 +125,4 @@ class child_process {
   std::optional<int> exit_code_;
 };
 
-}  // namespace courier::e2e
+}  // namespace courier::testing
