@@ -8,32 +8,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/cli_checks.hpp"
 #include "core/duration.hpp"
 
 namespace courier::topology {
 namespace {
 
 constexpr int usage_error_exit_code = 2;
-
-// Digits only: strtoull and CLI11's own conversion would take "-1" as a huge
-// number and "010" as octal.
-std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
-  if (text.empty() || text.size() > 20) {
-    return std::nullopt;
-  }
-  std::uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') {
-      return std::nullopt;
-    }
-    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
-      return std::nullopt;
-    }
-    value = value * 10 + digit;
-  }
-  return value;
-}
 
 std::optional<double> parse_rate(const std::string& text) {
   if (text.empty()) {
@@ -47,53 +28,22 @@ std::optional<double> parse_rate(const std::string& text) {
   return value;
 }
 
-// CLI11 prefixes each message with the flag's name.
 CLI::Validator duration_check() {
-  return CLI::Validator{
-      [](std::string& text) -> std::string {
-        if (parse_duration(text)) {
-          return {};
-        }
-        return "expected a duration such as 500ms, 3s, 5m, 1h or a number "
-               "of seconds, got '" + text + "'";
-      },
-      /*validator_desc=*/""};
-}
-
-CLI::Validator integer_check(std::uint64_t min, std::uint64_t max) {
-  return CLI::Validator{
-      [min, max](std::string& text) -> std::string {
-        const auto value = parse_unsigned(text);
-        if (value && *value >= min && *value <= max) {
-          return {};
-        }
-        return "expected an integer from " + std::to_string(min) + " to " +
-               std::to_string(max) + ", got '" + text + "'";
-      },
-      /*validator_desc=*/""};
+  return argument_check(
+      [](const std::string& text) { return parse_duration(text).has_value(); },
+      "expected a duration such as 500ms, 3s, 5m, 1h or a number of seconds");
 }
 
 CLI::Validator rate_check() {
-  return CLI::Validator{
-      [](std::string& text) -> std::string {
-        if (parse_rate(text)) {
-          return {};
-        }
-        return "expected a rate from 0 to 1, got '" + text + "'";
-      },
-      /*validator_desc=*/""};
+  return argument_check(
+      [](const std::string& text) { return parse_rate(text).has_value(); },
+      "expected a rate from 0 to 1");
 }
 
 CLI::Validator url_check() {
-  return CLI::Validator{
-      [](std::string& text) -> std::string {
-        if (has_http_scheme(text)) {
-          return {};
-        }
-        return "expected a URL starting with http:// or https://, got '" +
-               text + "'";
-      },
-      /*validator_desc=*/""};
+  return argument_check(
+      [](const std::string& text) { return has_http_scheme(text); },
+      "expected a URL starting with http:// or https://");
 }
 
 // The callbacks run only after the checks above passed, so the parses here

@@ -2,11 +2,11 @@
 
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
-#include "core/kafka/record_conversion.hpp"
+#include "core/kafka/produce_args.hpp"
 
 #include <array>
 #include <memory>
-#include <vector>
+#include <utility>
 
 namespace courier::kafka {
 namespace {
@@ -77,45 +77,13 @@ void producer::produce(const std::string& topic, std::int32_t partition,
   if (rd_kafka_fatal_error(rk_.get(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw_fatal(rk_.get());
   }
-  headers_ptr hdrs = to_kafka_headers(headers);
-
-  std::vector<rd_kafka_vu_t> vus;
-  vus.reserve(7);
-  auto add = [&vus](rd_kafka_vtype_t type) -> rd_kafka_vu_t& {
-    rd_kafka_vu_t& vu = vus.emplace_back();
-    vu.vtype = type;
-    return vu;
-  };
-  add(RD_KAFKA_VTYPE_TOPIC).u.cstr = topic.c_str();
-  add(RD_KAFKA_VTYPE_PARTITION).u.i32 = partition;
-  add(RD_KAFKA_VTYPE_MSGFLAGS).u.i = RD_KAFKA_MSG_F_COPY;
-  {
-    rd_kafka_vu_t& vu = add(RD_KAFKA_VTYPE_VALUE);
-    vu.u.mem.ptr = const_cast<char*>(value.data());
-    vu.u.mem.size = value.size();
-  }
-  if (key) {
-    rd_kafka_vu_t& vu = add(RD_KAFKA_VTYPE_KEY);
-    vu.u.mem.ptr = const_cast<char*>(key->data());
-    vu.u.mem.size = key->size();
-  }
-  add(RD_KAFKA_VTYPE_TIMESTAMP).u.i64 = timestamp_ms;
-  if (hdrs) {
-    add(RD_KAFKA_VTYPE_HEADERS).u.headers = hdrs.get();
-  }
-  // Owned by librdkafka's message from a successful produce until on_delivery takes it back.
-  std::unique_ptr<delivery_report> report;
-  if (on_report) {
-    report = std::make_unique<delivery_report>(std::move(on_report));
-    add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = report.get();
-  }
+  produce_args args{topic, partition, key, value, headers, timestamp_ms, std::move(on_report)};
 
   const auto deadline = std::chrono::steady_clock::now() + queue_full_budget;
   while (true) {
-    error_ptr error{rd_kafka_produceva(rk_.get(), vus.data(), vus.size())};
+    error_ptr error{rd_kafka_produceva(rk_.get(), args.data(), args.size())};
     if (!error) {
-      static_cast<void>(hdrs.release());    // librdkafka owns the headers now
-      static_cast<void>(report.release());  // and the report, until on_delivery
+      args.accepted();
       rd_kafka_poll(rk_.get(), /*timeout_ms=*/0);
       return;
     }

@@ -1,12 +1,11 @@
 #include "core/kafka/transactional_producer.hpp"
 
 #include "core/kafka/conf.hpp"
-#include "core/kafka/record_conversion.hpp"
+#include "core/kafka/produce_args.hpp"
 
 #include <array>
 #include <memory>
 #include <utility>
-#include <vector>
 
 namespace courier::kafka {
 namespace {
@@ -21,6 +20,23 @@ std::chrono::milliseconds remaining(std::chrono::steady_clock::time_point deadli
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
   return left.count() > 0 ? left : std::chrono::milliseconds{1};
+}
+
+// rd_kafka_init_transactions, rd_kafka_commit_transaction or rd_kafka_abort_transaction.
+using transaction_call = rd_kafka_error_t* (*)(rd_kafka_t* rk, int timeout_ms);
+
+// Calls `call` with the time left until it succeeds, fails with an error that is not
+// retriable, or `timeout` has passed. Returns that last error; nullptr on success.
+error_ptr call_with_retries(rd_kafka_t* rk, transaction_call call,
+                            std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    error_ptr error{call(rk, to_ms(remaining(deadline)))};
+    if (!error || rd_kafka_error_is_retriable(error.get()) == 0 ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return error;
+    }
+  }
 }
 
 [[noreturn]] void throw_fatal(rd_kafka_t* rk, const std::string& what) {
@@ -101,17 +117,8 @@ void transactional_producer::fail(rd_kafka_error_t* raw_error, const std::string
 }
 
 void transactional_producer::init_transactions(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    rd_kafka_error_t* error = rd_kafka_init_transactions(rk_.get(), to_ms(remaining(deadline)));
-    if (error == nullptr) {
-      return;
-    }
-    if (rd_kafka_error_is_retriable(error) != 0 && std::chrono::steady_clock::now() < deadline) {
-      rd_kafka_error_destroy(error);
-      continue;
-    }
-    fail(error, "initialising transactions", timeout);
+  if (error_ptr error = call_with_retries(rk_.get(), &rd_kafka_init_transactions, timeout)) {
+    fail(error.release(), "initialising transactions", timeout);
   }
 }
 
@@ -129,42 +136,14 @@ void transactional_producer::produce(const std::string& topic, std::int32_t part
   if (rd_kafka_fatal_error(rk_.get(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw_fatal(rk_.get(), "producing to " + topic);
   }
-  headers_ptr hdrs = to_kafka_headers(headers);
-  std::vector<rd_kafka_vu_t> vus;
-  vus.reserve(7);
-  auto add = [&vus](rd_kafka_vtype_t type) -> rd_kafka_vu_t& {
-    rd_kafka_vu_t& vu = vus.emplace_back();
-    vu.vtype = type;
-    return vu;
-  };
-  add(RD_KAFKA_VTYPE_TOPIC).u.cstr = topic.c_str();
-  add(RD_KAFKA_VTYPE_PARTITION).u.i32 = partition;
-  add(RD_KAFKA_VTYPE_MSGFLAGS).u.i = RD_KAFKA_MSG_F_COPY;
-  {
-    rd_kafka_vu_t& vu = add(RD_KAFKA_VTYPE_VALUE);
-    vu.u.mem.ptr = const_cast<char*>(value.data());
-    vu.u.mem.size = value.size();
-  }
-  if (key) {
-    rd_kafka_vu_t& vu = add(RD_KAFKA_VTYPE_KEY);
-    vu.u.mem.ptr = const_cast<char*>(key->data());
-    vu.u.mem.size = key->size();
-  }
-  if (hdrs) {
-    add(RD_KAFKA_VTYPE_HEADERS).u.headers = hdrs.get();
-  }
-  std::unique_ptr<delivery_report> report;
-  if (on_report) {
-    report = std::make_unique<delivery_report>(std::move(on_report));
-    add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = report.get();
-  }
+  produce_args args{
+      topic, partition, key, value, headers, /*timestamp_ms=*/std::nullopt, std::move(on_report)};
   const auto deadline = std::chrono::steady_clock::now() + queue_full_budget;
   const std::string what = "producing to " + topic + "[" + std::to_string(partition) + "]";
   while (true) {
-    rd_kafka_error_t* error = rd_kafka_produceva(rk_.get(), vus.data(), vus.size());
+    rd_kafka_error_t* error = rd_kafka_produceva(rk_.get(), args.data(), args.size());
     if (error == nullptr) {
-      static_cast<void>(hdrs.release());    // librdkafka owns the headers now
-      static_cast<void>(report.release());  // and the report, until on_delivery
+      args.accepted();
       rd_kafka_poll(rk_.get(), /*timeout_ms=*/0);
       return;
     }
@@ -179,44 +158,27 @@ void transactional_producer::produce(const std::string& topic, std::int32_t part
 }
 
 void transactional_producer::commit(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    rd_kafka_error_t* error = rd_kafka_commit_transaction(rk_.get(), to_ms(remaining(deadline)));
-    if (error == nullptr) {
-      in_transaction_ = false;
-      return;
-    }
-    if (rd_kafka_error_is_retriable(error) != 0 && std::chrono::steady_clock::now() < deadline) {
-      rd_kafka_error_destroy(error);
-      continue;
-    }
-    fail(error, "committing a transaction", timeout);
+  if (error_ptr error = call_with_retries(rk_.get(), &rd_kafka_commit_transaction, timeout)) {
+    fail(error.release(), "committing a transaction", timeout);
   }
+  in_transaction_ = false;
 }
 
 void transactional_producer::abort(std::chrono::milliseconds timeout) {
   if (!in_transaction_) {
     return;
   }
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    rd_kafka_error_t* error = rd_kafka_abort_transaction(rk_.get(), to_ms(remaining(deadline)));
-    if (error == nullptr) {
-      in_transaction_ = false;
-      return;
-    }
-    if (rd_kafka_error_is_retriable(error) != 0 && std::chrono::steady_clock::now() < deadline) {
-      rd_kafka_error_destroy(error);
-      continue;
-    }
-    error_ptr owned{error};
-    if (rd_kafka_error_is_fatal(error) != 0) {
-      in_transaction_ = false;
-      throw_fatal(rk_.get(), "aborting a transaction");
-    }
-    throw kafka_error(rd_kafka_error_code(error), "aborting a transaction",
-                      rd_kafka_error_string(error));
+  error_ptr error = call_with_retries(rk_.get(), &rd_kafka_abort_transaction, timeout);
+  if (!error) {
+    in_transaction_ = false;
+    return;
   }
+  if (rd_kafka_error_is_fatal(error.get()) != 0) {
+    in_transaction_ = false;
+    throw_fatal(rk_.get(), "aborting a transaction");
+  }
+  throw kafka_error(rd_kafka_error_code(error.get()), "aborting a transaction",
+                    rd_kafka_error_string(error.get()));
 }
 
 rd_kafka_t* transactional_producer::raw() { return rk_.get(); }

@@ -1,8 +1,10 @@
 #include "tools/redrive/cli.hpp"
 
+#include "core/cli_checks.hpp"
 #include "core/duration.hpp"
 #include "tools/redrive/time_arg.hpp"
 
+#include <cstddef>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -14,32 +16,8 @@ namespace {
 
 constexpr const char* default_bootstrap = "127.0.0.1:9092";
 
-std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
-  if (text.empty() || text.size() > 18) {
-    return std::nullopt;
-  }
-  std::uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') {
-      return std::nullopt;
-    }
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return value;
-}
-
-CLI::Validator integer_check(std::uint64_t min, std::uint64_t max) {
-  return CLI::Validator{
-      [min, max](std::string& text) -> std::string {
-        const auto value = parse_unsigned(text);
-        if (value && *value >= min && *value <= max) {
-          return {};
-        }
-        return "expected an integer from " + std::to_string(min) + " to " +
-               std::to_string(max) + ", got '" + text + "'";
-      },
-      /*validator_desc=*/""};
-}
+// redrive has always read at most 18 digits per integer argument.
+constexpr std::size_t max_digits = 18;
 
 }  // namespace
 
@@ -79,16 +57,11 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   app.add_option("--origin-partition", origin_partition,
                  "Only records from this origin partition")
       ->type_name("P")
-      ->check(integer_check(0, 1'000'000));
-  const auto time_check = CLI::Validator{
-      [now_ms](std::string& text) -> std::string {
-        if (parse_time_arg(text, now_ms)) {
-          return {};
-        }
-        return "expected an ISO-8601 UTC time such as 2026-11-30T10:00:00Z or a duration "
-               "ago such as 2h or 7d, got '" + text + "'";
-      },
-      /*validator_desc=*/""};
+      ->check(integer_check(0, 1'000'000, max_digits));
+  const auto time_check = argument_check(
+      [now_ms](const std::string& text) { return parse_time_arg(text, now_ms).has_value(); },
+      "expected an ISO-8601 UTC time such as 2026-11-30T10:00:00Z or a duration ago such as 2h "
+      "or 7d");
   app.add_option("--since", since, "Only records that last failed at or after TIME")
       ->type_name("TIME")
       ->check(time_check);
@@ -98,28 +71,25 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   app.add_option("--key", key, "Only records with this Kafka key")->type_name("K");
   app.add_option("--limit", limit, "Move at most N records")
       ->type_name("N")
-      ->check(integer_check(1, 1'000'000'000));
+      ->check(integer_check(1, 1'000'000'000, max_digits));
   app.add_option("--rate", rate, "At most R records per second")
       ->type_name("R")
-      ->check(integer_check(1, 1'000'000));
+      ->check(integer_check(1, 1'000'000, max_digits));
   app.add_option("--batch", batch, "Records per transaction (default 100)")
       ->type_name("N")
-      ->check(integer_check(1, 10'000));
+      ->check(integer_check(1, 10'000, max_digits));
   app.add_option("--max-redrives", max_redrives,
                  "Loop guard: refuse records redriven this often (default 3)")
       ->type_name("N")
-      ->check(integer_check(1, 1'000'000));
+      ->check(integer_check(1, 1'000'000, max_digits));
   app.add_option("--timeout", timeout, "Bound on every Kafka wait (default 10s)")
       ->type_name("D")
-      ->check(CLI::Validator{
-          [](std::string& text) -> std::string {
+      ->check(argument_check(
+          [](const std::string& text) {
             const auto d = parse_duration(text);
-            if (d && d->count() > 0) {
-              return {};
-            }
-            return "expected a positive duration such as 500ms, 3s or 1m, got '" + text + "'";
+            return d && d->count() > 0;
           },
-          /*validator_desc=*/""});
+          "expected a positive duration such as 500ms, 3s or 1m"));
   app.add_flag("--dry-run", o.dry_run, "Print what would move; publish nothing");
   app.add_flag("--force", o.force, "Redrive records the loop guard refuses");
   app.add_flag("--json", o.json, "JSON output for scripts");
@@ -128,14 +98,9 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   auto* show_option =
       app.add_option("--show", show, "Print one record with all its headers")
           ->type_name("TOPIC:PARTITION:OFFSET")
-          ->check(CLI::Validator{
-              [](std::string& text) -> std::string {
-                if (parse_coordinates(text)) {
-                  return {};
-                }
-                return "expected TOPIC:PARTITION:OFFSET, got '" + text + "'";
-              },
-              /*validator_desc=*/""});
+          ->check(argument_check(
+              [](const std::string& text) { return parse_coordinates(text).has_value(); },
+              "expected TOPIC:PARTITION:OFFSET"));
   list_flag->excludes(stats_flag)->excludes(show_option);
   stats_flag->excludes(show_option);
 
@@ -175,7 +140,8 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
     o.select.origin_topic = origin_topic;
   }
   if (!origin_partition.empty()) {
-    o.select.origin_partition = static_cast<std::int32_t>(*parse_unsigned(origin_partition));
+    o.select.origin_partition =
+        static_cast<std::int32_t>(*parse_unsigned(origin_partition, max_digits));
   }
   if (!since.empty()) {
     o.select.since_ms = parse_time_arg(since, now_ms);
@@ -190,16 +156,16 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
     o.select.key = key;
   }
   if (!limit.empty()) {
-    o.limit = static_cast<std::size_t>(*parse_unsigned(limit));
+    o.limit = static_cast<std::size_t>(*parse_unsigned(limit, max_digits));
   }
   if (!rate.empty()) {
-    o.rate = static_cast<double>(*parse_unsigned(rate));
+    o.rate = static_cast<double>(*parse_unsigned(rate, max_digits));
   }
   if (!batch.empty()) {
-    o.batch = static_cast<std::size_t>(*parse_unsigned(batch));
+    o.batch = static_cast<std::size_t>(*parse_unsigned(batch, max_digits));
   }
   if (!max_redrives.empty()) {
-    o.max_redrives = static_cast<int>(*parse_unsigned(max_redrives));
+    o.max_redrives = static_cast<int>(*parse_unsigned(max_redrives, max_digits));
   }
   if (!timeout.empty()) {
     o.timeout = *parse_duration(timeout);
