@@ -16,18 +16,23 @@ struct BreakerActor : ::testing::Test {
     metrics = std::make_shared<actors::route_metrics>();
     breaker = d.sys->spawn(actors::breaker_actor, std::string{"shipments"},
                            breaker_settings{3, 1000ms, 1}, metrics);
-    auto seen = changes;
-    recorder = d.sys->spawn([seen](caf::event_based_actor*) -> caf::behavior {
-      return {[seen](actors::state_atom, const breaker_change& c) { seen->push_back(c); }};
-    });
-    auto got = permits;
-    auto brk = breaker;
-    asker = d.sys->spawn([got, brk](caf::event_based_actor* self) -> caf::behavior {
-      return {[=](actors::permit_atom) {
-        self->request(brk, caf::infinite, actors::permit_atom::value)
-          .then([got](const breaker_permit& p) { got->push_back(p); });
-      }};
-    });
+    // State travels as spawn arguments: CAF 0.17 dereferences a null argument tuple when an
+    // actor is spawned without any (UBSan reports it).
+    recorder = d.sys->spawn(
+        [](caf::event_based_actor*,
+           std::shared_ptr<std::vector<breaker_change>> seen) -> caf::behavior {
+          return {[seen](actors::state_atom, const breaker_change& c) { seen->push_back(c); }};
+        },
+        changes);
+    asker = d.sys->spawn(
+        [](caf::event_based_actor* self, std::shared_ptr<std::vector<breaker_permit>> got,
+           caf::actor brk) -> caf::behavior {
+          return {[=](actors::permit_atom) {
+            self->request(brk, caf::infinite, actors::permit_atom::value)
+                .then([got](const breaker_permit& p) { got->push_back(p); });
+          }};
+        },
+        permits, breaker);
     caf::anon_send(breaker, actors::subscribe_atom::value, recorder);
     d.run();
     changes->clear();  // the subscription's greeting
@@ -59,9 +64,9 @@ struct BreakerActor : ::testing::Test {
   deterministic_system d;
   std::shared_ptr<actors::route_metrics> metrics;
   std::shared_ptr<std::vector<breaker_change>> changes =
-    std::make_shared<std::vector<breaker_change>>();
+      std::make_shared<std::vector<breaker_change>>();
   std::shared_ptr<std::vector<breaker_permit>> permits =
-    std::make_shared<std::vector<breaker_permit>>();
+      std::make_shared<std::vector<breaker_permit>>();
   caf::actor breaker;
   caf::actor recorder;
   caf::actor asker;

@@ -15,19 +15,23 @@ struct PauseController : ::testing::Test {
   PauseController() {
     metrics = std::make_shared<actors::route_metrics>();
     controller = d.sys->spawn(actors::pause_controller, std::string{"shipments"}, 1000ms, metrics);
-    auto log = calls;
-    consumer = d.sys->spawn([log](caf::event_based_actor*) -> caf::behavior {
-      return {
-        [log](actors::pause_atom, pause_reason r) {
-          log->push_back("pause:" + actors::to_string(r));
-          return std::vector<std::string>{"brew.shipments.v1[0]"};
+    // State travels as a spawn argument: CAF 0.17 dereferences a null argument tuple when an
+    // actor is spawned without any (UBSan reports it).
+    consumer = d.sys->spawn(
+        [](caf::event_based_actor*,
+           std::shared_ptr<std::vector<std::string>> log) -> caf::behavior {
+          return {
+              [log](actors::pause_atom, pause_reason r) {
+                log->push_back("pause:" + actors::to_string(r));
+                return std::vector<std::string>{"brew.shipments.v1[0]"};
+              },
+              [log](actors::resume_atom, pause_reason r) {
+                log->push_back("resume:" + actors::to_string(r));
+                return std::vector<std::string>{"brew.shipments.v1[0]"};
+              },
+          };
         },
-        [log](actors::resume_atom, pause_reason r) {
-          log->push_back("resume:" + actors::to_string(r));
-          return std::vector<std::string>{"brew.shipments.v1[0]"};
-        },
-      };
-    });
+        calls);
     caf::anon_send(controller, actors::subscribe_atom::value, consumer);
     d.run();
   }
