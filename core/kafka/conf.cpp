@@ -3,6 +3,7 @@
 #include "core/kafka/error.hpp"
 
 #include <array>
+#include <utility>
 
 namespace courier::kafka {
 
@@ -24,6 +25,14 @@ conf_ptr make_conf(const std::map<std::string, std::string>& properties) {
     }
   }
   return conf;
+}
+
+std::map<std::string, std::string> with_overrides(std::map<std::string, std::string> defaults,
+                                                  std::map<std::string, std::string> extra) {
+  for (auto& [name, value] : extra) {
+    defaults[name] = std::move(value);
+  }
+  return defaults;
 }
 
 }  // namespace courier::kafka

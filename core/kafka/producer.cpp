@@ -26,16 +26,14 @@ constexpr std::chrono::milliseconds queue_full_poll{50};
 }  // namespace
 
 producer::producer(const std::string& bootstrap, std::map<std::string, std::string> extra) {
-  std::map<std::string, std::string> props{
-      {"bootstrap.servers", bootstrap},
-      {"enable.idempotence", "true"},
-      {"acks", "all"},
-      {"linger.ms", "5"},
-  };
-  for (auto& [name, value] : extra) {
-    props[name] = std::move(value);
-  }
-  conf_ptr conf = make_conf(props);
+  conf_ptr conf = make_conf(with_overrides(
+      {
+          {"bootstrap.servers", bootstrap},
+          {"enable.idempotence", "true"},
+          {"acks", "all"},
+          {"linger.ms", "5"},
+      },
+      std::move(extra)));
   rd_kafka_conf_set_dr_msg_cb(conf.get(), &producer::on_delivery);
   rd_kafka_conf_set_opaque(conf.get(), this);
   std::array<char, 512> reason{};

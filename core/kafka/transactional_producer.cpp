@@ -52,17 +52,15 @@ error_ptr call_with_retries(rd_kafka_t* rk, transaction_call call,
 transactional_producer::transactional_producer(const std::string& bootstrap,
                                                const std::string& transactional_id,
                                                std::map<std::string, std::string> extra) {
-  std::map<std::string, std::string> props{
-      {"bootstrap.servers", bootstrap},
-      {"transactional.id", transactional_id},
-      {"enable.idempotence", "true"},
-      {"acks", "all"},
-      {"linger.ms", "5"},
-  };
-  for (auto& [name, value] : extra) {
-    props[name] = std::move(value);
-  }
-  conf_ptr conf = make_conf(props);
+  conf_ptr conf = make_conf(with_overrides(
+      {
+          {"bootstrap.servers", bootstrap},
+          {"transactional.id", transactional_id},
+          {"enable.idempotence", "true"},
+          {"acks", "all"},
+          {"linger.ms", "5"},
+      },
+      std::move(extra)));
   rd_kafka_conf_set_dr_msg_cb(conf.get(), &transactional_producer::on_delivery);
   std::array<char, 512> reason{};
   rk_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), reason.data(), reason.size()));

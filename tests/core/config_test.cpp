@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/fake_env.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace courier {
@@ -19,17 +20,8 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using courier::testing::fake_env;
 using courier::testing::temp_dir;
-
-getenv_function fake_env(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
-    const auto it = vars.find(name);
-    if (it == vars.end()) {
-      return std::nullopt;
-    }
-    return it->second;
-  };
-}
 
 json minimal_route() {
   return {{"name", "shipments"},

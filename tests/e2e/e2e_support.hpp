@@ -239,17 +239,23 @@ class webhook {
                                "FAIL_RATE_TIMEOUT=0"},
       (dir / "mock_webhook.log").string(), std::set<std::string>{"PORT"});
     const std::regex listening{R"(listening on http://127\.0\.0\.1:(\d+))"};
-    std::smatch m;
+    // The match must not outlive the log text it points into: keep the port as a string.
+    std::string port;
     const bool up = wait_until(
       [&] {
         const auto text = proc_->log();
-        return std::regex_search(text, m, listening);
+        std::smatch m;
+        if (!std::regex_search(text, m, listening)) {
+          return false;
+        }
+        port = m[1].str();
+        return true;
       },
       10s);
     if (!up) {
       throw std::runtime_error("mock_webhook did not start: " + proc_->log());
     }
-    port_ = static_cast<std::uint16_t>(std::stoi(m[1].str()));
+    port_ = static_cast<std::uint16_t>(std::stoi(port));
   }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/deliver"; }

@@ -13,6 +13,7 @@
 #include "core/kafka/admin.hpp"
 #include "core/retry_headers.hpp"
 #include "core/retry_tiers.hpp"
+#include "tests/support/parked_record.hpp"
 #include "topology/topic_reader.hpp"
 
 namespace courier::e2e {
@@ -333,11 +334,8 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
       f.trace = {format_trace_entry(now - 1'000, "http_400")};
       f.attempts = 1;
       f.failed_at_ms = now - 1'000;
-      destination dest;
-      dest.what = destination::kind::dlq;
-      dest.topic = dlq;
-      prod.produce(dlq, r.partition, r.key, r.value, retry_headers(r, "shipments", dest, f, now),
-                   0);
+      prod.produce(dlq, r.partition, r.key, r.value,
+                   courier::testing::dlq_copy(r, "shipments", dlq, f, now), 0);
       parked.insert(dlq + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset));
     }
     prod.flush(30s);

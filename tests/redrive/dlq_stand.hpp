@@ -6,6 +6,7 @@
 #include "core/kafka/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
 #include "core/retry_headers.hpp"
+#include "tests/support/parked_record.hpp"
 #include "tools/redrive/cli.hpp"
 #include "tools/redrive/dlq_reader.hpp"
 #include "tools/redrive/redrive.hpp"
@@ -84,11 +85,8 @@ class dlq_stand {
       f.trace = {format_trace_entry(at, s.error_class)};
       f.attempts = 4;
       f.failed_at_ms = at;
-      destination dest;
-      dest.what = destination::kind::dlq;
-      dest.topic = dlq;
       prod.produce(dlq, s.partition, r.key, r.value,
-                   retry_headers(r, "shipments", dest, f, at), 0);
+                   courier::testing::dlq_copy(r, "shipments", dlq, f, at), 0);
     }
     prod.flush(10s);
   }

@@ -15,6 +15,7 @@
 #include "core/idempotency_key.hpp"
 #include "core/retry_headers.hpp"
 #include "stand.hpp"
+#include "tests/support/parked_record.hpp"
 #include "tools/redrive/cli.hpp"
 #include "tools/redrive/dlq_reader.hpp"
 #include "tools/redrive/ledger.hpp"
@@ -127,12 +128,9 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
     f.trace = {format_trace_entry(now_ms(), "timeout")};
     f.attempts = 1;
     f.failed_at_ms = now_ms();
-    destination dest;
-    dest.what = destination::kind::dlq;
-    dest.topic = s.dlq;
     kafka::producer prod{s.cfg.kafka.brokers};
     prod.produce(s.dlq, known.partition, known.key, known.value,
-                 retry_headers(known, s.route().name, dest, f, f.failed_at_ms), 0);
+                 dlq_copy(known, s.route().name, s.dlq, f, f.failed_at_ms), 0);
     prod.flush(10s);
   }
   const auto dlq = read_all(s.cfg.kafka.brokers, s.dlq);

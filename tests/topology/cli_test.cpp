@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/fake_env.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace courier::topology {
@@ -19,17 +20,8 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using courier::testing::fake_env;
 using courier::testing::temp_dir;
-
-getenv_function fake_env(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
-    const auto it = vars.find(name);
-    if (it == vars.end()) {
-      return std::nullopt;
-    }
-    return it->second;
-  };
-}
 
 cli_result parse(std::initializer_list<const char*> args) {
   std::vector<const char*> argv{"courier"};
