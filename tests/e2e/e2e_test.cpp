@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "e2e_support.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/retry_headers.hpp"
 #include "core/retry_tiers.hpp"
+#include "e2e_support.hpp"
 #include "tests/support/parked_record.hpp"
 #include "topology/topic_reader.hpp"
 
@@ -20,7 +20,7 @@ namespace courier::e2e {
 namespace {
 
 [[maybe_unused]] ::testing::Environment* const kafka_env =
-  ::testing::AddGlobalTestEnvironment(new kafka_environment);
+    ::testing::AddGlobalTestEnvironment(new kafka_environment);
 
 void expect_accounting(const webhook& w, std::uint64_t n) {
   const auto s = w.stats();
@@ -47,8 +47,8 @@ TEST(EndToEnd, HappyPathDeliversAllAndCommitsOnSigterm) {
   cs.url = w.url();
   auto courier = start_courier(prepare(cs, dir), dir, "courier");
 
-  ASSERT_TRUE(wait_delivered(w, n, 60s, {courier.get()}))
-    << w.stats().raw << "\n" << tail(courier->log());
+  ASSERT_TRUE(wait_delivered(w, n, 60s, {courier.get()})) << w.stats().raw << "\n"
+                                                          << tail(courier->log());
   const auto code = terminate(*courier);
   ASSERT_TRUE(code.has_value()) << "courier did not stop on SIGTERM\n" << tail(courier->log());
   EXPECT_EQ(*code, 0) << tail(courier->log());
@@ -75,16 +75,17 @@ TEST(EndToEnd, SigkillMidRunThenRestartDeliversAllWithBoundedDuplicates) {
   const auto config = prepare(s, dir);
 
   auto first = start_courier(config, dir, "courier-1");
-  ASSERT_TRUE(wait_delivered(w, n / 4, 60s, {first.get()}))
-    << w.stats().raw << "\n" << tail(first->log());
+  ASSERT_TRUE(wait_delivered(w, n / 4, 60s, {first.get()})) << w.stats().raw << "\n"
+                                                            << tail(first->log());
   first->kill_now();
   const auto at_kill = w.settled_stats();
-  ASSERT_LT(at_kill.ok, n) << "courier finished before the kill; the scenario needs a slower receiver";
+  ASSERT_LT(at_kill.ok, n)
+      << "courier finished before the kill; the scenario needs a slower receiver";
   const auto committed_at_kill = committed_total(s.group, s.topic, partitions);
 
   auto second = start_courier(config, dir, "courier-2");
-  ASSERT_TRUE(wait_delivered(w, n, 90s, {second.get()}))
-    << w.stats().raw << "\n" << tail(second->log());
+  ASSERT_TRUE(wait_delivered(w, n, 90s, {second.get()})) << w.stats().raw << "\n"
+                                                         << tail(second->log());
   const auto code = terminate(*second);
   ASSERT_TRUE(code.has_value()) << tail(second->log());
   EXPECT_EQ(*code, 0) << tail(second->log());
@@ -95,7 +96,7 @@ TEST(EndToEnd, SigkillMidRunThenRestartDeliversAllWithBoundedDuplicates) {
   const auto end = w.stats();
   EXPECT_EQ(static_cast<std::int64_t>(end.duplicates),
             static_cast<std::int64_t>(at_kill.ok) - committed_at_kill)
-    << end.raw;
+      << end.raw;
   // And that is bounded: at most max_in_flight requests the receiver had counted but courier
   // had no answer for, plus at most one round of max_in_flight answered records whose stored
   // offsets librdkafka had not yet committed (auto.commit.interval.ms < the receiver's latency).
@@ -113,26 +114,26 @@ TEST(EndToEnd, SigtermMidRunThenRestartDeliversNothingTwice) {
   const auto dir = scratch_dir("sigterm");
   const remove_on_success cleanup{dir};
   webhook w{dir, 40};
-  const courier_settings s{unique_name("sigterm-group"), unique_name("sigterm"), w.url(), 16,
-                           100};
+  const courier_settings s{unique_name("sigterm-group"), unique_name("sigterm"), w.url(), 16, 100};
   create_topic(s.topic, partitions);
   seed(s.topic, 0, n);
   const auto config = prepare(s, dir);
 
   auto first = start_courier(config, dir, "courier-1");
-  ASSERT_TRUE(wait_delivered(w, n / 4, 60s, {first.get()}))
-    << w.stats().raw << "\n" << tail(first->log());
+  ASSERT_TRUE(wait_delivered(w, n / 4, 60s, {first.get()})) << w.stats().raw << "\n"
+                                                            << tail(first->log());
   const auto code1 = terminate(*first);
   ASSERT_TRUE(code1.has_value()) << "courier did not stop on SIGTERM\n" << tail(first->log());
   EXPECT_EQ(*code1, 0) << tail(first->log());
   const auto at_stop = w.stats();
-  ASSERT_LT(at_stop.ok, n) << "courier finished before SIGTERM; the scenario needs a slower receiver";
+  ASSERT_LT(at_stop.ok, n)
+      << "courier finished before SIGTERM; the scenario needs a slower receiver";
   EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(at_stop.ok))
-    << "a graceful stop commits exactly what was delivered";
+      << "a graceful stop commits exactly what was delivered";
 
   auto second = start_courier(config, dir, "courier-2");
-  ASSERT_TRUE(wait_delivered(w, n, 60s, {second.get()}))
-    << w.stats().raw << "\n" << tail(second->log());
+  ASSERT_TRUE(wait_delivered(w, n, 60s, {second.get()})) << w.stats().raw << "\n"
+                                                         << tail(second->log());
   const auto code2 = terminate(*second);
   ASSERT_TRUE(code2.has_value()) << tail(second->log());
   EXPECT_EQ(*code2, 0) << tail(second->log());
@@ -161,8 +162,8 @@ TEST(EndToEnd, BrokerKilledAndRestartedWhileCourierRuns) {
   seed(s.topic, 0, first_batch);
   auto courier = start_courier(prepare(s, dir), dir, "courier");
 
-  ASSERT_TRUE(wait_delivered(w, first_batch / 4, 60s, {courier.get()}))
-    << w.stats().raw << "\n" << tail(courier->log());
+  ASSERT_TRUE(wait_delivered(w, first_batch / 4, 60s, {courier.get()})) << w.stats().raw << "\n"
+                                                                        << tail(courier->log());
   ASSERT_EQ(run_command(kafka_local_command("kill")), 0);
   const auto at_kill = w.stats();
   EXPECT_LT(at_kill.ok, first_batch) << "the broker died after everything was delivered";
@@ -170,13 +171,13 @@ TEST(EndToEnd, BrokerKilledAndRestartedWhileCourierRuns) {
   ASSERT_TRUE(courier->running()) << tail(courier->log());
 
   seed(s.topic, first_batch, second_batch);
-  ASSERT_TRUE(wait_delivered(w, n, 120s, {courier.get()}))
-    << w.stats().raw << "\n" << tail(courier->log());
+  ASSERT_TRUE(wait_delivered(w, n, 120s, {courier.get()})) << w.stats().raw << "\n"
+                                                           << tail(courier->log());
   // The commit point catches up once the coordinator is back.
   EXPECT_TRUE(wait_until(
-    [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
-    30s))
-    << "committed: " << committed_total(s.group, s.topic, partitions);
+      [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
+      30s))
+      << "committed: " << committed_total(s.group, s.topic, partitions);
   const auto code = terminate(*courier);
   ASSERT_TRUE(code.has_value()) << tail(courier->log());
   EXPECT_EQ(*code, 0) << tail(courier->log());
@@ -199,31 +200,29 @@ TEST(EndToEnd, SecondInstanceJoinsAndLeavesWithoutLoss) {
   const auto config = prepare(s, dir);
 
   auto a = start_courier(config, dir, "courier-a");
-  ASSERT_TRUE(wait_delivered(w, 100, 60s, {a.get()}))
-    << w.stats().raw << "\n" << tail(a->log());
+  ASSERT_TRUE(wait_delivered(w, 100, 60s, {a.get()})) << w.stats().raw << "\n" << tail(a->log());
   auto b = start_courier(config, dir, "courier-b");
   // b owns some partitions, and deliveries go on while both run.
   const std::string some_assigned = R"("event":"partitions assigned")";
   ASSERT_TRUE(wait_until(
-    [&] {
-      const auto log = b->log();
-      const auto pos = log.find(some_assigned);
-      return pos != std::string::npos && log.find(s.topic + "[", pos) != std::string::npos;
-    },
-    30s))
-    << tail(b->log());
+      [&] {
+        const auto log = b->log();
+        const auto pos = log.find(some_assigned);
+        return pos != std::string::npos && log.find(s.topic + "[", pos) != std::string::npos;
+      },
+      30s))
+      << tail(b->log());
   const auto at_join = w.ok();
   ASSERT_LT(at_join, n) << "everything was delivered before the second instance joined";
   ASSERT_TRUE(wait_delivered(w, std::min<std::uint64_t>(n, at_join + 50), 30s, {a.get(), b.get()}))
-    << w.stats().raw;
+      << w.stats().raw;
 
   const auto code_b = terminate(*b);
   ASSERT_TRUE(code_b.has_value()) << tail(b->log());
   EXPECT_EQ(*code_b, 0) << tail(b->log());
   EXPECT_NE(b->log().find(R"("event":"consumer closed")"), std::string::npos) << tail(b->log());
 
-  ASSERT_TRUE(wait_delivered(w, n, 90s, {a.get()}))
-    << w.stats().raw << "\n" << tail(a->log());
+  ASSERT_TRUE(wait_delivered(w, n, 90s, {a.get()})) << w.stats().raw << "\n" << tail(a->log());
   const auto code_a = terminate(*a);
   ASSERT_TRUE(code_a.has_value()) << tail(a->log());
   EXPECT_EQ(*code_a, 0) << tail(a->log());
@@ -236,7 +235,7 @@ TEST(EndToEnd, SecondInstanceJoinsAndLeavesWithoutLoss) {
   for (const auto* log : {&log_a, &log_b}) {
     EXPECT_EQ(count_of(*log, R"("event":"partitions paused")"),
               count_of(*log, R"("event":"partitions resumed")"))
-      << tail(*log);
+        << tail(*log);
   }
   expect_accounting(w, n);
   EXPECT_EQ(committed_total(s.group, s.topic, partitions), static_cast<std::int64_t>(n));
@@ -264,12 +263,12 @@ TEST(EndToEnd, TiersAndDlqAccountForEveryRecordExactlyOnce) {
   // Settled: every record delivered or dead-lettered, read back from the DLQ itself.
   std::vector<record> dlq;
   const bool settled = wait_until(
-    [&] {
-      const auto ok = w.stats().ok;
-      dlq = topology::read_topic(kafka_environment::bootstrap(), dlq_topic, n - ok, 2s);
-      return ok + dlq.size() >= n;
-    },
-    120s);
+      [&] {
+        const auto ok = w.stats().ok;
+        dlq = topology::read_topic(kafka_environment::bootstrap(), dlq_topic, n - ok, 2s);
+        return ok + dlq.size() >= n;
+      },
+      120s);
   ASSERT_TRUE(settled) << w.stats().raw << "\n" << tail(courier->log());
   const auto code = terminate(*courier);
   ASSERT_TRUE(code.has_value());
@@ -302,51 +301,12 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
   const auto dir = scratch_dir("redrive");
   const remove_on_success cleanup{dir};
   const std::string& bootstrap = kafka_environment::bootstrap();
-  const auto origin = unique_name("redrive");
-  const auto dlq = origin + ".dlq";
-  const auto ledger = dlq + ".redriven";
-  create_topic(origin, partitions);
-  create_topic(dlq, partitions);
-  kafka::create_topics_with_config(bootstrap, {{ledger, 1, {{"cleanup.policy", "compact"}}}}, 30s);
-
-  // Park n records the way courier's retry router does: record i first appeared at
-  // origin:(i % partitions):(i / partitions) and sits at the same coordinates in the DLQ.
+  // Catching a transaction open takes luck with the timing (one commit is a few milliseconds),
+  // so a scenario that did not catch one before its run ended starts over on fresh topics.
+  std::string origin;
+  std::string dlq;
+  std::string ledger;
   std::set<std::string> parked;
-  {
-    kafka::producer prod{bootstrap};
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-    for (int i = 0; i < n; ++i) {
-      record r;
-      r.topic = origin;
-      r.partition = i % partitions;
-      r.offset = i / partitions;
-      r.key = topology::shipment_id(static_cast<std::size_t>(i));
-      r.value = topology::make_shipment(static_cast<std::size_t>(i), 7);
-      r.headers = {{"content-type", "application/json"}};
-      r.timestamp_ms = now - 60'000;
-      failure_info f;
-      f.error_class = "http_4xx";
-      f.error_message = "HTTP 400";
-      f.status = 400;
-      f.response_excerpt = "{\"error\":\"unknown depot\"}";
-      f.trace = {format_trace_entry(now - 1'000, "http_400")};
-      f.attempts = 1;
-      f.failed_at_ms = now - 1'000;
-      prod.produce(dlq, r.partition, r.key, r.value,
-                   courier::testing::dlq_copy(r, "shipments", dlq, f, now), 0);
-      parked.insert(dlq + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset));
-    }
-    prod.flush(30s);
-    ASSERT_EQ(prod.acked(), static_cast<std::uint64_t>(n));
-  }
-
-  // A paced run (60 records a second, one record per transaction) is frozen (SIGSTOP) whenever the
-  // target's high watermark is ahead of its last stable offset. If the transaction stays open
-  // for a second while the process is frozen, its commit was never sent: SIGKILL it there.
-  // Otherwise the commit was already on its way (the coordinator finishes it in
-  // milliseconds): let the run go on (SIGCONT) and try the next transaction.
   end_offsets_probe uncommitted{"read_uncommitted"};
   end_offsets_probe committed{"read_committed"};
   auto open_now = [&] {
@@ -355,33 +315,84 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
     return high && stable && *high > *stable;
   };
   bool left_open = false;
-  {
-    child_process run{REDRIVE_BINARY,
-                      {"--from", dlq, "--bootstrap", bootstrap, "--rate", "60", "--batch", "1",
-                       "--timeout", "10s"},
-                      {},
-                      (dir / "redrive-killed.log").string(),
-                      {"KAFKA_BROKERS"}};
-    const auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (!left_open && run.running() && std::chrono::steady_clock::now() < deadline) {
-      if (!open_now()) {
-        continue;
+  for (int attempt = 1; attempt <= 3 && !left_open; ++attempt) {
+    origin = unique_name("redrive");
+    dlq = origin + ".dlq";
+    ledger = dlq + ".redriven";
+    create_topic(origin, partitions);
+    create_topic(dlq, partitions);
+    kafka::create_topics_with_config(bootstrap, {{ledger, 1, {{"cleanup.policy", "compact"}}}},
+                                     30s);
+    parked.clear();
+    // Park n records the way courier's retry router does: record i first appeared at
+    // origin:(i % partitions):(i / partitions) and sits at the same coordinates in the DLQ.
+    {
+      kafka::producer prod{bootstrap};
+      const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+      for (int i = 0; i < n; ++i) {
+        record r;
+        r.topic = origin;
+        r.partition = i % partitions;
+        r.offset = i / partitions;
+        r.key = topology::shipment_id(static_cast<std::size_t>(i));
+        r.value = topology::make_shipment(static_cast<std::size_t>(i), 7);
+        r.headers = {{"content-type", "application/json"}};
+        r.timestamp_ms = now - 60'000;
+        failure_info f;
+        f.error_class = "http_4xx";
+        f.error_message = "HTTP 400";
+        f.status = 400;
+        f.response_excerpt = "{\"error\":\"unknown depot\"}";
+        f.trace = {format_trace_entry(now - 1'000, "http_400")};
+        f.attempts = 1;
+        f.failed_at_ms = now - 1'000;
+        prod.produce(dlq, r.partition, r.key, r.value,
+                     courier::testing::dlq_copy(r, "shipments", dlq, f, now), 0);
+        parked.insert(dlq + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset));
       }
-      run.signal(SIGSTOP);
-      left_open = !wait_until([&] { return !open_now(); }, 1s);
-      run.signal(left_open ? SIGKILL : SIGCONT);
+      prod.flush(30s);
+      ASSERT_EQ(prod.acked(), static_cast<std::uint64_t>(n));
     }
-    ASSERT_TRUE(left_open) << "no transaction caught open before redrive ended: " << run.log();
-    EXPECT_EQ(run.wait_exit(10s), std::optional<int>{-1}) << run.log();
-    EXPECT_TRUE(open_now()) << "the dead run's transaction stays open";
+
+    // A paced run (60 records a second, one record per transaction) is frozen (SIGSTOP) whenever
+    // the target's high watermark is ahead of its last stable offset. If the transaction stays open
+    // for a second while the process is frozen, its commit was never sent: SIGKILL it there.
+    // Otherwise the commit was already on its way (the coordinator finishes it in
+    // milliseconds): let the run go on (SIGCONT) and try the next transaction.
+    {
+      child_process run{REDRIVE_BINARY,
+                        {"--from", dlq, "--bootstrap", bootstrap, "--rate", "60", "--batch", "1",
+                         "--timeout", "10s"},
+                        {},
+                        (dir / ("redrive-killed-" + std::to_string(attempt) + ".log")).string(),
+                        {"KAFKA_BROKERS"}};
+      const auto deadline = std::chrono::steady_clock::now() + 60s;
+      while (!left_open && run.running() && std::chrono::steady_clock::now() < deadline) {
+        if (!open_now()) {
+          continue;
+        }
+        run.signal(SIGSTOP);
+        left_open = !wait_until([&] { return !open_now(); }, 1s);
+        run.signal(left_open ? SIGKILL : SIGCONT);
+      }
+      if (!left_open) {
+        run.wait_exit(10s);
+        continue;  // the run ended without a transaction caught open: start over
+      }
+      EXPECT_EQ(run.wait_exit(10s), std::optional<int>{-1}) << run.log();
+      EXPECT_TRUE(open_now()) << "the dead run's transaction stays open";
+    }
   }
+  ASSERT_TRUE(left_open) << "no transaction caught open in three scenarios";
 
   // The second run fences the dead one (aborting its transaction) and moves the rest.
-  const std::vector<std::string> full{"--from", dlq, "--bootstrap", bootstrap, "--timeout", "10s",
-                                      "--json"};
+  const std::vector<std::string> full{"--from",    dlq,   "--bootstrap", bootstrap,
+                                      "--timeout", "10s", "--json"};
   auto summary_of = [&](const std::string& name) {
-    child_process run{REDRIVE_BINARY, full, {}, (dir / (name + ".log")).string(),
-                      {"KAFKA_BROKERS"}};
+    child_process run{
+        REDRIVE_BINARY, full, {}, (dir / (name + ".log")).string(), {"KAFKA_BROKERS"}};
     const auto code = run.wait_exit(120s);
     EXPECT_EQ(code, std::optional<int>{0}) << tail(run.log());
     const auto doc = nlohmann::json::parse(run.log(), nullptr, /*allow_exceptions=*/false);
