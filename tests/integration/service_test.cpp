@@ -35,17 +35,17 @@ std::filesystem::path write_config(const stand& s, const std::filesystem::path& 
     tiers.push_back(std::to_string(t.count()) + "ms");
   }
   const nlohmann::json doc = {
-    {"kafka",
-     {{"brokers", s.cfg.kafka.brokers},
-      {"group_id", s.cfg.kafka.group_id},
-      {"properties", properties}}},
-    {"routes",
-     {{{"name", r.name},
-       {"topic", r.topic},
-       {"retry_tiers", tiers},
-       {"url", r.url},
-       {"retry", {{"initial", "20ms"}, {"max", "200ms"}}},
-       {"http", {{"timeout", "1s"}}}}}},
+      {"kafka",
+       {{"brokers", s.cfg.kafka.brokers},
+        {"group_id", s.cfg.kafka.group_id},
+        {"properties", properties}}},
+      {"routes",
+       {{{"name", r.name},
+         {"topic", r.topic},
+         {"retry_tiers", tiers},
+         {"url", r.url},
+         {"retry", {{"initial", "20ms"}, {"max", "200ms"}}},
+         {"http", {{"timeout", "1s"}}}}}},
   };
   const auto path = dir / "courier.json";
   std::ofstream{path} << doc.dump(2);
@@ -60,7 +60,8 @@ TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
                           {"HMAC_SECRET=" + test_secret()},
                           (dir / "courier.log").string()};
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 200; }, 60s))
-    << "delivered: " << s.receiver->snapshot().ok << "\n" << courier.log();
+      << "delivered: " << s.receiver->snapshot().ok << "\n"
+      << courier.log();
   courier.signal(SIGTERM);
   const auto code = courier.wait_exit(30s);
   ASSERT_TRUE(code.has_value()) << "courier did not stop on SIGTERM\n" << courier.log();
@@ -71,7 +72,7 @@ TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
   EXPECT_EQ(log.find("integration-secret"), std::string::npos) << "the secret leaked into logs";
 
   const auto committed =
-    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 2, 10s);
+      kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 2, 10s);
   long long sum = 0;
   for (const auto& [partition, offset] : committed) {
     sum += offset;
@@ -95,7 +96,7 @@ TEST(CourierRun, RefusesToStartWhenATierOrTheDlqTopicIsMissing) {
   EXPECT_NE(log.find("missing topics: orders.v1, orders.v1.retry-300ms, orders.v1.retry-600ms, "
                      "orders.dlq"),
             std::string::npos)
-    << log;
+      << log;
   EXPECT_NE(log.find("courier topics ensure"), std::string::npos) << log;
 }
 
@@ -104,14 +105,12 @@ TEST(CourierRun, ABadConfigValueNamesItsKeyAndExitsWith2) {
   const auto path = dir / "courier.json";
   std::ofstream{path} << R"({"routes": [{"name": "shipments", "topic": "brew.shipments.v1",
     "url": "http://127.0.0.1:8090/deliver", "breaker": {"trip_after": -3}}]})";
-  courier_process courier{{"run", "--config", path.string()},
-                          {"HMAC_SECRET=x"},
-                          (dir / "courier.log").string()};
+  courier_process courier{
+      {"run", "--config", path.string()}, {"HMAC_SECRET=x"}, (dir / "courier.log").string()};
   const auto code = courier.wait_exit(10s);
   ASSERT_TRUE(code.has_value());
   EXPECT_EQ(*code, 2);
-  EXPECT_NE(courier.log().find("routes[0].breaker.trip_after"), std::string::npos)
-    << courier.log();
+  EXPECT_NE(courier.log().find("routes[0].breaker.trip_after"), std::string::npos) << courier.log();
 }
 
 TEST(CourierRun, AMissingSecretIsAConfigurationError) {
@@ -124,6 +123,35 @@ TEST(CourierRun, AMissingSecretIsAConfigurationError) {
   ASSERT_TRUE(code.has_value());
   EXPECT_EQ(*code, 2);
   EXPECT_NE(courier.log().find("hmac_secret"), std::string::npos) << courier.log();
+}
+
+// `courier demo` end to end: embedded mock cluster, in-process receiver, the real pipeline,
+// and an exit status that says whether every seeded record was accounted for.
+TEST(CourierDemo, AccountsForEveryRecordWithTiersAndTheDlqAndExitsZero) {
+  const auto dir = scratch_dir("demo");
+  courier_process demo{{"demo", "--records", "300", "--fail-rate-503", "0.2", "--fail-rate-400",
+                        "0.05", "--no-progress"},
+                       {},
+                       (dir / "demo.log").string()};
+  const auto code = demo.wait_exit(120s);
+  ASSERT_TRUE(code.has_value()) << demo.log();
+  EXPECT_EQ(*code, 0) << demo.log();
+  const auto log = demo.log();
+  EXPECT_NE(log.find("OK: every seeded record was delivered or is in the DLQ, once"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("http_4xx"), std::string::npos) << "the DLQ row by error class\n" << log;
+  EXPECT_NE(log.find("both delivered and in DLQ               0"), std::string::npos) << log;
+}
+
+TEST(CourierDemo, RefusesMoreRecordsThanTheMockClusterKeeps) {
+  const auto dir = scratch_dir("demo-too-many");
+  courier_process demo{
+      {"demo", "--records", "100000", "--partitions", "1"}, {}, (dir / "demo.log").string()};
+  const auto code = demo.wait_exit(30s);
+  ASSERT_TRUE(code.has_value()) << demo.log();
+  EXPECT_EQ(*code, 2);
+  EXPECT_NE(demo.log().find("--records"), std::string::npos) << demo.log();
 }
 
 }  // namespace
