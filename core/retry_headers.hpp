@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error_trace.hpp"
+#include "core/header_value.hpp"
 #include "core/idempotency_key.hpp"  // idempotency_key_header
 #include "core/record.hpp"
 #include "core/retry_tiers.hpp"
@@ -36,9 +38,6 @@ inline constexpr std::string_view correlation_id_header = "courier.correlation.i
 
 // `courier.retry.tier` of a DLQ record that never went through a tier.
 inline constexpr std::string_view no_retry_tier = "none";
-
-// Every value courier writes is at most this many bytes, cut on a UTF-8 character boundary.
-inline constexpr std::size_t max_header_value = 1024;
 
 // What went wrong in the attempts that just ended.
 struct failure_info {
@@ -94,12 +93,5 @@ retry_state read_retry_state(const header_list& headers);
 // forward. Never throws on a malformed incoming header: that record still has to move on.
 header_list retry_headers(const record& r, const std::string& route, const destination& dest,
                           const failure_info& f, std::int64_t now_ms);
-
-// "2026-11-30T10:00:00.123Z http_503": the attempt's time in ISO-8601 UTC, then its outcome.
-std::string format_trace_entry(std::int64_t at_ms, std::string_view outcome);
-
-// `text` as valid UTF-8 (each invalid byte becomes U+FFFD) of at most `max_bytes`, cut on a
-// character boundary; a cut text ends in "…" within the limit.
-std::string cap_header_value(std::string_view text, std::size_t max_bytes = max_header_value);
 
 }  // namespace courier
