@@ -46,6 +46,29 @@ struct run_result {
   std::string err;
 };
 
+// `redrive` in process with these arguments (argv[0] included), as main() would run it.
+inline run_result run_redrive_in_process(const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  for (const auto& a : args) {
+    argv.push_back(a.c_str());
+  }
+  const cli_result parsed = parse_cli(
+      static_cast<int>(argv.size()), argv.data(), [](const char*) { return nullptr; },
+      wall_now_ms());
+  run_result result;
+  if (!parsed.opts) {
+    result.code = parsed.exit_code;
+    result.err = parsed.message;
+    return result;
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  result.code = redrive::run(*parsed.opts, out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
 class dlq_stand {
  public:
   static constexpr const char* origin = "brew.shipments.v1";
@@ -116,24 +139,7 @@ class dlq_stand {
       all.insert(all.end(), {"--from", dlq});
     }
     all.insert(all.end(), args.begin(), args.end());
-    std::vector<const char*> argv;
-    for (const auto& a : all) {
-      argv.push_back(a.c_str());
-    }
-    const cli_result parsed = parse_cli(static_cast<int>(argv.size()), argv.data(),
-                                        [](const char*) { return nullptr; }, wall_now_ms());
-    run_result result;
-    if (!parsed.opts) {
-      result.code = parsed.exit_code;
-      result.err = parsed.message;
-      return result;
-    }
-    std::ostringstream out;
-    std::ostringstream err;
-    result.code = redrive::run(*parsed.opts, out, err);
-    result.out = out.str();
-    result.err = err.str();
-    return result;
+    return run_redrive_in_process(all);
   }
 
  private:

@@ -15,6 +15,7 @@
 #include "core/idempotency_key.hpp"
 #include "core/retry_headers.hpp"
 #include "stand.hpp"
+#include "tests/redrive/dlq_stand.hpp"
 #include "tests/support/parked_record.hpp"
 #include "tools/redrive/cli.hpp"
 #include "tools/redrive/dlq_reader.hpp"
@@ -27,11 +28,13 @@ namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using courier::redrive::test::run_redrive_in_process;
+using courier::redrive::test::run_result;
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string coordinates_of(const record& r) {
@@ -54,34 +57,10 @@ std::vector<record> read_all(const std::string& brokers, const std::string& topi
   return out;
 }
 
-struct redrive_result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
 // `redrive --from <dlq> --json` in process, as the operator would run it.
-redrive_result run_redrive(const std::string& brokers, const std::string& dlq) {
-  const std::vector<std::string> args{"redrive", "--from",    dlq,  "--bootstrap",
-                                      brokers,   "--timeout", "5s", "--json"};
-  std::vector<const char*> argv;
-  for (const auto& a : args) {
-    argv.push_back(a.c_str());
-  }
-  const auto parsed = redrive::parse_cli(static_cast<int>(argv.size()), argv.data(),
-                                         [](const char*) { return nullptr; }, now_ms());
-  redrive_result result;
-  if (!parsed.opts) {
-    result.code = parsed.exit_code;
-    result.err = parsed.message;
-    return result;
-  }
-  std::ostringstream out;
-  std::ostringstream err;
-  result.code = redrive::run(*parsed.opts, out, err);
-  result.out = out.str();
-  result.err = err.str();
-  return result;
+run_result run_redrive(const std::string& brokers, const std::string& dlq) {
+  return run_redrive_in_process(
+      {"redrive", "--from", dlq, "--bootstrap", brokers, "--timeout", "5s", "--json"});
 }
 
 TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOneIsADuplicate) {
@@ -115,9 +94,9 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until(
-    [&] { return s.receiver->snapshot().ok >= n - rejected.size() && m.dead_lettered >= 4; },
-    30s))
-    << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered;
+      [&] { return s.receiver->snapshot().ok >= n - rejected.size() && m.dead_lettered >= 4; },
+      30s))
+      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered;
 
   // The already-processed record lands in the DLQ as well, the way the retry router writes
   // it (say, a timeout after the partner had in fact accepted it).
@@ -160,14 +139,14 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
 
   // The running pipeline fetches the redriven records from the origin topic.
   ASSERT_TRUE(wait_until(
-    [&] {
-      const auto st = s.receiver->snapshot();
-      return st.ok >= n && st.duplicates >= 1 && m.fetched >= fetched_before + 5 &&
-             m.in_flight == 0;
-    },
-    30s))
-    << "ok " << s.receiver->snapshot().ok << ", duplicates " << s.receiver->snapshot().duplicates
-    << ", fetched " << m.fetched - fetched_before;
+      [&] {
+        const auto st = s.receiver->snapshot();
+        return st.ok >= n && st.duplicates >= 1 && m.fetched >= fetched_before + 5 &&
+               m.in_flight == 0;
+      },
+      30s))
+      << "ok " << s.receiver->snapshot().ok << ", duplicates " << s.receiver->snapshot().duplicates
+      << ", fetched " << m.fetched - fetched_before;
   p.stop();
 
   const auto after = s.receiver->snapshot();
@@ -178,7 +157,7 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
   EXPECT_EQ(m.fetched - fetched_before, rejected.size() + 1);
   EXPECT_EQ(m.dead_lettered.load(), rejected.size()) << "nothing went back to the DLQ";
   EXPECT_EQ(read_all(s.cfg.kafka.brokers, s.dlq).size(), rejected.size() + 1)
-    << "the DLQ is left as it was";
+      << "the DLQ is left as it was";
 
   // The receiver saw the keys of the first appearance, never the redriven copies' coordinates.
   const auto attempts = s.receiver->attempts_by_key();
@@ -207,9 +186,9 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
     ++redriven_from[std::string{*from}];
     EXPECT_EQ(seeded_keys.count(coordinates_of(r)), 0U);
     EXPECT_EQ(attempts.count(coordinates_of(r)), 0U)
-      << coordinates_of(r) << " is the redriven copy's own position";
+        << coordinates_of(r) << " is the redriven copy's own position";
     EXPECT_EQ(expected_parked.count(header_or_empty(r, idempotency_key_header)), 1U)
-      << coordinates_of(r);
+        << coordinates_of(r);
   }
   EXPECT_EQ(redriven_from.size(), rejected.size() + 1);
   for (const auto& [from, count] : redriven_from) {
