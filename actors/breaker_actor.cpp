@@ -1,7 +1,7 @@
 #include "actors/breaker_actor.hpp"
 
 #include "actors/messages.hpp"
-#include "core/json_log.hpp"
+#include "core/log/json_log.hpp"
 
 namespace courier::actors {
 namespace {

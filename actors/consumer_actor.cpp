@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/json_log.hpp"
-#include "core/retry_headers.hpp"
+#include "core/log/json_log.hpp"
+#include "core/retry/retry_headers.hpp"
 
 namespace courier::actors {
 namespace {
 
 using self_ptr = caf::stateful_actor<consumer_actor_state>*;
-using kafka::partition_id;
 
 std::string name_of(const partition_id& p) {
   return p.topic + "[" + std::to_string(p.partition) + "]";

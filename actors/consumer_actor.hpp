@@ -12,10 +12,10 @@
 
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
-#include "core/due_gate.hpp"
+#include "core/flow/due_gate.hpp"
 #include "core/kafka/consumer.hpp"
-#include "core/offset_tracker.hpp"
-#include "core/partition_pauses.hpp"
+#include "core/flow/offset_tracker.hpp"
+#include "core/flow/partition_pauses.hpp"
 
 namespace courier::actors {
 
@@ -35,7 +35,7 @@ struct consumer_actor_state {
   consumer_actor_settings settings;
   std::unique_ptr<kafka::consumer> kafka;
   caf::actor delivery;
-  std::map<kafka::partition_id, offset_tracker> trackers;
+  std::map<partition_id, offset_tracker> trackers;
   partition_pauses pauses;
   // Retry-tier records waiting for their due time; their partitions are paused meanwhile.
   due_gate gate;

@@ -1,13 +1,13 @@
 #include "actors/delivery_pool.hpp"
 
-#include "actors/delivery_request.hpp"
+#include "core/delivery/delivery_request.hpp"
 #include "actors/messages.hpp"
-#include "core/idempotency_key.hpp"
-#include "core/json_log.hpp"
-#include "core/retry_after.hpp"
-#include "core/retry_headers.hpp"
-#include "core/retry_tiers.hpp"
-#include "core/status_classifier.hpp"
+#include "core/model/idempotency_key.hpp"
+#include "core/log/json_log.hpp"
+#include "core/delivery/retry_after.hpp"
+#include "core/retry/retry_headers.hpp"
+#include "core/retry/retry_tiers.hpp"
+#include "core/delivery/status_classifier.hpp"
 
 namespace courier::actors {
 namespace {

@@ -11,11 +11,11 @@
 #include <caf/all.hpp>
 
 #include "actors/route_metrics.hpp"
-#include "core/backoff.hpp"
-#include "core/config.hpp"
-#include "core/hmac_signer.hpp"
+#include "core/delivery/backoff.hpp"
+#include "core/config/config.hpp"
+#include "core/delivery/hmac_signer.hpp"
 #include "core/http/client.hpp"
-#include "core/record.hpp"
+#include "core/model/record.hpp"
 
 namespace courier::actors {
 

@@ -8,9 +8,9 @@
 
 #include <caf/all.hpp>
 
-#include "core/breaker.hpp"
-#include "core/partition_pauses.hpp"
-#include "core/record.hpp"
+#include "core/delivery/breaker.hpp"
+#include "core/flow/partition_pauses.hpp"
+#include "core/model/record.hpp"
 
 namespace courier {
 

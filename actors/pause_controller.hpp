@@ -10,7 +10,7 @@
 #include <caf/all.hpp>
 
 #include "actors/route_metrics.hpp"
-#include "core/breaker.hpp"
+#include "core/delivery/breaker.hpp"
 
 namespace courier::actors {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/json_log.hpp"
+#include "core/log/json_log.hpp"
 #include "core/kafka/error.hpp"
 
 namespace courier::actors {

@@ -11,7 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/hmac_signer.hpp"
+#include "core/delivery/hmac_signer.hpp"
 #include "mock_webhook/chaos.hpp"
 #include "mock_webhook/stats.hpp"
 

@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/cli_checks.hpp"
-#include "core/duration.hpp"
+#include "core/config/cli_checks.hpp"
+#include "core/time/duration.hpp"
 
 namespace courier::topology {
 namespace {

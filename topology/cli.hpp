@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/config.hpp"
+#include "core/config/config.hpp"
 
 namespace courier::topology {
 

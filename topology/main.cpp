@@ -4,11 +4,11 @@
 #include <optional>
 #include <string>
 
-#include "core/config.hpp"
-#include "core/json_log.hpp"
+#include "core/config/config.hpp"
+#include "core/log/json_log.hpp"
 #include "core/version.hpp"
 #include "topology/cli.hpp"
-#include "topology/demo.hpp"
+#include "demo/demo.hpp"
 #include "topology/service.hpp"
 
 namespace {
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
         return courier::topology::run_topics_ensure(
           courier::topology::resolve_config(cmd, read_env), cmd.source_partitions);
       case cli_command::kind::demo:
-        return courier::topology::run_demo(cmd.demo,
+        return courier::demo::run_demo(cmd.demo,
                                            courier::topology::resolve_config(cmd, read_env));
     }
   } catch (const courier::config_error& e) {

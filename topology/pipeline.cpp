@@ -9,7 +9,7 @@
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
 #include "topology/topics.hpp"
-#include "core/json_log.hpp"
+#include "core/log/json_log.hpp"
 
 namespace courier::topology {
 namespace {

@@ -9,7 +9,7 @@
 #include <caf/all.hpp>
 
 #include "actors/route_metrics.hpp"
-#include "core/config.hpp"
+#include "core/config/config.hpp"
 #include "core/http/client.hpp"
 #include "core/http/io_runner.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "actors/messages.hpp"
-#include "core/json_log.hpp"
+#include "core/log/json_log.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/topics.hpp"
 

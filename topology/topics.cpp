@@ -4,7 +4,7 @@
 
 #include "core/kafka/admin.hpp"
 #include "core/kafka/error.hpp"
-#include "core/retry_tiers.hpp"
+#include "core/retry/retry_tiers.hpp"
 
 namespace courier::topology {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
+#include "core/config/config.hpp"
 
 namespace courier::topology {
 

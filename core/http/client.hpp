@@ -12,7 +12,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "core/http/endpoint.hpp"
-#include "core/status_classifier.hpp"
+#include "core/http/transport_error.hpp"
 #include "core/version.hpp"
 
 namespace courier::http {

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/kafka/handles.hpp"
-#include "core/kafka/partition_id.hpp"
-#include "core/record.hpp"
+#include "core/model/partition_id.hpp"
+#include "core/model/record.hpp"
 
 #include <chrono>
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/kafka/handles.hpp"
-#include "core/kafka/partition_id.hpp"
+#include "core/model/partition_id.hpp"
 
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 
 #include "core/kafka/error.hpp"
 #include "core/kafka/handles.hpp"
-#include "core/record.hpp"
+#include "core/model/record.hpp"
 
 #include <chrono>
 #include <cstdint>

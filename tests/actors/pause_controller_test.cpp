@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "deterministic.hpp"
+#include "tests/actors/deterministic.hpp"
 
 namespace courier::testing {
 namespace {

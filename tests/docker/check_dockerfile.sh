@@ -4,6 +4,8 @@
 #  2. the runtime stage installs exactly scripts/runtime-packages.txt (via xargs), nothing else;
 #  3. every package in scripts/runtime-packages.txt exists in Debian (apt-cache show) and is
 #     not a -dev package;
+#  5. the build stage copies every folder the top-level CMakeLists.txt adds (add_subdirectory),
+#     so a module added to the build is not missing from the image's build;
 #  4. every shared library each given binary links (ldd) comes from a package of that list,
 #     from a package apt pulls in with it (its Depends closure), or from the base image
 #     (libc6, libstdc++6, libgcc-s1); libraries a binary names directly (DT_NEEDED) must come
@@ -52,6 +54,14 @@ for s in "$build_stage" "$runtime_stage"; do
   head -n1 <<<"$s" | grep -qiE '^FROM[[:space:]]+debian:bookworm-slim([[:space:]]|$)' ||
     fail "stage '$(head -n1 <<<"$s")' is not FROM debian:bookworm-slim"
 done
+
+# 5. every folder of the build is copied into the build stage.
+while read -r dir; do
+  [[ $dir == tests ]] && continue  # COURIER_BUILD_TESTS=OFF in the image
+  grep -iE '^[[:space:]]*COPY[[:space:]]' <<<"$build_stage" |
+    grep -qE "[[:space:]]($dir|${dir%%/*})/?[[:space:]]" ||
+    fail "the build stage does not COPY $dir/, which CMakeLists.txt adds with add_subdirectory"
+done < <(sed -nE 's/^[[:space:]]*add_subdirectory\(([^ )]+)\).*/\1/p' "$root/CMakeLists.txt")
 
 # 1. the build stage runs the dependency script, and the list lives only there.
 grep -iE '^[[:space:]]*RUN[[:space:]]' <<<"$build_stage" | grep -qE '(^|[[:space:]/])scripts/install-deps\.sh' ||

@@ -39,7 +39,7 @@
 #include "core/kafka/admin.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/kafka/producer.hpp"
-#include "topology/shipments.hpp"
+#include "demo/shipments.hpp"
 
 namespace courier::e2e {
 
@@ -172,7 +172,7 @@ inline void create_topic(const std::string& topic, int partitions) {
 inline void seed(const std::string& topic, std::size_t from, std::size_t count) {
   kafka::producer p{kafka_environment::bootstrap()};
   for (std::size_t i = from; i < from + count; ++i) {
-    p.produce(topic, -1, topology::shipment_id(i), topology::make_shipment(i, 7));
+    p.produce(topic, -1, demo::shipment_id(i), demo::make_shipment(i, 7));
   }
   p.flush(30s);
   if (p.failed() != 0 || p.acked() != count) {

@@ -10,11 +10,11 @@
 #include <gtest/gtest.h>
 
 #include "core/kafka/admin.hpp"
-#include "core/retry_headers.hpp"
-#include "core/retry_tiers.hpp"
+#include "core/retry/retry_headers.hpp"
+#include "core/retry/retry_tiers.hpp"
 #include "e2e_support.hpp"
 #include "tests/support/parked_record.hpp"
-#include "topology/topic_reader.hpp"
+#include "demo/topic_reader.hpp"
 
 namespace courier::e2e {
 namespace {
@@ -265,7 +265,7 @@ TEST(EndToEnd, TiersAndDlqAccountForEveryRecordExactlyOnce) {
   const bool settled = wait_until(
       [&] {
         const auto ok = w.stats().ok;
-        dlq = topology::read_topic(kafka_environment::bootstrap(), dlq_topic, n - ok, 2s);
+        dlq = demo::read_topic(kafka_environment::bootstrap(), dlq_topic, n - ok, 2s);
         return ok + dlq.size() >= n;
       },
       120s);
@@ -342,8 +342,8 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
         r.topic = origin;
         r.partition = i % partitions;
         r.offset = i / partitions;
-        r.key = topology::shipment_id(static_cast<std::size_t>(i));
-        r.value = topology::make_shipment(static_cast<std::size_t>(i), 7);
+        r.key = demo::shipment_id(static_cast<std::size_t>(i));
+        r.value = demo::make_shipment(static_cast<std::size_t>(i), 7);
         r.headers = {{"content-type", "application/json"}};
         r.timestamp_ms = now - 60'000;
         failure_info f;

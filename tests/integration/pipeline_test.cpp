@@ -7,7 +7,7 @@
 
 #include "core/kafka/admin.hpp"
 #include "core/kafka/consumer.hpp"
-#include "stand.hpp"
+#include "tests/integration/stand.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {

@@ -7,12 +7,12 @@
 
 #include <gtest/gtest.h>
 
-#include "core/idempotency_key.hpp"
+#include "core/model/idempotency_key.hpp"
 #include "core/kafka/admin.hpp"
-#include "core/retry_headers.hpp"
-#include "stand.hpp"
+#include "core/retry/retry_headers.hpp"
+#include "tests/integration/stand.hpp"
 #include "topology/pipeline.hpp"
-#include "topology/topic_reader.hpp"
+#include "demo/topic_reader.hpp"
 
 namespace courier::testing {
 namespace {
@@ -29,7 +29,7 @@ std::string header_or_empty(const record& r, std::string_view name) {
 }
 
 std::vector<record> read_dlq(const stand& s, std::size_t expected) {
-  return topology::read_topic(s.cfg.kafka.brokers, s.dlq, expected, 20s, fast_group());
+  return demo::read_topic(s.cfg.kafka.brokers, s.dlq, expected, 20s, fast_group());
 }
 
 TEST(RetryTiers, APoisonRecordGoesToTheDlqAfterOneAttemptAndDoesNotHoldUpItsPartition) {
@@ -55,8 +55,8 @@ TEST(RetryTiers, APoisonRecordGoesToTheDlqAfterOneAttemptAndDoesNotHoldUpItsPart
   EXPECT_EQ(header_or_empty(r, origin_partition_header), "0");
   EXPECT_EQ(header_or_empty(r, origin_offset_header), "0");
   EXPECT_EQ(header_or_empty(r, attempts_header), "1");
-  EXPECT_EQ(r.key, topology::shipment_id(0)) << "the DLQ record keeps the original key";
-  EXPECT_EQ(r.value, topology::make_shipment(0, 7)) << "and the original value";
+  EXPECT_EQ(r.key, demo::shipment_id(0)) << "the DLQ record keeps the original key";
+  EXPECT_EQ(r.value, demo::make_shipment(0, 7)) << "and the original value";
   // The source partition's offset moved past the poison record.
   const auto committed =
     kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
@@ -89,12 +89,12 @@ TEST(RetryTiers, TheDlqReadsWithKcatAndItsHeadersAreHumanReadable) {
   }
   ASSERT_EQ(out.find("not found"), std::string::npos)
     << "kcat is missing: scripts/install-deps.sh installs it\n" << out;
-  EXPECT_NE(out.find(topology::shipment_id(1) + "|"), std::string::npos) << out;
+  EXPECT_NE(out.find(demo::shipment_id(1) + "|"), std::string::npos) << out;
   EXPECT_NE(out.find("courier.error.class=http_4xx"), std::string::npos) << out;
   EXPECT_NE(out.find("courier.error.status=400"), std::string::npos) << out;
   EXPECT_NE(out.find("courier.origin.offset=1"), std::string::npos) << out;
   EXPECT_NE(out.find("courier.idempotency.key=" + key_of(s, 0, 1)), std::string::npos) << out;
-  EXPECT_NE(out.find("\"shipment_id\":\"" + topology::shipment_id(1) + "\""), std::string::npos)
+  EXPECT_NE(out.find("\"shipment_id\":\"" + demo::shipment_id(1) + "\""), std::string::npos)
     << out;
 }
 

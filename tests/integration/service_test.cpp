@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/kafka/admin.hpp"
-#include "courier_process.hpp"
-#include "stand.hpp"
+#include "tests/integration/courier_process.hpp"
+#include "tests/integration/stand.hpp"
 
 namespace courier::testing {
 namespace {

@@ -14,11 +14,11 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
-#include "core/config.hpp"
-#include "core/kafka/mock_cluster.hpp"
+#include "core/config/config.hpp"
+#include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
-#include "topology/shipments.hpp"
+#include "demo/shipments.hpp"
 #include "topology/topics.hpp"
 
 namespace courier::testing {
@@ -75,7 +75,7 @@ struct stand {
 
   void seed(std::size_t n) {
     kafka::producer p{cluster.bootstrap_servers()};
-    topology::seed_shipments(p, topic, n, /*seed=*/7);
+    demo::seed_shipments(p, topic, n, /*seed=*/7);
     seeded += n;
   }
 

@@ -16,11 +16,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/hmac_signer.hpp"
+#include "core/delivery/hmac_signer.hpp"
 #include "core/http/client.hpp"
 #include "core/http/endpoint.hpp"
 #include "core/http/io_runner.hpp"
-#include "tests/http/response_waiter.hpp"
+#include "tests/support/response_waiter.hpp"
 
 namespace courier::mock {
 namespace {

@@ -3,9 +3,9 @@
 // A mock cluster with an origin topic, its DLQ and the DLQ's ledger, DLQ records parked the
 // way courier's retry router writes them, and helpers that run redrive and read topics.
 
-#include "core/kafka/mock_cluster.hpp"
+#include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
-#include "core/retry_headers.hpp"
+#include "core/retry/retry_headers.hpp"
 #include "tests/support/parked_record.hpp"
 #include "tools/redrive/cli.hpp"
 #include "tools/redrive/dlq_reader.hpp"

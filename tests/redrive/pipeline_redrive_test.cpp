@@ -12,9 +12,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/idempotency_key.hpp"
-#include "core/retry_headers.hpp"
-#include "stand.hpp"
+#include "core/model/idempotency_key.hpp"
+#include "core/retry/retry_headers.hpp"
+#include "tests/integration/stand.hpp"
 #include "tests/redrive/dlq_stand.hpp"
 #include "tests/support/parked_record.hpp"
 #include "tools/redrive/cli.hpp"
@@ -22,7 +22,7 @@
 #include "tools/redrive/ledger.hpp"
 #include "tools/redrive/redrive.hpp"
 #include "topology/pipeline.hpp"
-#include "topology/topic_reader.hpp"
+#include "demo/topic_reader.hpp"
 
 namespace courier::testing {
 namespace {
@@ -72,7 +72,7 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
   s.seed(n);
 
   // Where the seeded records landed (the partitioner picks by key).
-  const auto source = topology::read_topic(s.cfg.kafka.brokers, s.topic, n, 20s, fast_group());
+  const auto source = demo::read_topic(s.cfg.kafka.brokers, s.topic, n, 20s, fast_group());
   ASSERT_EQ(source.size(), n);
   const std::vector<std::size_t> rejected_at{2, 9, 17, 26};
   constexpr std::size_t known_at = 13;  // delivered once, later found in the DLQ too

@@ -1,6 +1,6 @@
 #include "tools/redrive/redrive_headers.hpp"
 
-#include "core/retry_headers.hpp"
+#include "core/retry/retry_headers.hpp"
 
 #include <gtest/gtest.h>
 

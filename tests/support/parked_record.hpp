@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/record.hpp"
-#include "core/retry_headers.hpp"
+#include "core/model/record.hpp"
+#include "core/retry/retry_headers.hpp"
 
 #include <cstdint>
 #include <string>

@@ -16,13 +16,13 @@
 #include <CLI/CLI.hpp>
 
 #include "actors/messages.hpp"
-#include "core/json_log.hpp"
+#include "core/log/json_log.hpp"
 #include "core/kafka/consumer.hpp"
-#include "core/kafka/mock_cluster.hpp"
+#include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
 #include "topology/pipeline.hpp"
-#include "topology/shipments.hpp"
+#include "demo/shipments.hpp"
 
 namespace {
 
@@ -122,7 +122,7 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   cfg.routes.push_back(route);
 
   kafka::producer producer{cfg.kafka.brokers};
-  topology::seed_shipments(producer, topic, backlog, 1);
+  demo::seed_shipments(producer, topic, backlog, 1);
 
   caf::actor_system_config sys_cfg;
   actors::add_message_types(sys_cfg);
@@ -141,8 +141,8 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   for (std::size_t i = 0; i < paced; ++i) {
     std::this_thread::sleep_until(paced_start + std::chrono::duration_cast<clock_type::duration>(
                                                   interval * static_cast<double>(i)));
-    producer.produce(topic, -1, topology::shipment_id(backlog + i),
-                     topology::make_shipment(backlog + i, 1));
+    producer.produce(topic, -1, demo::shipment_id(backlog + i),
+                     demo::make_shipment(backlog + i, 1));
     producer.poll(0ms);
   }
   producer.flush(30s);

@@ -1,7 +1,7 @@
 #include "tools/redrive/cli.hpp"
 
-#include "core/cli_checks.hpp"
-#include "core/duration.hpp"
+#include "core/config/cli_checks.hpp"
+#include "core/time/duration.hpp"
 #include "tools/redrive/time_arg.hpp"
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/kafka/handles.hpp"
-#include "core/record.hpp"
+#include "core/model/record.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/record.hpp"
+#include "core/model/record.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,6 @@
 #include "tools/redrive/plan.hpp"
 
-#include "core/retry_headers.hpp"
+#include "core/retry/retry_headers.hpp"
 #include "tools/redrive/redrive_headers.hpp"
 
 namespace courier::redrive {

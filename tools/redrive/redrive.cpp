@@ -1,6 +1,6 @@
 #include "tools/redrive/redrive.hpp"
 
-#include "core/duration.hpp"
+#include "core/time/duration.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/transactional_producer.hpp"

@@ -1,6 +1,6 @@
 #include "tools/redrive/report.hpp"
 
-#include "core/retry_headers.hpp"  // cap_header_value
+#include "core/retry/retry_headers.hpp"  // cap_header_value
 #include "tools/redrive/time_arg.hpp"
 
 #include <algorithm>

@@ -1,7 +1,8 @@
 #include "tools/redrive/time_arg.hpp"
 
-#include "core/duration.hpp"
-#include "core/retry_headers.hpp"  // format_trace_entry
+#include "core/time/civil_date.hpp"
+#include "core/time/duration.hpp"
+#include "core/retry/retry_headers.hpp"  // format_trace_entry
 
 #include <charconv>
 #include <limits>
@@ -26,23 +27,6 @@ std::optional<int> digits(std::string_view text, std::size_t pos, std::size_t wi
   return value;
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, int m, int d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const std::int64_t yoe = y - era * 400;
-  const std::int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146'097 + doe - 719'468;
-}
-
-bool is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int days_in_month(int y, int m) {
-  constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : days[m - 1];
-}
-
 std::optional<std::int64_t> parse_iso_utc(std::string_view t) {
   // YYYY-MM-DDTHH:MM:SS[.fff]Z
   if (t.size() < 20 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') ||
@@ -56,7 +40,7 @@ std::optional<std::int64_t> parse_iso_utc(std::string_view t) {
   const auto minute = digits(t, 14, 2);
   const auto second = digits(t, 17, 2);
   if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 ||
-      *day < 1 || *day > days_in_month(*year, *month) || *hour > 23 || *minute > 59 ||
+      *day < 1 || *day > static_cast<int>(days_in_month(*year, static_cast<unsigned>(*month))) || *hour > 23 || *minute > 59 ||
       *second > 59) {
     return std::nullopt;
   }
@@ -73,7 +57,7 @@ std::optional<std::int64_t> parse_iso_utc(std::string_view t) {
   if (pos + 1 != t.size() || (t[pos] != 'Z' && t[pos] != 'z')) {
     return std::nullopt;
   }
-  return days_from_civil(*year, *month, *day) * ms_per_day +
+  return days_from_civil({*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day)}) * ms_per_day +
          ((*hour * 60 + *minute) * 60 + *second) * std::int64_t{1000} + millis;
 }
 

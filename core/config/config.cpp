@@ -1,0 +1,104 @@
+#include "core/config/config.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "core/config/config_key.hpp"
+
+namespace courier {
+namespace {
+
+using config_detail::in_quotes;
+
+std::optional<std::string> non_empty_env(const getenv_function& getenv,
+                                         const char* name) {
+  auto v = getenv(name);
+  if (v && v->empty()) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::string read_secret_file(const std::string& path) {
+  std::ifstream in{path, std::ios::binary};
+  std::ostringstream content;
+  if (in) {
+    content << in.rdbuf();
+  }
+  if (!in || std::filesystem::is_directory(path)) {
+    throw config_error{"HMAC_SECRET_FILE",
+                       "cannot read secret file " + in_quotes(path)};
+  }
+  std::string secret = content.str();
+  // Files written by editors and `echo` end in a newline that is not part of
+  // the secret.
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) {
+    secret.pop_back();
+  }
+  if (secret.empty()) {
+    throw config_error{"HMAC_SECRET_FILE",
+                       "secret file " + in_quotes(path) + " is empty"};
+  }
+  return secret;
+}
+
+}  // namespace
+
+config_error::config_error(std::string key, std::string problem)
+    : std::runtime_error(key + ": " + problem),
+      key_(std::move(key)),
+      problem_(std::move(problem)) {}
+
+const std::string& config_error::key() const { return key_; }
+
+const std::string& config_error::problem() const { return problem_; }
+
+config_overrides overrides_from_env(const getenv_function& getenv) {
+  config_overrides o;
+  o.brokers = non_empty_env(getenv, "KAFKA_BROKERS");
+  o.webhook_url = non_empty_env(getenv, "WEBHOOK_URL");
+  if (o.webhook_url && !has_http_scheme(*o.webhook_url)) {
+    throw config_error{"WEBHOOK_URL",
+                       "must start with http:// or https:// and name a host, "
+                       "got " + in_quotes(*o.webhook_url)};
+  }
+  o.hmac_secret = non_empty_env(getenv, "HMAC_SECRET");
+  if (const auto file = non_empty_env(getenv, "HMAC_SECRET_FILE")) {
+    // Two sources for one secret is a deployment mistake; picking one
+    // silently would hide which secret is in use.
+    if (o.hmac_secret) {
+      throw config_error{"HMAC_SECRET_FILE",
+                         "set either HMAC_SECRET or HMAC_SECRET_FILE, not "
+                         "both"};
+    }
+    o.hmac_secret = read_secret_file(*file);
+  }
+  return o;
+}
+
+void apply_overrides(courier_config& cfg, const config_overrides& o) {
+  if (o.brokers) {
+    cfg.kafka.brokers = *o.brokers;
+  }
+  for (route_config& r : cfg.routes) {
+    if (o.webhook_url) {
+      r.url = *o.webhook_url;
+    }
+    if (o.hmac_secret) {
+      r.hmac_secret = *o.hmac_secret;
+    }
+    if (o.cb_trip_after) {
+      r.breaker.trip_after = *o.cb_trip_after;
+    }
+    if (o.pause_after) {
+      r.pause_after = *o.pause_after;
+    }
+    if (o.cb_open_timeout) {
+      r.breaker.open_timeout = *o.cb_open_timeout;
+    }
+  }
+}
+
+}  // namespace courier

@@ -1,0 +1,309 @@
+#include "core/config/config.hpp"
+
+#include <cerrno>
+#include <cstdint>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/config_key.hpp"
+#include "core/time/duration.hpp"
+
+namespace courier {
+namespace {
+
+using config_detail::in_quotes;
+using config_detail::join_key;
+using nlohmann::json;
+
+constexpr const char* duration_forms =
+    "a duration such as \"500ms\", \"3s\", \"5m\", \"1h\" or a number of "
+    "seconds";
+
+config_error wrong_type(const std::string& key, std::string_view expected,
+                        const json& got) {
+  return config_error{key, "expected " + std::string{expected} + ", got " +
+                               std::string{got.type_name()}};
+}
+
+// Unknown keys are errors so that a typo ("trip_afer") cannot silently fall
+// back to a default.
+void check_object(const json& obj, const std::string& path,
+                  std::initializer_list<std::string_view> known) {
+  if (!obj.is_object()) {
+    throw wrong_type(path.empty() ? "<root>" : path, "an object", obj);
+  }
+  for (const auto& item : obj.items()) {
+    bool found = false;
+    for (std::string_view k : known) {
+      found = found || k == item.key();
+    }
+    if (!found) {
+      std::string expected;
+      for (std::string_view k : known) {
+        expected += (expected.empty() ? "" : ", ") + std::string{k};
+      }
+      throw config_error{join_key(path, item.key()),
+                         "unknown key; expected one of: " + expected};
+    }
+  }
+}
+
+const json* find(const json& obj, std::string_view key) {
+  const auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+std::string read_string(const json& obj, const std::string& path,
+                        std::string_view key, std::string fallback) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  if (!v->is_string()) {
+    throw wrong_type(join_key(path, key), "a string", *v);
+  }
+  return v->get<std::string>();
+}
+
+std::int64_t read_integer(const json& v, const std::string& key) {
+  if (v.is_number_float()) {
+    throw config_error{key, "expected an integer, got " + v.dump()};
+  }
+  if (!v.is_number_integer()) {
+    throw wrong_type(key, "an integer", v);
+  }
+  if (v.is_number_unsigned() &&
+      v.get<std::uint64_t>() >
+          static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    throw config_error{key, "integer out of range, got " + v.dump()};
+  }
+  return v.get<std::int64_t>();
+}
+
+int read_int(const json& obj, const std::string& path, std::string_view key,
+             int fallback) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  const std::string full = join_key(path, key);
+  const std::int64_t n = read_integer(*v, full);
+  if (n < std::numeric_limits<int>::min() ||
+      n > std::numeric_limits<int>::max()) {
+    throw config_error{full, "integer out of range, got " + v->dump()};
+  }
+  return static_cast<int>(n);
+}
+
+std::size_t read_size(const json& obj, const std::string& path,
+                      std::string_view key, std::size_t fallback) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  const std::string full = join_key(path, key);
+  const std::int64_t n = read_integer(*v, full);
+  // Checked here rather than in validate(): a size_t cannot hold the sign.
+  if (n <= 0) {
+    throw config_error{full, "must be a positive integer, got " + v->dump()};
+  }
+  return static_cast<std::size_t>(n);
+}
+
+double read_double(const json& obj, const std::string& path,
+                   std::string_view key, double fallback) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  if (!v->is_number()) {
+    throw wrong_type(join_key(path, key), "a number", *v);
+  }
+  return v->get<double>();
+}
+
+// A duration given as text ("500ms", "3s", "5m", "1h") or as a number of seconds.
+std::chrono::milliseconds duration_value(const json& v, const std::string& full) {
+  if (!v.is_string() && !v.is_number()) {
+    throw wrong_type(full, duration_forms, v);
+  }
+  // A number is seconds; its JSON text goes through the same parser so that
+  // 1.5 and "1.5" mean exactly the same.
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  const auto d = parse_duration(text);
+  if (!d) {
+    throw config_error{full, std::string{"expected "} + duration_forms +
+                                 ", got " + in_quotes(text)};
+  }
+  return *d;
+}
+
+std::chrono::milliseconds read_duration(const json& obj,
+                                        const std::string& path,
+                                        std::string_view key,
+                                        std::chrono::milliseconds fallback) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  return duration_value(*v, join_key(path, key));
+}
+
+kafka_config parse_kafka(const json& obj, const std::string& path) {
+  check_object(obj, path, {"brokers", "group_id", "properties"});
+  kafka_config k;
+  k.brokers = read_string(obj, path, "brokers", k.brokers);
+  k.group_id = read_string(obj, path, "group_id", k.group_id);
+  if (const json* props = find(obj, "properties")) {
+    const std::string props_path = join_key(path, "properties");
+    if (!props->is_object()) {
+      throw wrong_type(props_path, "an object", *props);
+    }
+    for (const auto& item : props->items()) {
+      const std::string key = props_path + "[" + in_quotes(item.key()) + "]";
+      // librdkafka takes every property as text; numbers and booleans are
+      // accepted as written so "session.timeout.ms": 45000 just works.
+      if (item.value().is_string()) {
+        k.properties[item.key()] = item.value().get<std::string>();
+      } else if (item.value().is_number() || item.value().is_boolean()) {
+        k.properties[item.key()] = item.value().dump();
+      } else {
+        throw wrong_type(key, "a string, number or boolean", item.value());
+      }
+    }
+  }
+  return k;
+}
+
+breaker_config parse_breaker(const json& obj, const std::string& path) {
+  check_object(obj, path,
+               {"trip_after", "open_timeout", "half_open_max_requests"});
+  breaker_config b;
+  b.trip_after = read_int(obj, path, "trip_after", b.trip_after);
+  b.open_timeout = read_duration(obj, path, "open_timeout", b.open_timeout);
+  b.half_open_max_requests = read_int(obj, path, "half_open_max_requests",
+                                      b.half_open_max_requests);
+  return b;
+}
+
+retry_config parse_retry(const json& obj, const std::string& path) {
+  check_object(obj, path,
+               {"initial", "multiplier", "max", "max_attempts",
+                "max_retry_after"});
+  retry_config r;
+  r.initial = read_duration(obj, path, "initial", r.initial);
+  r.multiplier = read_double(obj, path, "multiplier", r.multiplier);
+  r.max = read_duration(obj, path, "max", r.max);
+  r.max_attempts = read_int(obj, path, "max_attempts", r.max_attempts);
+  r.max_retry_after =
+      read_duration(obj, path, "max_retry_after", r.max_retry_after);
+  return r;
+}
+
+http_config parse_http(const json& obj, const std::string& path) {
+  check_object(obj, path,
+               {"max_connections", "timeout", "max_response_bytes"});
+  http_config h;
+  h.max_connections =
+      read_size(obj, path, "max_connections", h.max_connections);
+  h.timeout = read_duration(obj, path, "timeout", h.timeout);
+  h.max_response_bytes =
+      read_size(obj, path, "max_response_bytes", h.max_response_bytes);
+  return h;
+}
+
+route_config parse_route(const json& obj, const std::string& path) {
+  check_object(obj, path,
+               {"name", "topic", "url", "hmac_secret", "content_type",
+                "max_in_flight", "max_in_flight_per_partition", "pause_after",
+                "retry_tiers", "dlq_topic", "breaker", "retry", "http"});
+  route_config r;
+  r.name = read_string(obj, path, "name", r.name);
+  r.topic = read_string(obj, path, "topic", r.topic);
+  r.url = read_string(obj, path, "url", r.url);
+  r.hmac_secret = read_string(obj, path, "hmac_secret", r.hmac_secret);
+  r.content_type = read_string(obj, path, "content_type", r.content_type);
+  r.max_in_flight = read_size(obj, path, "max_in_flight", r.max_in_flight);
+  r.max_in_flight_per_partition =
+      read_size(obj, path, "max_in_flight_per_partition",
+                r.max_in_flight_per_partition);
+  r.pause_after = read_duration(obj, path, "pause_after", r.pause_after);
+  if (const json* tiers = find(obj, "retry_tiers")) {
+    const std::string tiers_path = join_key(path, "retry_tiers");
+    if (!tiers->is_array()) {
+      throw wrong_type(tiers_path, "an array of durations", *tiers);
+    }
+    r.retry_tiers.clear();
+    for (std::size_t i = 0; i < tiers->size(); ++i) {
+      r.retry_tiers.push_back(
+          duration_value((*tiers)[i], tiers_path + "[" + std::to_string(i) + "]"));
+    }
+  }
+  r.dlq_topic = read_string(obj, path, "dlq_topic", r.dlq_topic);
+  if (const json* b = find(obj, "breaker")) {
+    r.breaker = parse_breaker(*b, join_key(path, "breaker"));
+  }
+  if (const json* rt = find(obj, "retry")) {
+    r.retry = parse_retry(*rt, join_key(path, "retry"));
+  }
+  if (const json* h = find(obj, "http")) {
+    r.http = parse_http(*h, join_key(path, "http"));
+  }
+  return r;
+}
+
+}  // namespace
+
+courier_config parse_config(const json& doc) {
+  check_object(doc, "", {"kafka", "routes"});
+  courier_config cfg;
+  if (const json* k = find(doc, "kafka")) {
+    cfg.kafka = parse_kafka(*k, "kafka");
+  }
+  if (const json* routes = find(doc, "routes")) {
+    if (!routes->is_array()) {
+      throw wrong_type("routes", "an array", *routes);
+    }
+    for (std::size_t i = 0; i < routes->size(); ++i) {
+      cfg.routes.push_back(
+          parse_route((*routes)[i], "routes[" + std::to_string(i) + "]"));
+    }
+  }
+  return cfg;
+}
+
+courier_config load_config_file(const std::filesystem::path& path) {
+  const std::string key = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw config_error{key, "cannot read config file: is a directory"};
+  }
+  std::ifstream in{path, std::ios::binary};
+  if (!in) {
+    throw config_error{key, "cannot read config file: " +
+                                std::generic_category().message(errno)};
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  json doc;
+  try {
+    doc = json::parse(content.str());
+  } catch (const json::parse_error& e) {
+    // Drop nlohmann's "[json.exception.parse_error.101] " tag: operators need
+    // the position and the reason, not the library's error id.
+    std::string reason = e.what();
+    if (const auto end = reason.find("] "); end != std::string::npos) {
+      reason.erase(0, end + 2);
+    }
+    throw config_error{key, "invalid JSON at byte " + std::to_string(e.byte) +
+                                ": " + reason};
+  }
+  return parse_config(doc);
+}
+
+}  // namespace courier

@@ -1,0 +1,140 @@
+#include "core/config/config.hpp"
+
+#include <cstdint>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/config_key.hpp"
+#include "core/time/duration.hpp"
+
+namespace courier {
+namespace {
+
+using config_detail::in_quotes;
+using config_detail::join_key;
+using nlohmann::json;
+
+void require_positive(const std::string& key, std::int64_t value) {
+  if (value <= 0) {
+    throw config_error{key, "must be a positive integer, got " +
+                                std::to_string(value)};
+  }
+}
+
+void require_positive(const std::string& key, std::chrono::milliseconds d) {
+  if (d.count() <= 0) {
+    throw config_error{key, "must be a positive duration, got " +
+                                format_duration(d)};
+  }
+}
+
+void validate_route(const route_config& r, const std::string& path) {
+  if (r.name.empty()) {
+    throw config_error{join_key(path, "name"), "must not be empty"};
+  }
+  if (r.topic.empty()) {
+    throw config_error{join_key(path, "topic"), "must not be empty"};
+  }
+  if (!has_http_scheme(r.url)) {
+    throw config_error{join_key(path, "url"),
+                       "must start with http:// or https:// and name a "
+                       "host (or set WEBHOOK_URL / --webhook-url), got " +
+                           in_quotes(r.url)};
+  }
+  if (r.hmac_secret.empty()) {
+    // Never print the secret, only where it should come from.
+    throw config_error{join_key(path, "hmac_secret"),
+                       "must not be empty; set HMAC_SECRET or "
+                       "HMAC_SECRET_FILE"};
+  }
+  if (r.content_type.empty()) {
+    throw config_error{join_key(path, "content_type"), "must not be empty"};
+  }
+  require_positive(join_key(path, "max_in_flight"),
+                   static_cast<std::int64_t>(r.max_in_flight));
+  require_positive(join_key(path, "max_in_flight_per_partition"),
+                   static_cast<std::int64_t>(r.max_in_flight_per_partition));
+  require_positive(join_key(path, "pause_after"), r.pause_after);
+  const std::string tiers = join_key(path, "retry_tiers");
+  for (std::size_t i = 0; i < r.retry_tiers.size(); ++i) {
+    const std::string key = tiers + "[" + std::to_string(i) + "]";
+    require_positive(key, r.retry_tiers[i]);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (r.retry_tiers[j] == r.retry_tiers[i]) {
+        // Two tiers with one delay would share one topic.
+        throw config_error{key, "repeats " + format_duration(r.retry_tiers[i]) +
+                                    "; every tier needs its own delay"};
+      }
+    }
+  }
+  if (r.dlq_topic == r.topic && !r.dlq_topic.empty()) {
+    throw config_error{join_key(path, "dlq_topic"), "must differ from the source topic"};
+  }
+
+  const std::string b = join_key(path, "breaker");
+  require_positive(join_key(b, "trip_after"), r.breaker.trip_after);
+  require_positive(join_key(b, "open_timeout"), r.breaker.open_timeout);
+  require_positive(join_key(b, "half_open_max_requests"),
+                   r.breaker.half_open_max_requests);
+
+  const std::string rt = join_key(path, "retry");
+  require_positive(join_key(rt, "initial"), r.retry.initial);
+  if (!(r.retry.multiplier >= 1.0)) {
+    throw config_error{join_key(rt, "multiplier"),
+                       "must be at least 1, got " +
+                           json(r.retry.multiplier).dump()};
+  }
+  require_positive(join_key(rt, "max"), r.retry.max);
+  if (r.retry.max < r.retry.initial) {
+    throw config_error{join_key(rt, "max"),
+                       "must be at least retry.initial (" +
+                           format_duration(r.retry.initial) + "), got " +
+                           format_duration(r.retry.max)};
+  }
+  require_positive(join_key(rt, "max_attempts"), r.retry.max_attempts);
+  require_positive(join_key(rt, "max_retry_after"), r.retry.max_retry_after);
+
+  const std::string h = join_key(path, "http");
+  require_positive(join_key(h, "max_connections"),
+                   static_cast<std::int64_t>(r.http.max_connections));
+  require_positive(join_key(h, "timeout"), r.http.timeout);
+  require_positive(join_key(h, "max_response_bytes"),
+                   static_cast<std::int64_t>(r.http.max_response_bytes));
+}
+
+}  // namespace
+
+void validate(const courier_config& cfg) {
+  if (cfg.kafka.brokers.empty()) {
+    throw config_error{"kafka.brokers", "must not be empty"};
+  }
+  if (cfg.kafka.group_id.empty()) {
+    throw config_error{"kafka.group_id", "must not be empty"};
+  }
+  if (cfg.routes.empty()) {
+    throw config_error{"routes", "at least one route is required"};
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
+    const route_config& r = cfg.routes[i];
+    const std::string path = "routes[" + std::to_string(i) + "]";
+    validate_route(r, path);
+    if (!names.insert(r.name).second) {
+      throw config_error{join_key(path, "name"),
+                         "duplicate route name " + in_quotes(r.name)};
+    }
+  }
+}
+
+bool has_http_scheme(std::string_view url) {
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (url.substr(0, scheme.size()) == scheme) {
+      const std::string_view rest = url.substr(scheme.size());
+      return !rest.empty() && rest.front() != '/' && rest.front() != ':';
+    }
+  }
+  return false;
+}
+
+}  // namespace courier

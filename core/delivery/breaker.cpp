@@ -1,0 +1,114 @@
+#include "core/delivery/breaker.hpp"
+
+#include <algorithm>
+
+namespace courier {
+
+std::string_view to_string(breaker_state state) {
+  switch (state) {
+    case breaker_state::closed:
+      return "closed";
+    case breaker_state::open:
+      return "open";
+    case breaker_state::half_open:
+      return "half_open";
+  }
+  return "unknown";
+}
+
+breaker::breaker(breaker_settings settings) : settings_(settings) {
+  settings_.trip_after = std::max(settings_.trip_after, 1);
+  settings_.half_open_max_requests = std::max(settings_.half_open_max_requests, 1);
+}
+
+breaker_state breaker::state() const { return state_; }
+
+bool breaker::try_acquire(clock::time_point /*now*/) {
+  switch (state_) {
+    case breaker_state::closed:
+      return true;
+    case breaker_state::open:
+      return false;
+    case breaker_state::half_open:
+      if (outstanding_probes_ >= settings_.half_open_max_requests) {
+        return false;
+      }
+      ++outstanding_probes_;
+      return true;
+  }
+  return false;
+}
+
+std::optional<breaker_transition> breaker::on_success(clock::time_point now) {
+  switch (state_) {
+    case breaker_state::closed:
+      consecutive_failures_ = 0;
+      return std::nullopt;
+    case breaker_state::open:
+      return std::nullopt;
+    case breaker_state::half_open:
+      return move_to(breaker_state::closed, now);
+  }
+  return std::nullopt;
+}
+
+std::optional<breaker_transition> breaker::on_failure(clock::time_point now) {
+  switch (state_) {
+    case breaker_state::closed:
+      ++consecutive_failures_;
+      if (consecutive_failures_ >= settings_.trip_after) {
+        return move_to(breaker_state::open, now);
+      }
+      return std::nullopt;
+    case breaker_state::open:
+      return std::nullopt;
+    case breaker_state::half_open:
+      return move_to(breaker_state::open, now);
+  }
+  return std::nullopt;
+}
+
+std::optional<breaker_transition> breaker::on_open_timeout(clock::time_point now) {
+  switch (state_) {
+    case breaker_state::closed:
+    case breaker_state::half_open:
+      return std::nullopt;
+    case breaker_state::open:
+      if (now < opened_at_ + settings_.open_timeout) {
+        return std::nullopt;
+      }
+      return move_to(breaker_state::half_open, now);
+  }
+  return std::nullopt;
+}
+
+void breaker::release() {
+  if (state_ == breaker_state::half_open && outstanding_probes_ > 0) {
+    --outstanding_probes_;
+  }
+}
+
+breaker::clock::time_point breaker::opened_at() const { return opened_at_; }
+
+std::uint64_t breaker::trips() const { return trips_; }
+
+int breaker::consecutive_failures() const { return consecutive_failures_; }
+
+const breaker_settings& breaker::settings() const { return settings_; }
+
+int breaker::outstanding_probes() const { return outstanding_probes_; }
+
+breaker_transition breaker::move_to(breaker_state next, clock::time_point now) {
+  const breaker_transition t{state_, next};
+  state_ = next;
+  // A new generation: counts from the previous state say nothing about this one.
+  consecutive_failures_ = 0;
+  outstanding_probes_ = 0;
+  if (next == breaker_state::open) {
+    opened_at_ = now;
+    ++trips_;
+  }
+  return t;
+}
+
+}  // namespace courier

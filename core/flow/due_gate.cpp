@@ -1,0 +1,60 @@
+#include "core/flow/due_gate.hpp"
+
+namespace courier {
+
+std::optional<record> due_gate::admit(record r, std::int64_t due_ms, std::int64_t now_ms) {
+  const partition_id p{r.topic, r.partition};
+  auto it = held_.find(p);
+  const bool queue_waiting = it != held_.end() && !it->second.empty();
+  if (!queue_waiting && due_ms <= now_ms) {
+    return r;
+  }
+  held_[p].push_back(held{std::move(r), due_ms});
+  ++size_;
+  return std::nullopt;
+}
+
+std::vector<record> due_gate::release(const partition_id& p, std::int64_t now_ms) {
+  std::vector<record> out;
+  auto it = held_.find(p);
+  if (it == held_.end()) {
+    return out;
+  }
+  auto& q = it->second;
+  while (!q.empty() && q.front().due_ms <= now_ms) {
+    out.push_back(std::move(q.front().rec));
+    q.pop_front();
+    --size_;
+  }
+  if (q.empty()) {
+    held_.erase(it);
+  }
+  return out;
+}
+
+std::optional<std::int64_t> due_gate::next_due(const partition_id& p) const {
+  auto it = held_.find(p);
+  if (it == held_.end() || it->second.empty()) {
+    return std::nullopt;
+  }
+  return it->second.front().due_ms;
+}
+
+bool due_gate::holds(const partition_id& p) const {
+  return next_due(p).has_value();
+}
+
+std::size_t due_gate::size() const {
+  return size_;
+}
+
+void due_gate::drop(const partition_id& p) {
+  auto it = held_.find(p);
+  if (it == held_.end()) {
+    return;
+  }
+  size_ -= it->second.size();
+  held_.erase(it);
+}
+
+}  // namespace courier

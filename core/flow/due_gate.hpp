@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/model/partition_id.hpp"
+#include "core/model/record.hpp"
+
+namespace courier {
+
+// Holds retry-tier records until their due time (DESIGN.md section 5). Per partition, records
+// leave in offset order: once a partition holds a record that is not yet due, every later
+// record of that partition waits behind it. The caller pauses a partition while it holds
+// records and resumes it when it holds none.
+class due_gate {
+ public:
+  // Returns the record if it may be delivered now; otherwise keeps it and returns nothing.
+  std::optional<record> admit(record r, std::int64_t due_ms, std::int64_t now_ms);
+
+  // The partition's held records that are due at `now_ms`, in order, up to the first that
+  // is not.
+  std::vector<record> release(const partition_id& p, std::int64_t now_ms);
+
+  // When the partition's first held record is due.
+  std::optional<std::int64_t> next_due(const partition_id& p) const;
+
+  bool holds(const partition_id& p) const;
+  std::size_t size() const;
+
+  // Forgets a partition's records (revoked: its next owner fetches them again).
+  void drop(const partition_id& p);
+
+ private:
+  struct held {
+    record rec;
+    std::int64_t due_ms;
+  };
+  std::map<partition_id, std::deque<held>> held_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace courier

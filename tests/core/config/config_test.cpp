@@ -1,0 +1,477 @@
+#include "core/config/config.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/fake_env.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace courier {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using courier::testing::fake_env;
+using courier::testing::temp_dir;
+
+json minimal_route() {
+  return {{"name", "shipments"},
+          {"topic", "brew.shipments.v1"},
+          {"url", "http://127.0.0.1:8090/deliver"},
+          {"hmac_secret", "s3cret"}};
+}
+
+json doc_with_route(const json& route) { return {{"routes", json::array({route})}}; }
+
+// The config_error a callable throws; fails the test when it throws nothing.
+template <class F>
+config_error error_of(F&& f) {
+  try {
+    f();
+  } catch (const config_error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a config_error";
+  return config_error{"", ""};
+}
+
+config_error parse_error_of(const json& doc) {
+  return error_of([&] { parse_config(doc); });
+}
+
+config_error validate_error_of(const json& doc) {
+  return error_of([&] { validate(parse_config(doc)); });
+}
+
+TEST(Config, MinimalRouteGetsEveryDefault) {
+  const courier_config cfg = parse_config(doc_with_route(minimal_route()));
+  EXPECT_EQ(cfg.kafka.brokers, "127.0.0.1:9092");
+  EXPECT_EQ(cfg.kafka.group_id, "courier");
+  EXPECT_TRUE(cfg.kafka.properties.empty());
+  ASSERT_EQ(cfg.routes.size(), 1U);
+  const route_config& r = cfg.routes[0];
+  EXPECT_EQ(r.content_type, "application/json");
+  EXPECT_EQ(r.max_in_flight, 256U);
+  EXPECT_EQ(r.max_in_flight_per_partition, 256U);
+  EXPECT_EQ(r.pause_after, milliseconds{10000});
+  EXPECT_EQ(r.breaker.trip_after, 5);
+  EXPECT_EQ(r.breaker.open_timeout, milliseconds{15000});
+  EXPECT_EQ(r.breaker.half_open_max_requests, 1);
+  EXPECT_EQ(r.retry.initial, milliseconds{200});
+  EXPECT_DOUBLE_EQ(r.retry.multiplier, 2.0);
+  EXPECT_EQ(r.retry.max, milliseconds{5000});
+  EXPECT_EQ(r.retry.max_attempts, 4);
+  EXPECT_EQ(r.retry.max_retry_after, milliseconds{30000});
+  EXPECT_EQ(r.retry_tiers, (std::vector<milliseconds>{milliseconds{5000}, milliseconds{30000},
+                                                       milliseconds{300000}}));
+  EXPECT_EQ(r.dlq_topic, "");
+  EXPECT_EQ(r.http.max_connections, 64U);
+  EXPECT_EQ(r.http.timeout, milliseconds{5000});
+  EXPECT_EQ(r.http.max_response_bytes, 65536U);
+  EXPECT_NO_THROW(validate(cfg));
+}
+
+TEST(Config, ReadsEveryField) {
+  const json doc = json::parse(R"({
+    "kafka": {"brokers": "k1:9092,k2:9092", "group_id": "g",
+              "properties": {"session.timeout.ms": "45000"}},
+    "routes": [{
+      "name": "n", "topic": "t", "url": "https://h/p", "hmac_secret": "x",
+      "content_type": "text/plain", "max_in_flight": 10,
+      "max_in_flight_per_partition": 3, "pause_after": "1m",
+      "breaker": {"trip_after": 7, "open_timeout": "2s",
+                  "half_open_max_requests": 2},
+      "retry": {"initial": "100ms", "multiplier": 1.5, "max": "1m",
+                "max_attempts": 9, "max_retry_after": "2m"},
+      "http": {"max_connections": 8, "timeout": "750ms",
+               "max_response_bytes": 1024}}]})");
+  const courier_config cfg = parse_config(doc);
+  EXPECT_EQ(cfg.kafka.brokers, "k1:9092,k2:9092");
+  EXPECT_EQ(cfg.kafka.group_id, "g");
+  EXPECT_EQ(cfg.kafka.properties.at("session.timeout.ms"), "45000");
+  const route_config& r = cfg.routes.at(0);
+  EXPECT_EQ(r.name, "n");
+  EXPECT_EQ(r.topic, "t");
+  EXPECT_EQ(r.url, "https://h/p");
+  EXPECT_EQ(r.hmac_secret, "x");
+  EXPECT_EQ(r.content_type, "text/plain");
+  EXPECT_EQ(r.max_in_flight, 10U);
+  EXPECT_EQ(r.max_in_flight_per_partition, 3U);
+  EXPECT_EQ(r.pause_after, milliseconds{60000});
+  EXPECT_EQ(r.breaker.trip_after, 7);
+  EXPECT_EQ(r.breaker.open_timeout, milliseconds{2000});
+  EXPECT_EQ(r.breaker.half_open_max_requests, 2);
+  EXPECT_EQ(r.retry.initial, milliseconds{100});
+  EXPECT_DOUBLE_EQ(r.retry.multiplier, 1.5);
+  EXPECT_EQ(r.retry.max, milliseconds{60000});
+  EXPECT_EQ(r.retry.max_attempts, 9);
+  EXPECT_EQ(r.retry.max_retry_after, milliseconds{120000});
+
+  EXPECT_EQ(r.http.max_connections, 8U);
+  EXPECT_EQ(r.http.timeout, milliseconds{750});
+  EXPECT_EQ(r.http.max_response_bytes, 1024U);
+  EXPECT_NO_THROW(validate(cfg));
+}
+
+TEST(Config, ReadsANumberDurationAsSeconds) {
+  json route = minimal_route();
+  route["pause_after"] = 2;
+  route["breaker"] = {{"open_timeout", 1.5}};
+  const route_config r = parse_config(doc_with_route(route)).routes.at(0);
+  EXPECT_EQ(r.pause_after, milliseconds{2000});
+  EXPECT_EQ(r.breaker.open_timeout, milliseconds{1500});
+}
+
+TEST(Config, PassesKafkaPropertiesThroughAsText) {
+  const json doc = {{"kafka",
+                     {{"properties",
+                       {{"a", "x"}, {"b", 45000}, {"c", true}}}}}};
+  const auto props = parse_config(doc).kafka.properties;
+  EXPECT_EQ(props, (std::map<std::string, std::string>{
+                       {"a", "x"}, {"b", "45000"}, {"c", "true"}}));
+}
+
+TEST(Config, NamesAnUnknownKeyAtEveryLevel) {
+  EXPECT_EQ(parse_error_of({{"rotues", json::array()}}).key(), "rotues");
+  EXPECT_EQ(parse_error_of({{"kafka", {{"broker", "x"}}}}).key(),
+            "kafka.broker");
+  json route = minimal_route();
+  route["breaker"] = {{"trip_afer", 3}};
+  const config_error e = parse_error_of(doc_with_route(route));
+  EXPECT_EQ(e.key(), "routes[0].breaker.trip_afer");
+  EXPECT_THAT(e.what(), HasSubstr("unknown key"));
+  EXPECT_THAT(e.what(), HasSubstr("trip_after"));
+}
+
+TEST(Config, NamesTheKeyAndExpectedTypeOfAWrongType) {
+  json route = minimal_route();
+  route["breaker"] = {{"trip_after", "5"}};
+  EXPECT_STREQ(parse_error_of(doc_with_route(route)).what(),
+               "routes[0].breaker.trip_after: expected an integer, got string");
+
+  route = minimal_route();
+  route["name"] = 5;
+  EXPECT_STREQ(parse_error_of(doc_with_route(route)).what(),
+               "routes[0].name: expected a string, got number");
+
+  route = minimal_route();
+  route["retry"] = {{"max_attempts", 2.5}};
+  EXPECT_STREQ(parse_error_of(doc_with_route(route)).what(),
+               "routes[0].retry.max_attempts: expected an integer, got 2.5");
+
+  route = minimal_route();
+  route["http"] = json::array();
+  EXPECT_STREQ(parse_error_of(doc_with_route(route)).what(),
+               "routes[0].http: expected an object, got array");
+
+  route = minimal_route();
+  route["pause_after"] = true;
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].pause_after");
+
+  EXPECT_STREQ(parse_error_of({{"routes", json::object()}}).what(),
+               "routes: expected an array, got object");
+  EXPECT_EQ(parse_error_of({{"kafka", {{"properties", {{"x", nullptr}}}}}}).key(),
+            "kafka.properties[\"x\"]");
+  EXPECT_EQ(parse_error_of(json::array()).key(), "<root>");
+}
+
+TEST(Config, NamesTheKeyOfANegativeInteger) {
+  json route = minimal_route();
+  route["breaker"] = {{"trip_after", -3}};
+  EXPECT_STREQ(validate_error_of(doc_with_route(route)).what(),
+               "routes[0].breaker.trip_after: must be a positive integer, got -3");
+
+  route = minimal_route();
+  route["max_in_flight"] = -1;
+  EXPECT_STREQ(parse_error_of(doc_with_route(route)).what(),
+               "routes[0].max_in_flight: must be a positive integer, got -1");
+}
+
+TEST(Config, NamesTheKeyOfAZeroCount) {
+  json route = minimal_route();
+  route["retry"] = {{"max_attempts", 0}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
+            "routes[0].retry.max_attempts");
+  route = minimal_route();
+  route["http"] = {{"max_connections", 0}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(),
+            "routes[0].http.max_connections");
+  route = minimal_route();
+  route["breaker"] = {{"half_open_max_requests", 0}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
+            "routes[0].breaker.half_open_max_requests");
+}
+
+TEST(Config, NamesTheKeyOfAMalformedOrNegativeDuration) {
+  json route = minimal_route();
+  route["breaker"] = {{"open_timeout", "-5s"}};
+  const config_error e = parse_error_of(doc_with_route(route));
+  EXPECT_EQ(e.key(), "routes[0].breaker.open_timeout");
+  EXPECT_THAT(e.what(), HasSubstr("\"500ms\""));
+  EXPECT_THAT(e.what(), HasSubstr("got \"-5s\""));
+
+  route = minimal_route();
+  route["retry"] = {{"initial", -1}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].retry.initial");
+}
+
+TEST(Config, RejectsAZeroDuration) {
+  json route = minimal_route();
+  route["breaker"] = {{"open_timeout", "0s"}};
+  EXPECT_STREQ(validate_error_of(doc_with_route(route)).what(),
+               "routes[0].breaker.open_timeout: must be a positive duration, got 0s");
+  route = minimal_route();
+  route["pause_after"] = 0;
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].pause_after");
+}
+
+TEST(Config, RejectsAUrlThatIsNotHttp) {
+  for (const char* url : {"", "ftp://h/x", "127.0.0.1:8090/deliver", "http://",
+                          "http:///x", "HTTP//h"}) {
+    json route = minimal_route();
+    route["url"] = url;
+    EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].url")
+        << url;
+  }
+}
+
+TEST(Config, AcceptsAnHttpsUrl) {
+  json route = minimal_route();
+  route["url"] = "https://partner.example/hook";
+  EXPECT_NO_THROW(validate(parse_config(doc_with_route(route))));
+}
+
+TEST(Config, RequiresAtLeastOneRoute) {
+  EXPECT_EQ(validate_error_of(json::object()).key(), "routes");
+  EXPECT_EQ(validate_error_of({{"routes", json::array()}}).key(), "routes");
+}
+
+TEST(Config, RequiresUniqueRouteNames) {
+  json second = minimal_route();
+  second["topic"] = "other";
+  const json doc = {{"routes", json::array({minimal_route(), second})}};
+  const config_error e = validate_error_of(doc);
+  EXPECT_EQ(e.key(), "routes[1].name");
+  EXPECT_THAT(e.what(), HasSubstr("duplicate"));
+}
+
+TEST(Config, RequiresANameAndATopic) {
+  json route = minimal_route();
+  route.erase("name");
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].name");
+  route = minimal_route();
+  route["topic"] = "";
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].topic");
+}
+
+TEST(Config, RejectsAMultiplierBelowOne) {
+  json route = minimal_route();
+  route["retry"] = {{"multiplier", 0.5}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
+            "routes[0].retry.multiplier");
+}
+
+TEST(Config, RejectsAMaximumBackoffBelowTheInitialOne) {
+  json route = minimal_route();
+  route["retry"] = {{"initial", "10s"}, {"max", "5s"}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].retry.max");
+}
+
+TEST(Config, ReadsRetryTiersAndTheDlqTopic) {
+  json route = minimal_route();
+  route["retry_tiers"] = {"1s", 30, "2m"};
+  route["dlq_topic"] = "orders.parked";
+  const courier_config cfg = parse_config(doc_with_route(route));
+  EXPECT_EQ(cfg.routes[0].retry_tiers,
+            (std::vector<milliseconds>{milliseconds{1000}, milliseconds{30000},
+                                       milliseconds{120000}}));
+  EXPECT_EQ(cfg.routes[0].dlq_topic, "orders.parked");
+}
+
+TEST(Config, AcceptsNoRetryTiersAtAll) {
+  json route = minimal_route();
+  route["retry_tiers"] = json::array();
+  const courier_config cfg = parse_config(doc_with_route(route));
+  EXPECT_TRUE(cfg.routes[0].retry_tiers.empty());
+  EXPECT_NO_THROW(validate(cfg));
+}
+
+TEST(Config, NamesTheBadRetryTier) {
+  json route = minimal_route();
+  route["retry_tiers"] = {"5s", "soon"};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].retry_tiers[1]");
+  route["retry_tiers"] = {"5s", "5s"};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].retry_tiers[1]");
+  route["retry_tiers"] = "5s";
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].retry_tiers");
+}
+
+TEST(Config, RequiresTheDlqTopicToDifferFromTheSource) {
+  json route = minimal_route();
+  route["dlq_topic"] = route["topic"];
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].dlq_topic");
+}
+
+TEST(Config, RequiresASecretWithoutPrintingOne) {
+  json route = minimal_route();
+  route.erase("hmac_secret");
+  const config_error e = validate_error_of(doc_with_route(route));
+  EXPECT_EQ(e.key(), "routes[0].hmac_secret");
+  EXPECT_THAT(e.what(), HasSubstr("HMAC_SECRET"));
+}
+
+TEST(Config, LoadsAFile) {
+  const temp_dir dir;
+  const fs::path p = dir.write("c.json", doc_with_route(minimal_route()).dump());
+  const courier_config cfg = load_config_file(p);
+  ASSERT_EQ(cfg.routes.size(), 1U);
+  EXPECT_EQ(cfg.routes[0].topic, "brew.shipments.v1");
+}
+
+TEST(Config, NamesTheFileItCannotRead) {
+  const temp_dir dir;
+  const fs::path missing = dir.path() / "missing.json";
+  const config_error e = error_of([&] { load_config_file(missing); });
+  EXPECT_EQ(e.key(), missing.string());
+  EXPECT_THAT(e.what(), HasSubstr("cannot read"));
+  EXPECT_EQ(error_of([&] { load_config_file(dir.path()); }).key(),
+            dir.path().string());
+}
+
+TEST(Config, GivesTheBytePositionOfAJsonSyntaxError) {
+  const temp_dir dir;
+  const fs::path p = dir.write("bad.json", R"({"routes": [})");
+  const config_error e = error_of([&] { load_config_file(p); });
+  EXPECT_EQ(e.key(), p.string());
+  EXPECT_THAT(e.what(), HasSubstr("invalid JSON at byte 13"));
+  EXPECT_THAT(e.what(), Not(HasSubstr("json.exception")));
+}
+
+TEST(Config, ShippedTopologyLoadsAndValidatesWithASecretFromTheEnvironment) {
+  courier_config cfg =
+      load_config_file(fs::path{COURIER_SOURCE_DIR} / "topology/courier.json");
+  ASSERT_EQ(cfg.routes.size(), 1U);
+  const route_config& r = cfg.routes[0];
+  EXPECT_EQ(r.name, "shipments");
+  EXPECT_EQ(r.topic, "brew.shipments.v1");
+  EXPECT_EQ(r.url, "http://127.0.0.1:8090/deliver");
+  EXPECT_EQ(r.hmac_secret, "");
+  EXPECT_EQ(r.breaker.trip_after, 5);
+  EXPECT_EQ(r.pause_after, milliseconds{10000});
+  EXPECT_EQ(r.breaker.open_timeout, milliseconds{15000});
+  EXPECT_EQ(error_of([&] { validate(cfg); }).key(), "routes[0].hmac_secret");
+  apply_overrides(cfg, overrides_from_env(fake_env({{"HMAC_SECRET", "s"}})));
+  EXPECT_NO_THROW(validate(cfg));
+}
+
+TEST(Config, ReadsOverridesFromTheEnvironment) {
+  const config_overrides o = overrides_from_env(
+      fake_env({{"KAFKA_BROKERS", "k:1"},
+                {"WEBHOOK_URL", "http://h/x"},
+                {"HMAC_SECRET", "s3cret"}}));
+  EXPECT_EQ(o.brokers, "k:1");
+  EXPECT_EQ(o.webhook_url, "http://h/x");
+  EXPECT_EQ(o.hmac_secret, "s3cret");
+  EXPECT_EQ(o.cb_trip_after, std::nullopt);
+  EXPECT_EQ(o.pause_after, std::nullopt);
+  EXPECT_EQ(o.cb_open_timeout, std::nullopt);
+}
+
+TEST(Config, TreatsAnEmptyVariableAsUnset) {
+  const config_overrides o = overrides_from_env(
+      fake_env({{"KAFKA_BROKERS", ""}, {"WEBHOOK_URL", ""}, {"HMAC_SECRET", ""}}));
+  EXPECT_EQ(o.brokers, std::nullopt);
+  EXPECT_EQ(o.webhook_url, std::nullopt);
+  EXPECT_EQ(o.hmac_secret, std::nullopt);
+}
+
+TEST(Config, ReadsTheSecretFromHmacSecretFileWithoutTheTrailingNewline) {
+  const temp_dir dir;
+  const fs::path unix_file = dir.write("secret", "s3cret\n");
+  EXPECT_EQ(overrides_from_env(fake_env({{"HMAC_SECRET_FILE", unix_file.string()}}))
+                .hmac_secret,
+            "s3cret");
+  const fs::path dos_file = dir.write("secret.dos", "s3 cret\r\n");
+  EXPECT_EQ(overrides_from_env(fake_env({{"HMAC_SECRET_FILE", dos_file.string()}}))
+                .hmac_secret,
+            "s3 cret");
+}
+
+TEST(Config, RejectsAnUnreadableOrEmptySecretFile) {
+  const temp_dir dir;
+  const std::string missing = (dir.path() / "missing").string();
+  EXPECT_EQ(error_of([&] {
+              overrides_from_env(fake_env({{"HMAC_SECRET_FILE", missing}}));
+            }).key(),
+            "HMAC_SECRET_FILE");
+  const std::string empty = dir.write("empty", "\n").string();
+  const config_error e = error_of(
+      [&] { overrides_from_env(fake_env({{"HMAC_SECRET_FILE", empty}})); });
+  EXPECT_EQ(e.key(), "HMAC_SECRET_FILE");
+  EXPECT_THAT(e.what(), HasSubstr("empty"));
+}
+
+TEST(Config, RejectsBothHmacSecretAndHmacSecretFile) {
+  const temp_dir dir;
+  const std::string file = dir.write("secret", "a").string();
+  EXPECT_EQ(error_of([&] {
+              overrides_from_env(
+                  fake_env({{"HMAC_SECRET", "b"}, {"HMAC_SECRET_FILE", file}}));
+            }).key(),
+            "HMAC_SECRET_FILE");
+}
+
+TEST(Config, NamesWebhookUrlWhenItIsNotHttp) {
+  EXPECT_EQ(error_of([] {
+              overrides_from_env(fake_env({{"WEBHOOK_URL", "ftp://h"}}));
+            }).key(),
+            "WEBHOOK_URL");
+}
+
+TEST(Config, AppliesOverridesToEveryRoute) {
+  json second = minimal_route();
+  second["name"] = "other";
+  courier_config cfg =
+      parse_config({{"routes", json::array({minimal_route(), second})}});
+  config_overrides o;
+  o.brokers = "k:1";
+  o.webhook_url = "http://h/x";
+  o.hmac_secret = "new";
+  o.cb_trip_after = 9;
+  o.pause_after = milliseconds{42000};
+  o.cb_open_timeout = milliseconds{7000};
+  apply_overrides(cfg, o);
+  EXPECT_EQ(cfg.kafka.brokers, "k:1");
+  for (const route_config& r : cfg.routes) {
+    EXPECT_EQ(r.url, "http://h/x");
+    EXPECT_EQ(r.hmac_secret, "new");
+    EXPECT_EQ(r.breaker.trip_after, 9);
+    EXPECT_EQ(r.pause_after, milliseconds{42000});
+    EXPECT_EQ(r.breaker.open_timeout, milliseconds{7000});
+  }
+}
+
+TEST(Config, LeavesTheConfigAloneWhenNothingIsOverridden) {
+  const courier_config before = parse_config(doc_with_route(minimal_route()));
+  courier_config after = before;
+  apply_overrides(after, config_overrides{});
+  EXPECT_EQ(after.kafka.brokers, before.kafka.brokers);
+  EXPECT_EQ(after.routes[0].url, before.routes[0].url);
+  EXPECT_EQ(after.routes[0].hmac_secret, before.routes[0].hmac_secret);
+  EXPECT_EQ(after.routes[0].breaker.trip_after, before.routes[0].breaker.trip_after);
+  EXPECT_EQ(after.routes[0].pause_after, before.routes[0].pause_after);
+  EXPECT_EQ(after.routes[0].breaker.open_timeout,
+            before.routes[0].breaker.open_timeout);
+}
+
+}  // namespace
+}  // namespace courier

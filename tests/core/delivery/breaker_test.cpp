@@ -1,0 +1,217 @@
+#include "core/delivery/breaker.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <optional>
+
+namespace courier {
+namespace {
+
+using std::chrono::milliseconds;
+using clock_type = breaker::clock;
+
+const clock_type::time_point t0{std::chrono::hours{1}};
+
+breaker_settings settings(int trip_after, milliseconds open_timeout, int max_probes = 1) {
+  breaker_settings s;
+  s.trip_after = trip_after;
+  s.open_timeout = open_timeout;
+  s.half_open_max_requests = max_probes;
+  return s;
+}
+
+void expect_transition(const std::optional<breaker_transition>& t, breaker_state from,
+                       breaker_state to) {
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->from, from);
+  EXPECT_EQ(t->to, to);
+}
+
+// Opens a fresh breaker with trip_after failures at `at`.
+breaker opened(breaker_settings s, clock_type::time_point at) {
+  breaker b{s};
+  for (int i = 0; i < s.trip_after; ++i) {
+    (void)b.on_failure(at);
+  }
+  return b;
+}
+
+TEST(Breaker, DefaultsMatchTheDesign) {
+  const breaker_settings s;
+  EXPECT_EQ(s.trip_after, 5);
+  EXPECT_EQ(s.open_timeout, milliseconds{15000});
+  EXPECT_EQ(s.half_open_max_requests, 1);
+}
+
+TEST(Breaker, StartsClosedAndLetsEverythingThrough) {
+  breaker b{breaker_settings{}};
+  EXPECT_EQ(b.state(), breaker_state::closed);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_TRUE(b.try_acquire(t0));
+  }
+  EXPECT_EQ(b.trips(), 0U);
+}
+
+TEST(Breaker, OpensAfterTripAfterConsecutiveFailures) {
+  breaker b{settings(3, milliseconds{1000})};
+  EXPECT_EQ(b.on_failure(t0), std::nullopt);
+  EXPECT_EQ(b.on_failure(t0), std::nullopt);
+  EXPECT_EQ(b.consecutive_failures(), 2);
+  expect_transition(b.on_failure(t0 + milliseconds{5}), breaker_state::closed,
+                    breaker_state::open);
+  EXPECT_EQ(b.state(), breaker_state::open);
+  EXPECT_EQ(b.opened_at(), t0 + milliseconds{5});
+  EXPECT_EQ(b.trips(), 1U);
+}
+
+TEST(Breaker, ASuccessResetsTheConsecutiveFailures) {
+  breaker b{settings(3, milliseconds{1000})};
+  (void)b.on_failure(t0);
+  (void)b.on_failure(t0);
+  EXPECT_EQ(b.on_success(t0), std::nullopt);
+  EXPECT_EQ(b.consecutive_failures(), 0);
+  EXPECT_EQ(b.on_failure(t0), std::nullopt);
+  EXPECT_EQ(b.on_failure(t0), std::nullopt);
+  EXPECT_EQ(b.state(), breaker_state::closed);
+}
+
+TEST(Breaker, OpenRefusesEveryRequest) {
+  breaker b = opened(settings(2, milliseconds{1000}), t0);
+  EXPECT_FALSE(b.try_acquire(t0));
+  // Even after the timeout: moving to half-open is on_open_timeout's job.
+  EXPECT_FALSE(b.try_acquire(t0 + milliseconds{5000}));
+  EXPECT_EQ(b.state(), breaker_state::open);
+}
+
+TEST(Breaker, OpenIgnoresLateResults) {
+  breaker b = opened(settings(2, milliseconds{1000}), t0);
+  EXPECT_EQ(b.on_failure(t0 + milliseconds{10}), std::nullopt);
+  EXPECT_EQ(b.on_success(t0 + milliseconds{20}), std::nullopt);
+  EXPECT_EQ(b.state(), breaker_state::open);
+  EXPECT_EQ(b.opened_at(), t0);
+  EXPECT_EQ(b.trips(), 1U);
+}
+
+TEST(Breaker, StaysOpenUntilTheOpenTimeoutHasPassed) {
+  breaker b = opened(settings(1, milliseconds{1000}), t0);
+  EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{999}), std::nullopt);
+  EXPECT_EQ(b.state(), breaker_state::open);
+  expect_transition(b.on_open_timeout(t0 + milliseconds{1000}), breaker_state::open,
+                    breaker_state::half_open);
+  EXPECT_EQ(b.state(), breaker_state::half_open);
+}
+
+TEST(Breaker, OpenTimeoutOutsideOpenDoesNothing) {
+  breaker b{settings(1, milliseconds{1000})};
+  EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{5000}), std::nullopt);
+  EXPECT_EQ(b.state(), breaker_state::closed);
+  (void)b.on_failure(t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{9000}), std::nullopt);
+  EXPECT_EQ(b.state(), breaker_state::half_open);
+}
+
+TEST(Breaker, HalfOpenLetsExactlyOneProbeThrough) {
+  breaker b = opened(settings(1, milliseconds{1000}), t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  EXPECT_TRUE(b.try_acquire(t0 + milliseconds{1001}));
+  EXPECT_FALSE(b.try_acquire(t0 + milliseconds{1002}));
+  EXPECT_FALSE(b.try_acquire(t0 + milliseconds{1003}));
+  EXPECT_EQ(b.outstanding_probes(), 1);
+}
+
+TEST(Breaker, HalfOpenLetsAsManyProbesAsConfigured) {
+  breaker b = opened(settings(1, milliseconds{1000}, 3), t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  EXPECT_TRUE(b.try_acquire(t0));
+  EXPECT_TRUE(b.try_acquire(t0));
+  EXPECT_TRUE(b.try_acquire(t0));
+  EXPECT_FALSE(b.try_acquire(t0));
+}
+
+TEST(Breaker, ASuccessfulProbeClosesTheBreaker) {
+  breaker b = opened(settings(2, milliseconds{1000}), t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  ASSERT_TRUE(b.try_acquire(t0 + milliseconds{1000}));
+  expect_transition(b.on_success(t0 + milliseconds{1100}), breaker_state::half_open,
+                    breaker_state::closed);
+  EXPECT_EQ(b.state(), breaker_state::closed);
+  EXPECT_EQ(b.consecutive_failures(), 0);
+  EXPECT_TRUE(b.try_acquire(t0 + milliseconds{1200}));
+  EXPECT_EQ(b.trips(), 1U);
+}
+
+TEST(Breaker, AFailedProbeOpensTheBreakerAgainWithANewTimeout) {
+  breaker b = opened(settings(2, milliseconds{1000}), t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  ASSERT_TRUE(b.try_acquire(t0 + milliseconds{1000}));
+  expect_transition(b.on_failure(t0 + milliseconds{1500}), breaker_state::half_open,
+                    breaker_state::open);
+  EXPECT_EQ(b.opened_at(), t0 + milliseconds{1500});
+  EXPECT_EQ(b.trips(), 2U);
+  EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{2000}), std::nullopt);
+  expect_transition(b.on_open_timeout(t0 + milliseconds{2500}), breaker_state::open,
+                    breaker_state::half_open);
+}
+
+TEST(Breaker, AClosedBreakerCountsFailuresAfreshAfterAProbeSucceeded) {
+  breaker b = opened(settings(2, milliseconds{1000}), t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  (void)b.try_acquire(t0);
+  (void)b.on_success(t0 + milliseconds{1000});
+  EXPECT_EQ(b.on_failure(t0 + milliseconds{1100}), std::nullopt);
+  expect_transition(b.on_failure(t0 + milliseconds{1200}), breaker_state::closed,
+                    breaker_state::open);
+}
+
+TEST(Breaker, AReleasedProbeFreesItsPermit) {
+  breaker b = opened(settings(1, milliseconds{1000}), t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  ASSERT_TRUE(b.try_acquire(t0));
+  ASSERT_FALSE(b.try_acquire(t0));
+  b.release();
+  EXPECT_EQ(b.outstanding_probes(), 0);
+  EXPECT_TRUE(b.try_acquire(t0));
+}
+
+TEST(Breaker, ReleaseWithoutAPermitOutIsHarmless) {
+  breaker b = opened(settings(1, milliseconds{1000}), t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  b.release();
+  b.release();
+  EXPECT_EQ(b.outstanding_probes(), 0);
+  EXPECT_TRUE(b.try_acquire(t0));
+  EXPECT_FALSE(b.try_acquire(t0));
+}
+
+TEST(Breaker, PermitsFromAnEarlierHalfOpenDoNotCarryOver) {
+  breaker b = opened(settings(1, milliseconds{1000}), t0);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  ASSERT_TRUE(b.try_acquire(t0));
+  (void)b.on_failure(t0 + milliseconds{1100});  // the probe failed: open again
+  // A stale release from the old generation must not give a second permit later.
+  b.release();
+  (void)b.on_open_timeout(t0 + milliseconds{2100});
+  EXPECT_TRUE(b.try_acquire(t0));
+  EXPECT_FALSE(b.try_acquire(t0));
+}
+
+TEST(Breaker, NonPositiveSettingsBehaveLikeOne) {
+  breaker b{settings(0, milliseconds{1000}, 0)};
+  EXPECT_EQ(b.settings().trip_after, 1);
+  EXPECT_EQ(b.settings().half_open_max_requests, 1);
+  expect_transition(b.on_failure(t0), breaker_state::closed, breaker_state::open);
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  EXPECT_TRUE(b.try_acquire(t0));
+  EXPECT_FALSE(b.try_acquire(t0));
+}
+
+TEST(Breaker, NamesItsStates) {
+  EXPECT_EQ(to_string(breaker_state::closed), "closed");
+  EXPECT_EQ(to_string(breaker_state::open), "open");
+  EXPECT_EQ(to_string(breaker_state::half_open), "half_open");
+}
+
+}  // namespace
+}  // namespace courier

@@ -1,0 +1,73 @@
+#include "core/flow/partition_pauses.hpp"
+
+#include <gtest/gtest.h>
+
+namespace courier {
+namespace {
+
+using ids = std::vector<partition_id>;
+
+const partition_id p0{"brew.shipments.v1", 0};
+const partition_id p1{"brew.shipments.v1", 1};
+
+TEST(PartitionPauses, PausesAPartitionOnItsFirstReasonAndResumesItOnItsLast) {
+  partition_pauses pp;
+  pp.assign(p0);
+  auto c = pp.set(p0, pause_reason::backpressure, true);
+  EXPECT_EQ(c.pause, ids{p0});
+  c = pp.set(p0, pause_reason::breaker, true);
+  EXPECT_TRUE(c.pause.empty()) << "already paused";
+  c = pp.set(p0, pause_reason::backpressure, false);
+  EXPECT_TRUE(c.resume.empty()) << "the breaker still holds it";
+  EXPECT_TRUE(pp.is_paused(p0));
+  c = pp.set(p0, pause_reason::breaker, false);
+  EXPECT_EQ(c.resume, ids{p0});
+  EXPECT_FALSE(pp.is_paused(p0));
+}
+
+TEST(PartitionPauses, NeverResumesAPartitionThatIsNotPaused) {
+  partition_pauses pp;
+  pp.assign(p0);
+  const auto c = pp.set(p0, pause_reason::retry_due, false);
+  EXPECT_TRUE(c.resume.empty());
+  EXPECT_TRUE(c.touched.empty());
+}
+
+TEST(PartitionPauses, ARouteWideReasonReachesEveryPartitionAndLaterAssignments) {
+  partition_pauses pp;
+  pp.assign(p0);
+  auto c = pp.set_everywhere(pause_reason::breaker, true);
+  EXPECT_EQ(c.pause, ids{p0});
+  EXPECT_EQ(c.touched, ids{p0});
+  c = pp.assign(p1);
+  EXPECT_EQ(c.pause, ids{p1}) << "a partition assigned while the breaker is open starts paused";
+  c = pp.set_everywhere(pause_reason::breaker, false);
+  EXPECT_EQ(c.resume, (ids{p0, p1}));
+  EXPECT_EQ(pp.paused_count(), 0U);
+}
+
+TEST(PartitionPauses, TouchedListsPartitionsWhoseReasonsChangedEvenIfStillPaused) {
+  partition_pauses pp;
+  pp.assign(p0);
+  pp.assign(p1);
+  pp.set(p0, pause_reason::backpressure, true);
+  const auto c = pp.set_everywhere(pause_reason::breaker, true);
+  EXPECT_EQ(c.touched, (ids{p0, p1}));
+  EXPECT_EQ(c.pause, ids{p1});
+}
+
+TEST(PartitionPauses, ARevokedPartitionIsForgottenAndIgnored) {
+  partition_pauses pp;
+  pp.assign(p0);
+  pp.set(p0, pause_reason::retry_due, true);
+  pp.revoke(p0);
+  EXPECT_FALSE(pp.is_paused(p0));
+  const auto c = pp.set(p0, pause_reason::retry_due, false);
+  EXPECT_TRUE(c.resume.empty());
+  EXPECT_EQ(pp.paused_count(), 0U);
+  // Assigned again: it starts from the route-wide reasons only.
+  EXPECT_TRUE(pp.assign(p0).pause.empty());
+}
+
+}  // namespace
+}  // namespace courier

@@ -1,0 +1,336 @@
+#include "core/http/client.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/http/endpoint.hpp"
+#include "core/http/io_runner.hpp"
+#include "mock_webhook/server.hpp"
+#include "tests/support/response_waiter.hpp"
+#include "tests/core/http/scripted_server.hpp"
+
+namespace courier::http {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using testing::delivery;
+using testing::post_and_wait;
+using testing::response_waiter;
+using testing::scripted_server;
+using tcp = boost::asio::ip::tcp;
+
+client_settings quick(std::size_t max_connections = 4,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+  client_settings s;
+  s.max_connections = max_connections;
+  s.timeout = timeout;
+  return s;
+}
+
+// A listening socket nobody accepts from: the kernel completes the handshake, then silence.
+struct silent_listener {
+  boost::asio::io_context ioc;
+  tcp::acceptor acceptor{ioc, tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)};
+  std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()) + "/hook";
+  }
+};
+
+TEST(HttpClient, ReusesOneConnectionForSequentialRequests) {
+  mock::server partner{mock::server_settings{}};
+  partner.start();
+  io_runner io;
+  client c(io.context(), parse_endpoint(partner.url()), quick());
+  for (int i = 0; i < 5; ++i) {
+    const auto r = post_and_wait(c, delivery("{}", "t:0:" + std::to_string(i)));
+    ASSERT_EQ(r.status, 200) << r.error_message;
+    EXPECT_EQ(r.reused_connection, i > 0);
+  }
+  EXPECT_EQ(c.connections_opened(), 1U);
+  EXPECT_EQ(c.idle_connections(), 1U);
+}
+
+TEST(HttpClient, NeverOpensMoreThanMaxConnectionsAndQueuesTheRest) {
+  mock::server_settings settings;
+  settings.initial.latency = 20ms;
+  mock::server partner{settings};
+  partner.start();
+  io_runner io(2);
+  client c(io.context(), parse_endpoint(partner.url()), quick(/*max_connections=*/4));
+  response_waiter waiter;
+  for (int i = 0; i < 50; ++i) {
+    c.post(delivery("{}", "t:0:" + std::to_string(i)), waiter.callback());
+  }
+  ASSERT_TRUE(waiter.wait_for(50));
+  for (const auto& r : waiter.responses()) {
+    EXPECT_EQ(r.status, 200) << r.error_message;
+  }
+  EXPECT_EQ(c.connections_opened(), 4U);
+  EXPECT_EQ(c.idle_connections(), 4U);
+  EXPECT_EQ(partner.snapshot().ok, 50U);
+}
+
+TEST(HttpClient, TimesOutWhenTheServerNeverAnswers) {
+  silent_listener silent;
+  io_runner io;
+  client c(io.context(), parse_endpoint(silent.url()), quick(1, 200ms));
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::timeout);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_THAT(r.error_message, HasSubstr("200 ms"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+}
+
+TEST(HttpClient, TimeoutCountsTheWaitForAFreeConnection) {
+  silent_listener silent;
+  io_runner io;
+  client c(io.context(), parse_endpoint(silent.url()), quick(1, 500ms));
+  response_waiter waiter;
+  const auto start = std::chrono::steady_clock::now();
+  c.post(delivery("{}", "a"), waiter.callback());
+  c.post(delivery("{}", "b"), waiter.callback());
+  ASSERT_TRUE(waiter.wait_for(2, 5s));
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  for (const auto& r : waiter.responses()) {
+    EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+  }
+  // Had the queue wait not counted, "b" would only start its 500 ms after "a" gave up.
+  EXPECT_LT(elapsed, 900ms);
+}
+
+TEST(HttpClient, RefusedConnectionIsAConnectError) {
+  std::string url;
+  {
+    silent_listener closed_soon;  // take a free port, then give it back
+    url = closed_soon.url();
+  }
+  io_runner io;
+  client c(io.context(), parse_endpoint(url), quick());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::connect);
+  EXPECT_THAT(r.error_message, HasSubstr("cannot connect"));
+  EXPECT_EQ(c.connections_opened(), 0U);
+}
+
+TEST(HttpClient, BodyOverTheCapIsResponseTooLargeWithTheStatus) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" +
+                                      std::string(100000, 'x'));
+  });
+  io_runner io;
+  auto settings = quick();
+  settings.max_response_bytes = 1024;
+  client c(io.context(), parse_endpoint(server.url()), settings);
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::response_too_large) << r.error_message;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_LE(r.body.size(), 1024U);
+}
+
+TEST(HttpClient, ChunkedBodyOverTheCapIsCutToo) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    std::string chunks = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    for (int i = 0; i < 100; ++i) {
+      chunks += "400\r\n" + std::string(1024, 'y') + "\r\n";
+    }
+    scripted_server::write_raw(s, chunks + "0\r\n\r\n");
+  });
+  io_runner io;
+  auto settings = quick();
+  settings.max_response_bytes = 4096;
+  client c(io.context(), parse_endpoint(server.url()), settings);
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::response_too_large);
+  EXPECT_EQ(r.status, 200);
+}
+
+TEST(HttpClient, RedirectIsReturnedAndNotFollowed) {
+  scripted_server server(2, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(
+        s, "HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n");
+    scripted_server::read_request(s);  // a followed redirect would arrive here
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.status, 302);
+  EXPECT_EQ(r.error, transport_error::none);
+  c.shutdown();
+  EXPECT_EQ(server.accepted(), 1U);
+}
+
+TEST(HttpClient, HandlesAServerThatClosesAfterEveryResponse) {
+  scripted_server server(3, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(
+        s, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  for (int i = 0; i < 3; ++i) {
+    const auto r = post_and_wait(c, delivery("{}", "k"));
+    EXPECT_EQ(r.status, 200) << r.error_message;
+    EXPECT_EQ(r.body, "ok");
+    EXPECT_FALSE(r.reused_connection);
+  }
+  EXPECT_EQ(c.connections_opened(), 3U);
+  EXPECT_EQ(c.idle_connections(), 0U);
+}
+
+TEST(HttpClient, RetriesOnceOnAFreshConnectionWhenAKeptAliveOneWasClosed) {
+  // Promises keep-alive, then drops the connection anyway: the next request finds it dead.
+  scripted_server server(2, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  const auto first = post_and_wait(c, delivery("{}", "a"));
+  ASSERT_EQ(first.status, 200) << first.error_message;
+  const auto second = post_and_wait(c, delivery("{}", "b"));
+  EXPECT_EQ(second.status, 200) << second.error_message;
+  EXPECT_FALSE(second.reused_connection);
+  EXPECT_EQ(c.connections_opened(), 2U);
+}
+
+TEST(HttpClient, SendsTheBodyByteForByteWithItsHeaders) {
+  boost::beast::http::request<boost::beast::http::string_body> seen;
+  scripted_server server(1, [&seen](tcp::socket& s) {
+    seen = scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 204 No Content\r\n\r\n");
+  });
+  std::string body;
+  for (int i = 0; i < 256; ++i) {
+    body.push_back(static_cast<char>(i));  // NUL and every other byte value
+  }
+  request req = delivery(body, "orders:3:42");
+  req.content_type = "application/octet-stream";
+  req.headers.emplace_back("X-Signature", "abc123");
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url("/hook?v=1")), quick());
+  const auto r = post_and_wait(c, req);
+  ASSERT_EQ(r.status, 204) << r.error_message;
+  ASSERT_TRUE(server.finished_within(5s));
+  EXPECT_EQ(seen.method(), boost::beast::http::verb::post);
+  EXPECT_EQ(seen.target(), "/hook?v=1");
+  EXPECT_EQ(seen.body(), body);
+  EXPECT_EQ(seen[boost::beast::http::field::content_length], "256");
+  EXPECT_EQ(seen[boost::beast::http::field::content_type], "application/octet-stream");
+  EXPECT_EQ(seen[boost::beast::http::field::user_agent], "courier/0.1.0");
+  EXPECT_EQ(seen[boost::beast::http::field::host], "127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(seen["Idempotency-Key"], "orders:3:42");
+  EXPECT_EQ(seen["X-Signature"], "abc123");
+}
+
+TEST(HttpClient, ReportsRetryAfterOfA429) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(
+        s, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.status, 429);
+  ASSERT_TRUE(r.retry_after.has_value());
+  EXPECT_EQ(*r.retry_after, "7");
+}
+
+TEST(HttpClient, MalformedResponseIsAProtocolError) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 abc nonsense\r\n\r\n");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::protocol) << r.error_message;
+}
+
+TEST(HttpClient, ConnectionDroppedMidResponseIsAReset) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::reset) << r.error_message;
+  EXPECT_EQ(r.status, 0);
+}
+
+TEST(HttpClient, RefusesHttpsUntilTlsLands) {
+  io_runner io;
+  try {
+    client c(io.context(), parse_endpoint("https://127.0.0.1:8443/hook"), quick());
+    FAIL() << "an https endpoint was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("TLS is not supported yet"));
+  }
+}
+
+TEST(HttpClient, RefusesHeaderValuesThatCouldInjectHeaders) {
+  io_runner io;
+  client c(io.context(), parse_endpoint("http://127.0.0.1:1/hook"), quick());
+  request r = delivery("{}", "k");
+  r.headers.emplace_back("X-Evil", "a\r\nX-Injected: 1");
+  EXPECT_THROW(c.post(r, [](response) {}), std::invalid_argument);
+}
+
+TEST(HttpClient, ShutdownEndsQueuedAndInFlightRequests) {
+  silent_listener silent;
+  io_runner io;
+  client c(io.context(), parse_endpoint(silent.url()), quick(1, 30s));
+  response_waiter waiter;
+  c.post(delivery("{}", "a"), waiter.callback());
+  c.post(delivery("{}", "b"), waiter.callback());
+  c.shutdown();
+  c.post(delivery("{}", "c"), waiter.callback());
+  ASSERT_TRUE(waiter.wait_for(3, 5s));
+  for (const auto& r : waiter.responses()) {
+    EXPECT_EQ(r.error, transport_error::reset);
+    EXPECT_EQ(r.error_message, "client shut down");
+  }
+}
+
+TEST(HttpClient, Completes256ConcurrentRequestsInAboutOneServerLatency) {
+  mock::server_settings settings;
+  settings.initial.latency = 20ms;
+  mock::server partner{settings};
+  partner.start();
+  io_runner io;
+  client c(io.context(), parse_endpoint(partner.url()), quick(/*max_connections=*/256));
+  constexpr std::size_t wave = 256;
+  std::chrono::steady_clock::duration warm_wave{};
+  for (int round = 0; round < 2; ++round) {
+    response_waiter waiter;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < wave; ++i) {
+      c.post(delivery("{}", std::to_string(round) + ":" + std::to_string(i)), waiter.callback());
+    }
+    ASSERT_TRUE(waiter.wait_for(wave, 10s));
+    warm_wave = std::chrono::steady_clock::now() - start;
+    for (const auto& r : waiter.responses()) {
+      ASSERT_EQ(r.status, 200) << r.error_message;
+    }
+  }
+  // Serialised it would take 256 x 20 ms = 5 s; generous bound for loaded CI machines.
+  EXPECT_LT(warm_wave, 1s) << std::chrono::duration_cast<std::chrono::milliseconds>(warm_wave).count();
+  EXPECT_LE(c.connections_opened(), 256U);
+  EXPECT_EQ(partner.snapshot().ok, 2 * wave);
+}
+
+}  // namespace
+}  // namespace courier::http

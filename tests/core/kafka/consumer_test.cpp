@@ -1,0 +1,318 @@
+#include "core/kafka/consumer.hpp"
+
+#include "core/kafka/admin.hpp"
+#include "core/kafka/error.hpp"
+#include "core/kafka_mock/mock_cluster.hpp"
+#include "core/kafka/producer.hpp"
+#include "tests/core/kafka/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace courier::kafka {
+namespace {
+
+using namespace std::chrono_literals;
+using test::wait_until;
+
+constexpr auto poll_timeout = 100ms;
+constexpr std::size_t poll_batch = 64;
+
+std::map<std::string, std::string> fast_group() {
+  return {{"heartbeat.interval.ms", "500"}, {"session.timeout.ms", "6000"}};
+}
+
+// Records consumed so far, by partition and offset.
+struct consumed {
+  std::map<std::int32_t, std::vector<record>> by_partition;
+  std::size_t total = 0;
+  std::size_t duplicates = 0;
+
+  void add(std::vector<record> records) {
+    for (record& r : records) {
+      auto& part = by_partition[r.partition];
+      const bool seen = std::any_of(part.begin(), part.end(),
+                                    [&r](const record& o) { return o.offset == r.offset; });
+      if (seen) {
+        ++duplicates;
+        continue;
+      }
+      part.push_back(std::move(r));
+      ++total;
+    }
+  }
+
+  std::vector<std::int64_t> offsets(std::int32_t partition) const {
+    std::vector<std::int64_t> result;
+    auto it = by_partition.find(partition);
+    if (it != by_partition.end()) {
+      for (const record& r : it->second) {
+        result.push_back(r.offset);
+      }
+    }
+    std::sort(result.begin(), result.end());
+    return result;
+  }
+};
+
+std::vector<std::int64_t> range(std::int64_t from, std::int64_t to) {
+  std::vector<std::int64_t> result;
+  for (std::int64_t o = from; o < to; ++o) {
+    result.push_back(o);
+  }
+  return result;
+}
+
+void produce_per_partition(const std::string& bootstrap, const std::string& topic,
+                           int partitions, int per_partition) {
+  producer prod{bootstrap};
+  for (int i = 0; i < per_partition; ++i) {
+    for (int p = 0; p < partitions; ++p) {
+      prod.produce(topic, p, "k", std::to_string(p) + ":" + std::to_string(i));
+    }
+  }
+  prod.flush(10s);
+  ASSERT_EQ(prod.acked(), static_cast<std::uint64_t>(partitions * per_partition));
+}
+
+TEST(KafkaConsumer, ConsumesEveryRecordExactlyOnceWithHeadersIntact) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 4);
+  constexpr int n = 500;
+  {
+    producer prod{cluster.bootstrap_servers()};
+    for (int i = 0; i < n; ++i) {
+      const std::string idx = std::to_string(i);
+      prod.produce("orders", i % 4, "key-" + idx, "value-" + idx,
+                   {{"idx", idx}, {"trace", "t-" + idx}, {"dup", "a"}, {"dup", ""}});
+    }
+    prod.flush(10s);
+    ASSERT_EQ(prod.acked(), static_cast<std::uint64_t>(n));
+  }
+
+  std::vector<std::string> errors;
+  consumer cons{{cluster.bootstrap_servers(), "exactly-once", {"orders"}, fast_group()},
+                {nullptr, nullptr, [&errors](const std::string& e) { errors.push_back(e); }}};
+  consumed got;
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return got.total >= n; },
+      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }))
+      << "consumed " << got.total;
+  // Nothing more arrives: every record came exactly once.
+  wait_until(
+      300ms, [] { return false; }, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
+  EXPECT_EQ(got.total, static_cast<std::size_t>(n));
+  EXPECT_EQ(got.duplicates, 0U);
+
+  for (std::int32_t p = 0; p < 4; ++p) {
+    EXPECT_EQ(got.offsets(p), range(0, n / 4)) << "partition " << p;
+    for (const record& r : got.by_partition[p]) {
+      ASSERT_TRUE(r.key.has_value());
+      const std::string idx = r.key->substr(4);
+      EXPECT_EQ(r.topic, "orders");
+      EXPECT_EQ(std::stoi(idx) % 4, p);
+      EXPECT_EQ(r.value, "value-" + idx);
+      const header_list expected{{"idx", idx}, {"trace", "t-" + idx}, {"dup", "a"}, {"dup", ""}};
+      EXPECT_EQ(r.headers, expected);
+      EXPECT_GT(r.timestamp_ms, 0);
+    }
+  }
+  cons.close();
+}
+
+TEST(KafkaConsumer, NullKeyAndNullHeaderValueArriveAsAbsentAndEmpty) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 1);
+  {
+    producer prod{cluster.bootstrap_servers()};
+    headers_ptr hdrs{rd_kafka_headers_new(1)};
+    ASSERT_EQ(rd_kafka_header_add(hdrs.get(), "empty", -1, nullptr, 0),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    rd_kafka_vu_t vus[3]{};
+    vus[0].vtype = RD_KAFKA_VTYPE_TOPIC;
+    vus[0].u.cstr = "orders";
+    vus[1].vtype = RD_KAFKA_VTYPE_PARTITION;
+    vus[1].u.i32 = 0;
+    vus[2].vtype = RD_KAFKA_VTYPE_HEADERS;
+    vus[2].u.headers = hdrs.get();
+    error_ptr error{rd_kafka_produceva(prod.raw(), vus, 3)};
+    ASSERT_FALSE(error) << rd_kafka_error_string(error.get());
+    static_cast<void>(hdrs.release());
+    prod.flush(10s);
+  }
+  consumer cons{{cluster.bootstrap_servers(), "nulls", {"orders"}, fast_group()}, {}};
+  std::vector<record> got;
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return !got.empty(); }, [&] { got = cons.poll(poll_timeout, poll_batch); }));
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_FALSE(got[0].key.has_value());
+  EXPECT_EQ(got[0].value, "");
+  EXPECT_EQ(got[0].headers, (header_list{{"empty", ""}}));
+}
+
+TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 4);
+  produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 40);
+  const consumer_settings settings{cluster.bootstrap_servers(), "resume", {"orders"},
+                                   fast_group()};
+  // Done: p0 [0,10), p1 everything, p2 [0,25), p3 nothing.
+  const std::map<std::int32_t, std::int64_t> stored{{0, 10}, {1, 40}, {2, 25}};
+  {
+    consumer first{settings, {}};
+    consumed got;
+    ASSERT_TRUE(wait_until(
+        30s, [&] { return got.total >= 160; },
+        [&] { got.add(first.poll(poll_timeout, poll_batch)); }));
+    for (const auto& [p, next] : stored) {
+      EXPECT_TRUE(first.store_offset({"orders", p}, next));
+    }
+    first.commit_sync();
+    first.close();
+  }
+  EXPECT_EQ(committed_offsets(cluster.bootstrap_servers(), "resume", "orders", 4, 5s), stored);
+
+  consumer second{settings, {}};
+  consumed got;
+  constexpr std::size_t not_done = 30 + 0 + 15 + 40;
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return got.total >= not_done; },
+      [&] { got.add(second.poll(poll_timeout, poll_batch)); }))
+      << "consumed " << got.total;
+  wait_until(
+      300ms, [] { return false; }, [&] { got.add(second.poll(poll_timeout, poll_batch)); });
+  EXPECT_EQ(got.offsets(0), range(10, 40));
+  EXPECT_EQ(got.offsets(1), range(40, 40));
+  EXPECT_EQ(got.offsets(2), range(25, 40));
+  EXPECT_EQ(got.offsets(3), range(0, 40));
+  EXPECT_EQ(got.duplicates, 0U);
+}
+
+TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDeliversIt) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 4);
+  consumer cons{{cluster.bootstrap_servers(), "pause", {"orders"}, fast_group()}, {}};
+  consumed got;
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return cons.assignment().size() == 4; },
+      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
+  const partition_id p0{"orders", 0};
+  cons.pause({p0});
+  EXPECT_NO_THROW(cons.resume({{"orders", 3}}));  // never paused: a no-op, not a rewind
+
+  produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 30);
+  ASSERT_TRUE(wait_until(
+      10s, [&] { return got.total >= 90; },
+      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
+  wait_until(
+      500ms, [] { return false; }, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
+  EXPECT_TRUE(got.offsets(0).empty());
+  EXPECT_EQ(got.total, 90U);
+
+  cons.resume({p0});
+  ASSERT_TRUE(wait_until(
+      10s, [&] { return got.total >= 120; },
+      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
+  EXPECT_EQ(got.offsets(0), range(0, 30));
+  EXPECT_EQ(got.duplicates, 0U);
+}
+
+TEST(KafkaConsumer, StoreOffsetOnAnUnassignedPartitionReturnsFalse) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 4);
+  const consumer_settings settings{cluster.bootstrap_servers(), "split", {"orders"},
+                                   fast_group()};
+  std::vector<partition_id> revoked_from_a;
+  consumer::callbacks a_callbacks;
+  a_callbacks.on_revoked = [&](const std::vector<partition_id>& ps) {
+    revoked_from_a.insert(revoked_from_a.end(), ps.begin(), ps.end());
+  };
+  // The mock refuses commits while the group rebalances: that is reported, never thrown.
+  a_callbacks.on_error = [](const std::string&) {};
+  consumer a{settings, a_callbacks};
+  EXPECT_FALSE(a.store_offset({"orders", 0}, 1));  // nothing assigned yet
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return a.assignment().size() == 4; },
+      [&] { static_cast<void>(a.poll(poll_timeout, poll_batch)); }));
+
+  consumer b{settings, {}};
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return a.assignment().size() == 2 && b.assignment().size() == 2; },
+      [&] {
+        static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
+        static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
+      }));
+  // Eager rebalancing revokes all four; a loaded machine may see one more rebalance.
+  EXPECT_GE(revoked_from_a.size(), 4U);
+
+  for (const partition_id& p : b.assignment()) {
+    EXPECT_FALSE(a.store_offset(p, 1)) << p.partition;
+  }
+  for (const partition_id& p : a.assignment()) {
+    EXPECT_TRUE(a.store_offset(p, 1)) << p.partition;
+  }
+}
+
+TEST(KafkaConsumer, WhatOnRevokedStoresIsCommittedWhenTheConsumerCloses) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 4);
+  produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 10);
+  consumer* self = nullptr;
+  std::vector<partition_id> revoked;
+  consumer::callbacks cb;
+  cb.on_revoked = [&](const std::vector<partition_id>& ps) {
+    for (const partition_id& p : ps) {
+      revoked.push_back(p);
+      EXPECT_TRUE(self->store_offset(p, 7)) << "still assigned inside on_revoked";
+    }
+  };
+  consumer cons{{cluster.bootstrap_servers(), "final", {"orders"}, fast_group()}, cb};
+  self = &cons;
+  consumed got;
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return got.total >= 40; },
+      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
+  cons.close();
+  EXPECT_EQ(revoked.size(), 4U);
+  const std::map<std::int32_t, std::int64_t> seven{{0, 7}, {1, 7}, {2, 7}, {3, 7}};
+  EXPECT_EQ(committed_offsets(cluster.bootstrap_servers(), "final", "orders", 4, 5s), seven);
+}
+
+TEST(KafkaConsumer, CommitWithNothingStoredIsFine) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 1);
+  consumer cons{{cluster.bootstrap_servers(), "nothing", {"orders"}, fast_group()}, {}};
+  EXPECT_NO_THROW(cons.commit_sync());
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return cons.assignment().size() == 1; },
+      [&] { static_cast<void>(cons.poll(poll_timeout, poll_batch)); }));
+  EXPECT_NO_THROW(cons.commit_sync());
+  EXPECT_NO_THROW(cons.close());
+  EXPECT_NO_THROW(cons.close());
+}
+
+TEST(KafkaConsumer, AnExceptionFromACallbackSurfacesFromPoll) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 1);
+  consumer::callbacks cb;
+  cb.on_assigned = [](const std::vector<partition_id>&) {
+    throw std::runtime_error("owner failed in on_assigned");
+  };
+  consumer cons{{cluster.bootstrap_servers(), "throws", {"orders"}, fast_group()}, cb};
+  bool thrown = false;
+  ASSERT_TRUE(wait_until(
+      30s, [&] { return thrown; },
+      [&] {
+        try {
+          static_cast<void>(cons.poll(poll_timeout, poll_batch));
+        } catch (const std::runtime_error& e) {
+          thrown = std::string(e.what()) == "owner failed in on_assigned";
+        }
+      }));
+  EXPECT_EQ(cons.assignment().size(), 1U);  // the rebalance itself completed
+}
+
+}  // namespace
+}  // namespace courier::kafka
