@@ -7,8 +7,9 @@
 #include "core/config/config.hpp"
 #include "core/log/json_log.hpp"
 #include "core/version.hpp"
-#include "topology/cli.hpp"
 #include "demo/demo.hpp"
+#include "topology/cli.hpp"
+#include "topology/preflight.hpp"
 #include "topology/service.hpp"
 
 namespace {
@@ -18,6 +19,13 @@ std::optional<std::string> read_env(const char* name) {
     return std::string{v};
   }
   return std::nullopt;
+}
+
+// The configuration the command will run with, checked as far as it can be before start.
+courier::courier_config checked_config(const courier::topology::cli_command& cmd) {
+  auto cfg = courier::topology::resolve_config(cmd, read_env);
+  courier::topology::check_before_start(cfg);
+  return cfg;
 }
 
 }  // namespace
@@ -40,13 +48,11 @@ int main(int argc, char** argv) {
         std::printf("courier %s\n", courier::version);
         return 0;
       case cli_command::kind::run:
-        return courier::topology::run_service(courier::topology::resolve_config(cmd, read_env));
+        return courier::topology::run_service(checked_config(cmd));
       case cli_command::kind::topics_ensure:
-        return courier::topology::run_topics_ensure(
-          courier::topology::resolve_config(cmd, read_env), cmd.source_partitions);
+        return courier::topology::run_topics_ensure(checked_config(cmd), cmd.source_partitions);
       case cli_command::kind::demo:
-        return courier::demo::run_demo(cmd.demo,
-                                           courier::topology::resolve_config(cmd, read_env));
+        return courier::demo::run_demo(cmd.demo, courier::topology::resolve_config(cmd, read_env));
     }
   } catch (const courier::config_error& e) {
     std::fprintf(stderr, "courier: configuration error: %s\n", e.what());

@@ -1,0 +1,76 @@
+// `courier run` refuses, before it starts a thread or connects anywhere, what cannot work:
+// it exits 2 at once naming the key, instead of staying up and delivering nothing.
+
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/integration/courier_process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct refusal {
+  std::optional<int> exit_code;
+  std::string log;
+};
+
+// Runs `courier <command...> --config FILE` on a config whose one route has `url` and whose
+// kafka.properties are `properties` (a JSON object).
+refusal run_with(std::vector<std::string> command, const std::string& url,
+                 const std::string& properties) {
+  const temp_dir dir{"courier-startup"};
+  const auto path = dir.path() / "courier.json";
+  std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1", "properties": )" << properties
+                      << R"(}, "routes": [{"name": "shipments", "topic": "brew.shipments.v1",
+    "url": ")" << url << R"("}]})";
+  command.insert(command.end(), {"--config", path.string()});
+  courier_process courier{command, {"HMAC_SECRET=x"}, (dir.path() / "log").string()};
+  // Far above "within a second": a refusal happens before any connection is tried.
+  const auto code = courier.wait_exit(10s);
+  return {code, courier.log()};
+}
+
+TEST(CourierStartup, AnInvalidKafkaPropertyValueExits2NamingTheKey) {
+  const auto r = run_with({"run"}, "http://127.0.0.1:8090/deliver",
+                          R"({"fetch.wait.max.ms": "banana"})");
+  ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
+  EXPECT_EQ(*r.exit_code, 2) << r.log;
+  EXPECT_NE(r.log.find("kafka.properties.fetch.wait.max.ms"), std::string::npos) << r.log;
+}
+
+TEST(CourierStartup, AnUnknownKafkaPropertyExits2NamingTheKeyInRunAndTopicsEnsure) {
+  for (const auto& command : std::vector<std::vector<std::string>>{
+           {"run"}, {"topics", "ensure"}}) {
+    SCOPED_TRACE(command.front());
+    const auto r = run_with(command, "http://127.0.0.1:8090/deliver", R"({"no.such.property": "1"})");
+    ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
+    EXPECT_EQ(*r.exit_code, 2) << r.log;
+    EXPECT_NE(r.log.find("kafka.properties.no.such.property"), std::string::npos) << r.log;
+  }
+}
+
+TEST(CourierStartup, AnHttpsUrlExits2NamingTheRoute) {
+  const auto r = run_with({"run"}, "https://partner.example/webhooks", "{}");
+  ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
+  EXPECT_EQ(*r.exit_code, 2) << r.log;
+  EXPECT_NE(r.log.find("routes[0].url"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("TLS"), std::string::npos) << r.log;
+}
+
+TEST(CourierStartup, APortOutOfRangeExits2NamingTheRoute) {
+  const auto r = run_with({"run"}, "http://127.0.0.1:99999/deliver", "{}");
+  ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
+  EXPECT_EQ(*r.exit_code, 2) << r.log;
+  EXPECT_NE(r.log.find("routes[0].url"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("99999"), std::string::npos) << r.log;
+}
+
+}  // namespace
+}  // namespace courier::testing

@@ -1,0 +1,80 @@
+#include "topology/preflight.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace courier::topology {
+namespace {
+
+courier_config valid_config() {
+  courier_config cfg;
+  cfg.kafka.brokers = "127.0.0.1:9092";
+  cfg.kafka.group_id = "courier";
+  route_config r;
+  r.name = "shipments";
+  r.topic = "brew.shipments.v1";
+  r.url = "http://127.0.0.1:8090/deliver";
+  r.hmac_secret = "s";
+  cfg.routes.push_back(r);
+  return cfg;
+}
+
+// The key of the config_error check_before_start throws, and its text.
+std::pair<std::string, std::string> refusal(const courier_config& cfg) {
+  try {
+    check_before_start(cfg);
+  } catch (const config_error& e) {
+    return {e.key(), e.what()};
+  }
+  return {};
+}
+
+TEST(Preflight, AValidConfigurationPasses) {
+  auto cfg = valid_config();
+  cfg.kafka.properties = {{"fetch.wait.max.ms", "10"}, {"session.timeout.ms", "6000"}};
+  EXPECT_NO_THROW(check_before_start(cfg));
+}
+
+TEST(Preflight, AnInvalidKafkaPropertyValueIsRefusedByItsKey) {
+  auto cfg = valid_config();
+  cfg.kafka.properties = {{"fetch.wait.max.ms", "banana"}, {"session.timeout.ms", "6000"}};
+  const auto [key, text] = refusal(cfg);
+  EXPECT_EQ(key, "kafka.properties.fetch.wait.max.ms");
+  EXPECT_NE(text.find("Invalid value"), std::string::npos) << text;
+}
+
+TEST(Preflight, AnUnknownKafkaPropertyIsRefusedByItsKey) {
+  auto cfg = valid_config();
+  cfg.kafka.properties = {{"fetch.wait.max.msec", "10"}};
+  const auto [key, text] = refusal(cfg);
+  EXPECT_EQ(key, "kafka.properties.fetch.wait.max.msec");
+  EXPECT_NE(text.find("unknown"), std::string::npos) << text;
+}
+
+TEST(Preflight, AnHttpsUrlIsRefusedWhileThereIsNoTls) {
+  auto cfg = valid_config();
+  cfg.routes.push_back(cfg.routes.front());
+  cfg.routes.back().name = "partner";
+  cfg.routes.back().url = "https://partner.example/webhooks";
+  const auto [key, text] = refusal(cfg);
+  EXPECT_EQ(key, "routes[1].url");
+  EXPECT_NE(text.find("https://"), std::string::npos) << text;
+}
+
+TEST(Preflight, APortOutOfRangeIsRefused) {
+  auto cfg = valid_config();
+  cfg.routes.front().url = "http://127.0.0.1:99999/deliver";
+  const auto [key, text] = refusal(cfg);
+  EXPECT_EQ(key, "routes[0].url");
+  EXPECT_NE(text.find("99999"), std::string::npos) << text;
+}
+
+TEST(Preflight, AUrlWithoutAHostIsRefused) {
+  auto cfg = valid_config();
+  cfg.routes.front().url = "http://:8090/deliver";
+  EXPECT_EQ(refusal(cfg).first, "routes[0].url");
+}
+
+}  // namespace
+}  // namespace courier::topology
