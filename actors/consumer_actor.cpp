@@ -72,12 +72,20 @@ std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bo
 }
 
 // Backpressure per partition, with hysteresis: paused at its bound, resumed at half of it.
+// Without a bound of its own (the default) a partition is never paused for backpressure: the
+// route's bound stops the poll loop instead, which keeps librdkafka's prefetch (a pause would
+// drop it and a resume refetch it, which capped a partition near 500 records/s).
 void update_backpressure(self_ptr self) {
   auto& st = self->state;
   const auto high = st.settings.max_in_flight_per_partition;
+  if (high == 0) {
+    return;
+  }
   for (const auto& [p, t] : st.trackers) {
     if (t.in_flight() >= high) {
-      apply(self, st.pauses.set(p, pause_reason::backpressure, true));
+      if (!apply(self, st.pauses.set(p, pause_reason::backpressure, true)).empty()) {
+        ++st.metrics->backpressure_pauses;
+      }
     } else if (t.in_flight() <= high / 2) {
       apply(self, st.pauses.set(p, pause_reason::backpressure, false));
     }

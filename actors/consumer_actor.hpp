@@ -23,7 +23,7 @@ struct consumer_actor_settings {
   kafka::consumer_settings kafka;
   std::string route;
   std::size_t max_in_flight = 256;                // whole route
-  std::size_t max_in_flight_per_partition = 256;  // one partition
+  std::size_t max_in_flight_per_partition = 0;    // one partition; 0: no bound of its own
   std::chrono::milliseconds drain_timeout{10000};
   std::size_t max_records_per_poll = 500;
   // Retry-tier topics: their records pass the due-time gate before delivery.

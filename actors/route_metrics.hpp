@@ -19,6 +19,7 @@ struct route_metrics {
   std::atomic<std::uint64_t> breaker_trips{0};
   std::atomic<std::uint64_t> pauses{0};
   std::atomic<std::uint64_t> resumes{0};
+  std::atomic<std::uint64_t> backpressure_pauses{0};  // a partition paused at its own bound
   std::atomic<int> breaker_state{0};  // courier::breaker_state as int
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<std::int64_t> paused_partitions{0};

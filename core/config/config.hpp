@@ -42,7 +42,9 @@ struct route_config {
   std::string hmac_secret;
   std::string content_type = "application/json";
   std::size_t max_in_flight = 256;
-  std::size_t max_in_flight_per_partition = 256;
+  // 0: no bound of its own, so one busy partition may use the whole route's concurrency. A
+  // bound pauses the partition when reached, and every pause drops librdkafka's prefetch.
+  std::size_t max_in_flight_per_partition = 0;
   std::chrono::milliseconds pause_after{10000};
   // Delay topics "<topic>.retry-<delay>" a record moves through before the DLQ.
   std::vector<std::chrono::milliseconds> retry_tiers{std::chrono::seconds{5},

@@ -53,8 +53,6 @@ void validate_route(const route_config& r, const std::string& path) {
   }
   require_positive(join_key(path, "max_in_flight"),
                    static_cast<std::int64_t>(r.max_in_flight));
-  require_positive(join_key(path, "max_in_flight_per_partition"),
-                   static_cast<std::int64_t>(r.max_in_flight_per_partition));
   require_positive(join_key(path, "pause_after"), r.pause_after);
   const std::string tiers = join_key(path, "retry_tiers");
   for (std::size_t i = 0; i < r.retry_tiers.size(); ++i) {

@@ -61,7 +61,7 @@ TEST(Config, MinimalRouteGetsEveryDefault) {
   const route_config& r = cfg.routes[0];
   EXPECT_EQ(r.content_type, "application/json");
   EXPECT_EQ(r.max_in_flight, 256U);
-  EXPECT_EQ(r.max_in_flight_per_partition, 256U);
+  EXPECT_EQ(r.max_in_flight_per_partition, 0U) << "no bound of its own by default";
   EXPECT_EQ(r.pause_after, milliseconds{10000});
   EXPECT_EQ(r.breaker.trip_after, 5);
   EXPECT_EQ(r.breaker.open_timeout, milliseconds{15000});
