@@ -185,6 +185,31 @@ void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const at
   route_onward(self, id, /*permanent=*/false, error_class, r);
 }
 
+// The endpoint refused the record for a reason that is not about the record: a failed delivery
+// for the breaker, and the record tries again after a backoff (asking the breaker's permit, so
+// it waits while the breaker is Open). The attempt does not count toward the record's attempts.
+void hold(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
+          const std::string& error_class) {
+  auto& st = self->state;
+  self->send(st.breaker, outcome_atom::value, false, p.probe);
+  p.probe = false;
+  --p.attempts;
+  ++p.held_attempts;
+  ++st.metrics->endpoint_failures;
+  std::optional<std::chrono::milliseconds> retry_after;
+  if (r.has_retry_after) {
+    retry_after = parse_retry_after(r.retry_after, std::chrono::system_clock::now());
+  }
+  const auto delay = st.backoff->delay_after(p.held_attempts, retry_after);
+  log::info("delivery held: the endpoint refused it", {{"route", st.route.name},
+                                                         {"idempotency_key", p.idempotency_key},
+                                                         {"error_class", error_class},
+                                                         {"status", r.status},
+                                                         {"held_attempts", p.held_attempts},
+                                                         {"delay_ms", delay.count()}});
+  self->delayed_send(self, delay, attempt_atom::value, id);
+}
+
 void on_attempted(self_ptr self, const attempt_result& r) {
   auto& st = self->state;
   auto it = st.pending.find(r.delivery_id);
@@ -193,20 +218,22 @@ void on_attempted(self_ptr self, const attempt_result& r) {
   }
   auto& p = it->second;
   const auto transport = static_cast<transport_error>(r.transport);
-  const auto cls =
-    transport == transport_error::none ? classify_status(r.status) : classify_transport(transport);
-  if (cls != delivery_class::delivered) {
+  const auto verdict = st.judge->judge(r.status, transport, p.probe);
+  if (verdict != answer_verdict::delivered) {
     p.trace.push_back(format_trace_entry(
       now_ms(), courier::error_class(r.status, transport) +
                   (r.error_message.empty() ? std::string{} : ": " + r.error_message)));
   }
-  switch (cls) {
-    case delivery_class::delivered:
+  switch (verdict) {
+    case answer_verdict::delivered:
       self->send(st.breaker, outcome_atom::value, true, p.probe);
       ++st.metrics->delivered;
       finish(self, r.delivery_id, outcome_kind::delivered, r.status, {});
       return;
-    case delivery_class::permanent:
+    case answer_verdict::endpoint_failure:
+      hold(self, p, r.delivery_id, r, courier::error_class(r.status, transport));
+      return;
+    case answer_verdict::dead_letter:
       // The receiver answered: it is up, so this counts as a success for the breaker.
       self->send(st.breaker, outcome_atom::value, true, p.probe);
       p.probe = false;
@@ -214,7 +241,7 @@ void on_attempted(self_ptr self, const attempt_result& r) {
       route_onward(self, r.delivery_id, /*permanent=*/true,
                    courier::error_class(r.status, transport), r);
       return;
-    case delivery_class::retriable:
+    case answer_verdict::retry:
       on_retriable(self, p, r.delivery_id, r, courier::error_class(r.status, transport));
       return;
   }
@@ -231,6 +258,8 @@ caf::behavior delivery_pool(self_ptr self, route_config route,
   st.backoff.emplace(backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
                                     route.retry.max_attempts, route.retry.max_retry_after},
                      make_random_source(seed));
+  st.judge.emplace(answer_judge_settings{route.breaker.endpoint_failure_statuses,
+                                         route.breaker.trip_on_permanent_run});
   st.route = std::move(route);
   st.client = std::move(client);
   st.breaker = std::move(breaker);

@@ -11,6 +11,7 @@
 #include <caf/all.hpp>
 
 #include "actors/route_metrics.hpp"
+#include "core/delivery/answer_judge.hpp"
 #include "core/delivery/backoff.hpp"
 #include "core/config/config.hpp"
 #include "core/delivery/hmac_signer.hpp"
@@ -26,6 +27,7 @@ struct pending_delivery {
   caf::actor reply_to;  // the consumer that fetched the record
   int attempts = 0;     // attempts of the current sequence
   int total_attempts = 0;
+  int held_attempts = 0;  // answered with an endpoint failure: not counted in `attempts`
   bool probe = false;
   std::vector<std::string> trace;  // one entry per failed attempt, for the retry/DLQ headers
 };
@@ -36,6 +38,7 @@ struct delivery_pool_state {
   std::shared_ptr<http::client> client;
   std::optional<hmac_signer> signer;
   std::optional<full_jitter_backoff> backoff;
+  std::optional<answer_judge> judge;
   caf::actor breaker;
   caf::actor router;  // produces retry-tier and DLQ records
   std::string dlq_topic;
@@ -48,7 +51,9 @@ struct delivery_pool_state {
 // One per route. Takes records, asks the breaker for a permit before every attempt, posts them
 // over the pooled HTTP client, retries retriable failures with full-jitter backoff on timers.
 // A record still failing after its attempts goes to the next retry tier, a permanent failure
-// to the DLQ, both through the retry router. Reports exactly one outcome per record to the
+// to the DLQ, both through the retry router. An endpoint failure (401/403, a run of permanent
+// answers) is a failed delivery for the breaker and holds the record: it is tried again, and
+// waits while the breaker is Open, but is never dead-lettered for it. Reports exactly one outcome per record to the
 // actor that sent it, and a retried or dead-lettered one only once the broker acknowledged it.
 //   deliver_atom, record           (from a consumer)
 //   state_atom, breaker_change     (from the breaker: parked records try again)

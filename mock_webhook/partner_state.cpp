@@ -32,6 +32,12 @@ partner_state::partner_state(std::optional<std::string> hmac_secret, chaos initi
   validate(chaos_);
 }
 
+void partner_state::set_secret(std::optional<std::string> hmac_secret) {
+  auto signer = make_signer(std::move(hmac_secret));
+  const std::lock_guard<std::mutex> lock(mutex_);
+  signer_ = std::move(signer);
+}
+
 delivery_decision partner_state::decide(std::optional<std::string_view> idempotency_key,
                                         std::string_view body,
                                         std::optional<std::string_view> signature,

@@ -57,6 +57,8 @@ class partner_state {
 
   stats snapshot() const;
   void set_chaos(chaos c);  // validated; throws std::invalid_argument
+  // The partner rotates its secret (nullopt: signatures are no longer checked).
+  void set_secret(std::optional<std::string> hmac_secret);
   chaos current_chaos() const;
   void set_outage_until(std::chrono::steady_clock::time_point until);
   // Throws std::invalid_argument for a status other than 400 or 503.
@@ -67,8 +69,8 @@ class partner_state {
   std::map<std::string, std::uint64_t> attempts_by_key() const;
 
  private:
-  const std::optional<courier::hmac_signer> signer_;
   mutable std::mutex mutex_;
+  std::optional<courier::hmac_signer> signer_;
   chaos chaos_;
   std::chrono::steady_clock::time_point outage_until_{};
   std::mt19937_64 random_;

@@ -74,6 +74,9 @@ reply router::handle(const wire_request& req) {
     }
     return method == beast_http::verb::post ? set_chaos(req) : method_not_allowed(req, "GET, POST");
   }
+  if (path == "/secret") {
+    return method == beast_http::verb::post ? set_secret(req) : method_not_allowed(req, "POST");
+  }
   if (path == "/chaos/clear") {
     if (method != beast_http::verb::post) {
       return method_not_allowed(req, "POST");
@@ -125,6 +128,20 @@ reply router::set_chaos(const wire_request& req) {
     return error(req, status::bad_request, e.what());
   }
   return answer(req, status::ok, to_json(state_->current_chaos()));
+}
+
+// {"hmac_secret": "..."} rotates the partner's secret; {"hmac_secret": null} stops checking.
+// The secret is never echoed back.
+reply router::set_secret(const wire_request& req) {
+  const auto doc = nlohmann::json::parse(req.body(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("hmac_secret") ||
+      !(doc.at("hmac_secret").is_string() || doc.at("hmac_secret").is_null())) {
+    return error(req, status::bad_request,
+                 R"(expected {"hmac_secret": "<secret>"} or {"hmac_secret": null})");
+  }
+  const auto& v = doc.at("hmac_secret");
+  state_->set_secret(v.is_null() ? std::nullopt : std::optional<std::string>{v.get<std::string>()});
+  return answer(req, status::ok, {{"status", "ok"}});
 }
 
 }  // namespace courier::mock

@@ -31,6 +31,7 @@ class router {
  private:
   reply deliver(const wire_request& req);
   reply set_chaos(const wire_request& req);
+  reply set_secret(const wire_request& req);
 
   std::shared_ptr<partner_state> state_;
 };

@@ -48,6 +48,9 @@ class server {
 
   stats snapshot() const { return state_->snapshot(); }
   void set_chaos(chaos c) { state_->set_chaos(c); }
+  void set_secret(std::optional<std::string> hmac_secret) {
+    state_->set_secret(std::move(hmac_secret));
+  }
   chaos current_chaos() const { return state_->current_chaos(); }
   // Every /deliver gets 503 until then.
   void set_outage_until(std::chrono::steady_clock::time_point until) {

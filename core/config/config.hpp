@@ -19,6 +19,12 @@ struct breaker_config {
   int trip_after = 5;
   std::chrono::milliseconds open_timeout{15000};
   int half_open_max_requests = 1;
+  // Answers about the endpoint, not the record (a rotated secret, a revoked key): each one is
+  // a failed delivery for the breaker, and the record is held, never dead-lettered.
+  std::vector<int> endpoint_failure_statuses{401, 403};
+  // This many permanent answers in a row across records, with no 2xx between, are the
+  // endpoint's fault too (a broken deployment rejecting everything); 0 disables it.
+  int trip_on_permanent_run = 20;
 };
 
 struct retry_config {

@@ -100,8 +100,11 @@ int read_int(const json& obj, const std::string& path, std::string_view key,
   return static_cast<int>(n);
 }
 
+enum class zero { refused, allowed };
+
 std::size_t read_size(const json& obj, const std::string& path,
-                      std::string_view key, std::size_t fallback) {
+                      std::string_view key, std::size_t fallback,
+                      zero z = zero::refused) {
   const json* v = find(obj, key);
   if (v == nullptr) {
     return fallback;
@@ -109,10 +112,35 @@ std::size_t read_size(const json& obj, const std::string& path,
   const std::string full = join_key(path, key);
   const std::int64_t n = read_integer(*v, full);
   // Checked here rather than in validate(): a size_t cannot hold the sign.
-  if (n <= 0) {
-    throw config_error{full, "must be a positive integer, got " + v->dump()};
+  if (n < 0 || (n == 0 && z == zero::refused)) {
+    throw config_error{full, std::string{z == zero::refused ? "must be a positive integer"
+                                                            : "must be 0 or a positive integer"} +
+                                 ", got " + v->dump()};
   }
   return static_cast<std::size_t>(n);
+}
+
+// An array of HTTP status codes (100..599).
+std::vector<int> read_statuses(const json& obj, const std::string& path,
+                               std::string_view key, std::vector<int> fallback) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  const std::string full = join_key(path, key);
+  if (!v->is_array()) {
+    throw wrong_type(full, "an array of HTTP status codes", *v);
+  }
+  std::vector<int> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string item = full + "[" + std::to_string(i) + "]";
+    const std::int64_t n = read_integer((*v)[i], item);
+    if (n < 100 || n > 599) {
+      throw config_error{item, "must be an HTTP status code (100..599), got " + (*v)[i].dump()};
+    }
+    out.push_back(static_cast<int>(n));
+  }
+  return out;
 }
 
 double read_double(const json& obj, const std::string& path,
@@ -182,8 +210,13 @@ kafka_config parse_kafka(const json& obj, const std::string& path) {
 
 breaker_config parse_breaker(const json& obj, const std::string& path) {
   check_object(obj, path,
-               {"trip_after", "open_timeout", "half_open_max_requests"});
+               {"trip_after", "open_timeout", "half_open_max_requests",
+                "endpoint_failure_statuses", "trip_on_permanent_run"});
   breaker_config b;
+  b.endpoint_failure_statuses =
+      read_statuses(obj, path, "endpoint_failure_statuses", b.endpoint_failure_statuses);
+  b.trip_on_permanent_run =
+      read_int(obj, path, "trip_on_permanent_run", b.trip_on_permanent_run);
   b.trip_after = read_int(obj, path, "trip_after", b.trip_after);
   b.open_timeout = read_duration(obj, path, "open_timeout", b.open_timeout);
   b.half_open_max_requests = read_int(obj, path, "half_open_max_requests",
@@ -231,7 +264,7 @@ route_config parse_route(const json& obj, const std::string& path) {
   r.max_in_flight = read_size(obj, path, "max_in_flight", r.max_in_flight);
   r.max_in_flight_per_partition =
       read_size(obj, path, "max_in_flight_per_partition",
-                r.max_in_flight_per_partition);
+                r.max_in_flight_per_partition, zero::allowed);
   r.pause_after = read_duration(obj, path, "pause_after", r.pause_after);
   if (const json* tiers = find(obj, "retry_tiers")) {
     const std::string tiers_path = join_key(path, "retry_tiers");

@@ -75,6 +75,19 @@ void validate_route(const route_config& r, const std::string& path) {
   require_positive(join_key(b, "open_timeout"), r.breaker.open_timeout);
   require_positive(join_key(b, "half_open_max_requests"),
                    r.breaker.half_open_max_requests);
+  if (r.breaker.trip_on_permanent_run < 0) {
+    throw config_error{join_key(b, "trip_on_permanent_run"),
+                       "must be 0 (off) or a positive integer, got " +
+                           std::to_string(r.breaker.trip_on_permanent_run)};
+  }
+  for (std::size_t i = 0; i < r.breaker.endpoint_failure_statuses.size(); ++i) {
+    const int status = r.breaker.endpoint_failure_statuses[i];
+    if (status >= 200 && status < 300) {
+      // A 2xx is a delivery; holding it would deliver the record forever.
+      throw config_error{join_key(b, "endpoint_failure_statuses") + "[" + std::to_string(i) + "]",
+                         "must not be a 2xx status, got " + std::to_string(status)};
+    }
+  }
 
   const std::string rt = join_key(path, "retry");
   require_positive(join_key(rt, "initial"), r.retry.initial);

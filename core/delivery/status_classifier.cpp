@@ -43,7 +43,7 @@ std::string error_class(int status, transport_error error) {
   if (error != transport_error::none) {
     return std::string{to_string(error)};
   }
-  if (status == 410 || status == 429 || status == 503) {
+  if (status == 401 || status == 403 || status == 410 || status == 429 || status == 503) {
     return "http_" + std::to_string(status);
   }
   if (status >= 100 && status <= 599) {

@@ -17,9 +17,9 @@ delivery_class classify_status(int status);
 // Every transport error is retriable: the receiver may answer next time.
 delivery_class classify_transport(transport_error error);
 
-// Stable, machine-readable error class: "http_503", "http_429", "http_4xx" (other 4xx),
-// "http_410", "http_3xx", "http_5xx" (other 5xx), "timeout", "connect", "dns", "reset", "tls",
-// "protocol", "response_too_large". Used in logs, metrics and (later) DLQ headers.
+// Stable, machine-readable error class: "http_503", "http_429", "http_401", "http_403",
+// "http_410", "http_4xx" (other 4xx), "http_3xx", "http_5xx" (other 5xx), "timeout", "connect",
+// "dns", "reset", "tls", "protocol", "response_too_large". Used in logs, metrics and (later) DLQ headers.
 std::string error_class(int status, transport_error error);
 
 std::string_view to_string(delivery_class c);

@@ -207,19 +207,5 @@ TEST(Pipeline, CommitsOnlyDeliveredOffsetsSoARestartSkipsNothingUndelivered) {
   expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 2, 200);
 }
 
-TEST(Pipeline, AReceiverWithAnotherSecretRejectsEverySignatureIntoTheDlq) {
-  stand s{1};
-  s.route().hmac_secret = "not-the-receivers-secret";
-  s.seed(10);
-  caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 500ms, 3}};
-  const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 10; }, 30s));
-  p.stop();
-  EXPECT_EQ(s.receiver->snapshot().ok, 0U);
-  EXPECT_EQ(s.receiver->snapshot().fail_401, 10U) << "a 401 is permanent: one attempt each";
-  EXPECT_EQ(m.permanent.load(), 10U);
-}
-
 }  // namespace
 }  // namespace courier::testing

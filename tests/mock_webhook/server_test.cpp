@@ -136,6 +136,31 @@ TEST_F(MockWebhook, WithASecretAWrongSignatureIs401AndTheRightOne200) {
   EXPECT_EQ(s.ok, 1U);
 }
 
+TEST_F(MockWebhook, TheSecretRotatesOverHttpAndTheOldSignatureIsThen401) {
+  server_settings settings;
+  settings.hmac_secret = "old-secret";
+  start(settings);
+  const std::string body = R"({"order":42})";
+  auto signed_with = [&](const std::string& secret, const std::string& key) {
+    auto r = delivery(body, key);
+    r.headers.emplace_back("X-Signature", courier::hmac_signer(secret).sign(body));
+    return r;
+  };
+  EXPECT_EQ(post_and_wait(*deliver_, signed_with("new-secret", "k:0:1")).status, 401);
+
+  const auto rotated = post_to("/secret", R"({"hmac_secret": "new-secret"})");
+  ASSERT_EQ(rotated.status, 200) << rotated.body;
+  EXPECT_THAT(rotated.body, ::testing::Not(HasSubstr("new-secret"))) << "never echoed";
+  EXPECT_EQ(post_and_wait(*deliver_, signed_with("new-secret", "k:0:1")).status, 200);
+  EXPECT_EQ(post_and_wait(*deliver_, signed_with("old-secret", "k:0:2")).status, 401);
+
+  EXPECT_EQ(post_to("/secret", R"({"secret": "x"})").status, 400);
+  EXPECT_EQ(post_to("/secret", "not json").status, 400);
+  ASSERT_EQ(post_to("/secret", R"({"hmac_secret": null})").status, 200);
+  EXPECT_EQ(post_and_wait(*deliver_, delivery(body, "k:0:3")).status, 200)
+      << "no secret: signatures are not checked";
+}
+
 TEST_F(MockWebhook, ChaosPostedOverHttpTurnsEveryDeliveryInto503UntilCleared) {
   start();
   const auto set = post_to("/chaos", R"({"fail_rate_503":1.0,"fail_rate_timeout":0,"latency_ms":0})");

@@ -122,6 +122,40 @@ TEST(Config, ReadsEveryField) {
   EXPECT_NO_THROW(validate(cfg));
 }
 
+TEST(Config, ReadsTheEndpointFailureRulesOfTheBreaker) {
+  json route = minimal_route();
+  const auto defaults = parse_config(doc_with_route(route)).routes.at(0).breaker;
+  EXPECT_EQ(defaults.endpoint_failure_statuses, (std::vector<int>{401, 403}));
+  EXPECT_EQ(defaults.trip_on_permanent_run, 20);
+
+  route["breaker"] = {{"endpoint_failure_statuses", {401, 403, 407}}, {"trip_on_permanent_run", 0}};
+  route["max_in_flight_per_partition"] = 0;
+  const auto cfg = parse_config(doc_with_route(route));
+  EXPECT_EQ(cfg.routes.at(0).breaker.endpoint_failure_statuses, (std::vector<int>{401, 403, 407}));
+  EXPECT_EQ(cfg.routes.at(0).breaker.trip_on_permanent_run, 0) << "0 turns the rule off";
+  EXPECT_EQ(cfg.routes.at(0).max_in_flight_per_partition, 0U) << "0: no bound of its own";
+  EXPECT_NO_THROW(validate(cfg));
+}
+
+TEST(Config, NamesTheBadEndpointFailureStatus) {
+  json route = minimal_route();
+  route["breaker"] = {{"endpoint_failure_statuses", {401, 99}}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(),
+            "routes[0].breaker.endpoint_failure_statuses[1]");
+  route["breaker"] = {{"endpoint_failure_statuses", {204}}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
+            "routes[0].breaker.endpoint_failure_statuses[0]");
+  route["breaker"] = {{"endpoint_failure_statuses", 401}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(),
+            "routes[0].breaker.endpoint_failure_statuses");
+  route["breaker"] = {{"trip_on_permanent_run", -1}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
+            "routes[0].breaker.trip_on_permanent_run");
+  route = minimal_route();
+  route["max_in_flight_per_partition"] = -2;
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].max_in_flight_per_partition");
+}
+
 TEST(Config, ReadsANumberDurationAsSeconds) {
   json route = minimal_route();
   route["pause_after"] = 2;

@@ -69,6 +69,8 @@ TEST(Classifier, ErrorClassNamesTheStatusesThatMatterAlone) {
   EXPECT_EQ(error_class(503, transport_error::none), "http_503");
   EXPECT_EQ(error_class(429, transport_error::none), "http_429");
   EXPECT_EQ(error_class(410, transport_error::none), "http_410");
+  EXPECT_EQ(error_class(401, transport_error::none), "http_401");
+  EXPECT_EQ(error_class(403, transport_error::none), "http_403");
 }
 
 TEST(Classifier, ErrorClassBucketsTheOtherStatusesByHundreds) {

@@ -1,0 +1,104 @@
+// Endpoint-level failures are not record-level failures (DESIGN.md section 2): a receiver that
+// refuses everyone (a rotated secret, a broken deployment answering 400 to everything) opens
+// the breaker and holds the records; once it is fixed, every record is delivered, and only a
+// failure about a record puts that record in the DLQ.
+
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/kafka/admin.hpp"
+#include "core/model/idempotency_key.hpp"
+#include "demo/topic_reader.hpp"
+#include "tests/integration/stand.hpp"
+#include "topology/pipeline.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::set<std::string> delivered_keys(const mock::server& receiver) {
+  std::set<std::string> keys;
+  for (const auto& a : receiver.arrivals()) {
+    keys.insert(a.idempotency_key);
+  }
+  return keys;
+}
+
+long long committed_total(const stand& s) {
+  long long sum = 0;
+  for (const auto& [partition, offset] :
+       kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic,
+                                s.partitions_, 10s)) {
+    sum += offset;
+  }
+  return sum;
+}
+
+TEST(EndpointFailures, AReceiverOnAnotherSecretOpensTheBreakerHoldsEveryRecordAndGetsThemAllOnceFixed) {
+  stand s{2};
+  s.route().hmac_secret = "the-rotated-secret";  // the receiver still checks test_secret()
+  s.seed(100);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return m.breaker_trips.load() >= 1; }, 30s))
+    << "401s: " << s.receiver->snapshot().fail_401;
+  EXPECT_GE(s.receiver->snapshot().fail_401, 5U);
+  EXPECT_EQ(m.dead_lettered.load(), 0U) << "a 401 is about the endpoint, not the record";
+  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+
+  s.receiver->set_secret("the-rotated-secret");  // the partner catches up with the rotation
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 100; }, 60s))
+    << "delivered: " << s.receiver->snapshot().ok;
+  p.stop();
+  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+  EXPECT_EQ(s.receiver->snapshot().ok, 100U);
+  EXPECT_EQ(s.receiver->snapshot().duplicates, 0U) << "each record delivered once";
+  EXPECT_EQ(committed_total(s), 100) << "everything delivered is committed";
+}
+
+TEST(EndpointFailures, ARunOfPermanentAnswersAcrossRecordsTripsTheBreakerInsteadOfEmptyingTheTopic) {
+  mock::server_settings ws;
+  ws.initial.fail_rate_400 = 1.0;  // a broken deployment rejects every payload
+  stand s{1, ws};
+  s.route().breaker.trip_on_permanent_run = 5;
+  s.route().breaker.open_timeout = 1s;
+  constexpr std::size_t n = 200;
+  s.seed(n);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return m.breaker_trips.load() >= 1; }, 30s));
+  // Up to the run's threshold, plus what was in flight when it was reached, plus one probe per
+  // open_timeout: far from the whole topic.
+  const auto dead_at_trip = m.dead_lettered.load();
+  EXPECT_LT(dead_at_trip, 40U) << "dead-lettered before the breaker opened";
+
+  s.receiver->set_chaos(mock::chaos{});  // the partner rolls back
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok + m.dead_lettered.load() >= n; },
+                         60s))
+    << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered.load();
+  p.stop();
+
+  // Accounting: every seeded record was delivered or is in the DLQ, never both, once each.
+  const auto dlq = demo::read_topic(s.cfg.kafka.brokers, s.dlq, m.dead_lettered.load(), 20s,
+                                    fast_group());
+  const auto delivered = delivered_keys(*s.receiver);
+  std::set<std::string> parked;
+  for (const auto& r : dlq) {
+    const auto key = idempotency_key_for(r);
+    EXPECT_EQ(delivered.count(key), 0U) << key << " was delivered and dead-lettered";
+    EXPECT_TRUE(parked.insert(key).second) << key << " is in the DLQ twice";
+  }
+  EXPECT_EQ(delivered.size() + parked.size(), n);
+  EXPECT_EQ(s.receiver->snapshot().ok, delivered.size()) << "no record delivered twice";
+  EXPECT_LT(parked.size(), 60U);
+  EXPECT_EQ(committed_total(s), static_cast<long long>(n));
+}
+
+}  // namespace
+}  // namespace courier::testing
