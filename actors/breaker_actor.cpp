@@ -1,5 +1,6 @@
 #include "actors/breaker_actor.hpp"
 
+#include "actors/failure_log.hpp"
 #include "actors/messages.hpp"
 #include "core/log/json_log.hpp"
 
@@ -38,6 +39,7 @@ void publish_if(self_ptr self, const std::optional<breaker_transition>& t) {
 
 caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings settings,
                             std::shared_ptr<route_metrics> metrics) {
+  log_failures(self, "breaker", route);
   self->state.route = std::move(route);
   self->state.machine = std::make_unique<breaker>(settings);
   self->state.metrics = std::move(metrics);

@@ -1,5 +1,7 @@
 #include "actors/consumer_actor.hpp"
 
+#include "actors/failure_log.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -281,6 +283,7 @@ void poll_turn(self_ptr self) {
 
 caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, caf::actor delivery,
                              std::shared_ptr<route_metrics> metrics) {
+  log_failures(self, "consumer", settings.route);
   auto& st = self->state;
   st.settings = std::move(settings);
   st.delivery = std::move(delivery);

@@ -1,5 +1,6 @@
 #include "actors/delivery_pool.hpp"
 
+#include "actors/failure_log.hpp"
 #include "core/delivery/delivery_request.hpp"
 #include "actors/messages.hpp"
 #include "core/model/idempotency_key.hpp"
@@ -253,6 +254,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route,
                             std::shared_ptr<http::client> client, caf::actor breaker,
                             caf::actor router, std::shared_ptr<route_metrics> metrics,
                             std::uint64_t seed) {
+  log_failures(self, "delivery_pool", route.name);
   auto& st = self->state;
   st.signer.emplace(route.hmac_secret);
   st.backoff.emplace(backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,

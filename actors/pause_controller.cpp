@@ -1,5 +1,6 @@
 #include "actors/pause_controller.hpp"
 
+#include "actors/failure_log.hpp"
 #include "actors/messages.hpp"
 #include "core/log/json_log.hpp"
 
@@ -71,6 +72,7 @@ void on_open(self_ptr self) {
 caf::behavior pause_controller(self_ptr self, std::string route,
                                std::chrono::milliseconds pause_after,
                                std::shared_ptr<route_metrics> metrics) {
+  log_failures(self, "pause_controller", route);
   self->state.route = std::move(route);
   self->state.pause_after = pause_after;
   self->state.metrics = std::move(metrics);

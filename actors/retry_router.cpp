@@ -1,5 +1,7 @@
 #include "actors/retry_router.hpp"
 
+#include "actors/failure_log.hpp"
+
 #include <algorithm>
 
 #include "core/log/json_log.hpp"
@@ -80,6 +82,7 @@ void on_produced(self_ptr self, std::uint64_t id, rd_kafka_resp_err_t err) {
 
 caf::behavior retry_router(self_ptr self, std::string bootstrap,
                            std::map<std::string, std::string> properties) {
+  log_failures(self, "retry_router", "");
   auto& st = self->state;
   st.bootstrap = std::move(bootstrap);
   st.properties = std::move(properties);

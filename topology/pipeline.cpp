@@ -123,4 +123,16 @@ const std::vector<route_graph>& pipeline::routes() const {
   return routes_;
 }
 
+std::vector<std::pair<std::string, caf::actor>> pipeline::actors() const {
+  std::vector<std::pair<std::string, caf::actor>> out{{"retry_router", router_}};
+  for (const auto& g : routes_) {
+    const std::string of = " of route " + g.name;
+    out.emplace_back("breaker" + of, g.breaker);
+    out.emplace_back("pause_controller" + of, g.pause_controller);
+    out.emplace_back("delivery_pool" + of, g.delivery);
+    out.emplace_back("consumer" + of, g.consumer);
+  }
+  return out;
+}
+
 }  // namespace courier::topology

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -47,6 +48,9 @@ class pipeline {
   void stop();
 
   const std::vector<route_graph>& routes() const;
+
+  // Every actor of the graph with a name for logs ("consumer of route shipments").
+  std::vector<std::pair<std::string, caf::actor>> actors() const;
 
  private:
   caf::actor_system& system_;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <thread>
 
 #include "actors/messages.hpp"
 #include "core/log/json_log.hpp"
 #include "topology/pipeline.hpp"
+#include "topology/supervisor.hpp"
 #include "topology/topics.hpp"
 
 namespace courier::topology {
@@ -36,15 +38,31 @@ int run_service(const courier_config& cfg) {
   actors::add_message_types(sys_cfg);
   caf::actor_system system{sys_cfg};
   pipeline p{system, cfg, pipeline_options{}};
+  supervisor sup{system, p};
   log::info("courier running", {{"brokers", cfg.kafka.brokers},
                                 {"group_id", cfg.kafka.group_id},
                                 {"routes", cfg.routes.size()}});
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  log::info("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  // The signals arrive here only (blocked everywhere else) and become a message to the
+  // supervisor, so one wait covers both a stop request and an actor's death.
+  std::thread signal_waiter{[&stop_signals, handle = sup.handle()] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    caf::anon_send(handle, actors::stop_atom::value, sig);
+  }};
+  const stop_cause cause = sup.wait();
+  switch (cause.what) {
+    case stop_cause::kind::signal:
+      log::info("stopping", {{"signal", cause.signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+      break;
+    case stop_cause::kind::actor_died:
+      // Wakes the signal waiter, whose SIGTERM is blocked, so it can be joined.
+      pthread_kill(signal_waiter.native_handle(), SIGTERM);
+      break;
+  }
+  signal_waiter.join();
   p.stop();
   log::info("stopped");
-  return 0;
+  return cause.what == stop_cause::kind::actor_died ? 1 : 0;
 }
 
 int run_topics_ensure(const courier_config& cfg, int source_partitions) {
