@@ -5,7 +5,7 @@ COURIER := $(BUILD_DIR)/topology/courier
 MOCK_URL ?= http://127.0.0.1:8090
 DEMO_ARGS ?=
 
-.PHONY: deps build test test-unit test-kafka asan demo demo-outage demo-chaos bench \
+.PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench \
         mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean
 
 deps:
@@ -36,6 +36,11 @@ kafka-down:
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
 	$(MAKE) test PRESET=asan
+
+# The unit and integration labels under ThreadSanitizer (suppressions: tests/tsan.supp).
+tsan:
+	$(MAKE) build PRESET=tsan
+	ctest --preset tsan -L 'unit|integration' -j2
 
 # courier on an embedded Kafka (librdkafka's mock cluster) and an in-process mock webhook.
 demo: build
