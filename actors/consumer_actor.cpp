@@ -109,6 +109,15 @@ void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {
     names.push_back(name_of(p));
   }
   log::info("partitions assigned", {{"route", st.settings.route}, {"partitions", names}});
+  if (st.draining) {
+    // A rebalance while draining: the eager protocol revoked every partition first, so nothing
+    // in flight can be committed by this instance any more, and sitting on the new assignment
+    // until the drain deadline would leave it without a consumer. Leave the group now (from a
+    // message, not inside this callback, which runs within librdkafka's poll).
+    log::info("assigned while draining: leaving the group at once",
+              {{"route", st.settings.route}, {"partitions", names}});
+    self->send(self, drain_deadline_atom::value);
+  }
 }
 
 void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {

@@ -19,18 +19,31 @@ std::chrono::milliseconds backoff_after(int failures) {
   return std::chrono::milliseconds{ms};
 }
 
+// A new producer; every record handed to the old one and not yet acknowledged is produced
+// again (none is left waiting for a report that may never come).
 void rebuild_producer(self_ptr self) {
   auto& st = self->state;
   st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);
+  ++st.generation;
+  for (auto& [id, w] : st.pending) {
+    if (w.in_flight) {
+      w.in_flight = false;
+      self->send(self, reproduce_atom::value, id);
+    }
+  }
 }
 
 void produce(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
   auto it = st.pending.find(id);
-  if (it == st.pending.end()) {
-    return;
+  if (it == st.pending.end() || it->second.in_flight) {
+    return;  // acknowledged, or already with the current producer
   }
-  const auto& req = it->second.request;
+  auto& w = it->second;
+  w.in_flight = true;
+  w.generation = st.generation;
+  const auto generation = st.generation;
+  const auto& req = w.request;
   std::optional<std::string_view> key;
   if (req.has_key) {
     key = req.key;
@@ -38,30 +51,44 @@ void produce(self_ptr self, std::uint64_t id) {
   auto handle = caf::actor_cast<caf::actor>(self);
   try {
     st.producer->produce(req.topic, req.partition, key, req.value, req.headers, req.timestamp_ms,
-                         [handle, id](rd_kafka_resp_err_t err, std::int32_t, std::int64_t) {
+                         [handle, id, generation](rd_kafka_resp_err_t err, std::int32_t,
+                                                  std::int64_t) {
                            // Runs inside producer->poll() on this actor's own thread.
-                           caf::anon_send(handle, produced_atom::value, id,
+                           caf::anon_send(handle, produced_atom::value, id, generation,
                                           static_cast<std::int32_t>(err));
                          });
   } catch (const kafka::kafka_error& e) {
     if (e.code() == RD_KAFKA_RESP_ERR__FATAL) {
       log::error("retry router producer failed fatally; rebuilding it", {{"error", e.what()}});
-      rebuild_producer(self);
+      rebuild_producer(self);  // produces this record again, with every other one in flight
+      return;
     }
-    caf::anon_send(handle, produced_atom::value, id, static_cast<std::int32_t>(e.code()));
+    caf::anon_send(handle, produced_atom::value, id, generation,
+                   static_cast<std::int32_t>(e.code()));
   }
 }
 
-void on_produced(self_ptr self, std::uint64_t id, rd_kafka_resp_err_t err) {
+void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
+                 rd_kafka_resp_err_t err) {
   auto& st = self->state;
   auto it = st.pending.find(id);
-  if (it == st.pending.end()) {
-    return;
+  if (it == st.pending.end() || generation != it->second.generation || !it->second.in_flight) {
+    return;  // acknowledged already, or a stale report of a producer since rebuilt
   }
   auto& w = it->second;
+  w.in_flight = false;
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
     w.promise.deliver(true);
     st.pending.erase(it);
+    return;
+  }
+  if (err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION && w.request.partition != RD_KAFKA_PARTITION_UA) {
+    // The destination has fewer partitions than the source: the partitioner maps the key to
+    // one that exists (the same key always to the same partition).
+    log::warn("retry/DLQ topic lacks the source's partition; the partitioner picks one by key",
+              {{"topic", w.request.topic}, {"partition", w.request.partition}});
+    w.request.partition = RD_KAFKA_PARTITION_UA;
+    produce(self, id);
     return;
   }
   ++w.failures;
@@ -100,7 +127,10 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
       auto& s = self->state;
       const auto id = s.next_id++;
       auto promise = self->make_response_promise<bool>();
-      s.pending.emplace(id, retry_router_state::waiting{std::move(req), promise, 0});
+      retry_router_state::waiting w;
+      w.request = std::move(req);
+      w.promise = promise;
+      s.pending.emplace(id, std::move(w));
       produce(self, id);
       return promise;
     },
@@ -114,8 +144,8 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
         self->send(self, poll_atom::value);
       }
     },
-    [=](produced_atom, std::uint64_t id, std::int32_t err) {
-      on_produced(self, id, static_cast<rd_kafka_resp_err_t>(err));
+    [=](produced_atom, std::uint64_t id, std::uint64_t generation, std::int32_t err) {
+      on_produced(self, id, generation, static_cast<rd_kafka_resp_err_t>(err));
     },
     [=](reproduce_atom, std::uint64_t id) { produce(self, id); },
   };

@@ -24,8 +24,13 @@ struct retry_router_state {
     dispatch_request request;
     caf::response_promise promise;
     int failures = 0;
+    bool in_flight = false;       // handed to the producer, its report not yet in
+    std::uint64_t generation = 0;  // of the producer it was handed to
   };
   std::map<std::uint64_t, waiting> pending;
+  // Counts producer rebuilds: a report from an older producer is stale and ignored, because
+  // the rebuild already produced that record again.
+  std::uint64_t generation = 0;
   std::uint64_t next_id = 1;
   bool stopping = false;
 };
@@ -33,7 +38,10 @@ struct retry_router_state {
 // Detached: owns one idempotent producer (acks=all) and writes retry-tier and DLQ records.
 // Answers a dispatch request only when the broker acknowledged the record; on an error it
 // produces the record again after a backoff, so what it was given is never lost. A fatal
-// idempotent-producer error rebuilds the producer and re-produces everything not yet acked.
+// idempotent-producer error rebuilds the producer and re-produces everything not yet acked
+// (the old producer's reports are ignored from then on). A record whose partition does not
+// exist in its destination (a tier or DLQ topic with fewer partitions than the source) goes
+// to the partition librdkafka's partitioner picks for its key instead.
 //   route_atom, dispatch_request -> bool (true once acknowledged)
 caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
                            std::map<std::string, std::string> properties);

@@ -32,6 +32,8 @@ producer::producer(const std::string& bootstrap, std::map<std::string, std::stri
           {"enable.idempotence", "true"},
           {"acks", "all"},
           {"linger.ms", "5"},
+          // Partitions added to a tier or DLQ topic are known within seconds, not 5 minutes.
+          {"topic.metadata.refresh.interval.ms", "10000"},
       },
       std::move(extra)));
   rd_kafka_conf_set_dr_msg_cb(conf.get(), &producer::on_delivery);
