@@ -36,6 +36,11 @@
 #include <librdkafka/rdkafka.h>
 
 #include "tests/support/child_process.hpp"
+#include "tests/support/courier_json.hpp"
+#include "tests/support/courier_process.hpp"
+#include "tests/support/kafka_group.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/wait_until.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/kafka/producer.hpp"
@@ -44,22 +49,14 @@
 namespace courier::e2e {
 
 using courier::testing::child_process;
+using courier::testing::courier_process;
+using courier::testing::temp_dir;
+using courier::testing::wait_until;
 
 using namespace std::chrono_literals;
 
 inline std::string e2e_secret() {
   return "e2e-secret";
-}
-
-inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) {
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds{25});
-  }
-  return done();
 }
 
 // Runs a shell command; its exit status (-1 when it did not exit normally).
@@ -138,31 +135,6 @@ inline std::string unique_name(const std::string& base) {
                           .count() %
                         100000000);
 }
-
-inline std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("courier-e2e-" + name + "-" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-// Removes a scratch dir at the end of a test that passed; a failed test keeps its logs.
-class remove_on_success {
- public:
-  explicit remove_on_success(std::filesystem::path dir) : dir_(std::move(dir)) {}
-  ~remove_on_success() {
-    if (!::testing::Test::HasFailure()) {
-      std::error_code ec;
-      std::filesystem::remove_all(dir_, ec);
-    }
-  }
-  remove_on_success(const remove_on_success&) = delete;
-  remove_on_success& operator=(const remove_on_success&) = delete;
-
- private:
-  std::filesystem::path dir_;
-};
 
 inline void create_topic(const std::string& topic, int partitions) {
   kafka::create_topics(kafka_environment::bootstrap(), {{topic, partitions}}, 30s);
@@ -310,45 +282,41 @@ struct courier_settings {
   // librdkafka's auto commit of the stored offsets; short, so little is delivered but
   // uncommitted at any moment.
   int auto_commit_interval_ms = 100;
-  std::vector<std::string> retry_tiers{"1s", "2s"};
+  std::vector<std::chrono::milliseconds> retry_tiers{1s, 2s};
   int max_attempts = 4;
 };
 
-inline std::filesystem::path write_config(const courier_settings& s,
-                                          const std::filesystem::path& dir) {
-  const nlohmann::json doc = {
-    {"kafka",
-     {{"brokers", kafka_environment::bootstrap()},
-      {"group_id", s.group},
-      {"properties",
-       {{"session.timeout.ms", "6000"},
-        {"heartbeat.interval.ms", "500"},
-        {"auto.commit.interval.ms", std::to_string(s.auto_commit_interval_ms)},
-        {"fetch.wait.max.ms", "50"},
-        {"reconnect.backoff.max.ms", "1000"},
-        {"topic.metadata.refresh.interval.ms", "5000"}}}}},
-    {"routes",
-     {{{"name", "shipments"},
-       {"topic", s.topic},
-       {"url", s.url},
-       {"max_in_flight", s.max_in_flight},
-       {"max_in_flight_per_partition", s.max_in_flight},
-       {"retry_tiers", s.retry_tiers},
-       {"retry", {{"initial", "20ms"}, {"max", "500ms"}, {"max_attempts", s.max_attempts}}},
-       {"http", {{"timeout", "2s"}}}}}},
-  };
-  const auto path = dir / "courier.json";
-  std::ofstream{path} << doc.dump(2);
-  return path;
+// The suite's broker, one route "shipments" as `s` says, short sessions and fetch waits.
+inline courier_config e2e_config(const courier_settings& s) {
+  courier_config cfg;
+  cfg.kafka.brokers = kafka_environment::bootstrap();
+  cfg.kafka.group_id = s.group;
+  cfg.kafka.properties = courier::testing::fast_group();
+  cfg.kafka.properties.insert(
+    {{"auto.commit.interval.ms", std::to_string(s.auto_commit_interval_ms)},
+     {"fetch.wait.max.ms", "50"},
+     {"reconnect.backoff.max.ms", "1000"},
+     {"topic.metadata.refresh.interval.ms", "5000"}});
+  route_config r;
+  r.name = "shipments";
+  r.topic = s.topic;
+  r.url = s.url;
+  r.max_in_flight = static_cast<std::size_t>(s.max_in_flight);
+  r.max_in_flight_per_partition = static_cast<std::size_t>(s.max_in_flight);
+  r.retry_tiers = s.retry_tiers;
+  r.retry.initial = 20ms;
+  r.retry.max = 500ms;
+  r.retry.max_attempts = s.max_attempts;
+  r.http.timeout = 2s;
+  cfg.routes.push_back(r);
+  return cfg;
 }
 
 // `courier topics ensure`: the route's retry-tier and DLQ topics next to its source topic.
 inline void ensure_topics(const std::filesystem::path& config, const std::filesystem::path& dir) {
-  child_process ensure{COURIER_BINARY,
-                       {"topics", "ensure", "--config", config.string()},
-                       {"HMAC_SECRET=" + e2e_secret()},
-                       (dir / "topics-ensure.log").string(),
-                       {"HMAC_SECRET_FILE", "KAFKA_BROKERS", "WEBHOOK_URL"}};
+  courier_process ensure{{"topics", "ensure", "--config", config.string()},
+                         {"HMAC_SECRET=" + e2e_secret()},
+                         (dir / "topics-ensure.log").string()};
   const auto code = ensure.wait_exit(60s);
   if (!code || *code != 0) {
     throw std::runtime_error("courier topics ensure failed: " + ensure.log());
@@ -357,20 +325,18 @@ inline void ensure_topics(const std::filesystem::path& config, const std::filesy
 
 // The config file, and every topic it names (the source topic exists already).
 inline std::filesystem::path prepare(const courier_settings& s, const std::filesystem::path& dir) {
-  const auto path = write_config(s, dir);
+  const auto path = courier::testing::write_config(e2e_config(s), dir);
   ensure_topics(path, dir);
   return path;
 }
 
 // `courier run` as a process; its log (stderr) goes to <dir>/<name>.log.
-inline std::unique_ptr<child_process> start_courier(const std::filesystem::path& config,
-                                                    const std::filesystem::path& dir,
-                                                    const std::string& name) {
-  return std::make_unique<child_process>(
-    COURIER_BINARY,
+inline std::unique_ptr<courier_process> start_courier(const std::filesystem::path& config,
+                                                      const std::filesystem::path& dir,
+                                                      const std::string& name) {
+  return std::make_unique<courier_process>(
     std::vector<std::string>{"run", "--config", config.string(), "--log-level", "info"},
-    std::vector<std::string>{"HMAC_SECRET=" + e2e_secret()}, (dir / (name + ".log")).string(),
-    std::set<std::string>{"HMAC_SECRET_FILE", "KAFKA_BROKERS", "WEBHOOK_URL"});
+    std::vector<std::string>{"HMAC_SECRET=" + e2e_secret()}, (dir / (name + ".log")).string());
 }
 
 inline std::size_t count_of(const std::string& text, const std::string& needle) {
@@ -476,15 +442,14 @@ inline std::vector<record> read_to_end(const std::string& topic, int partitions,
                        }
                      }}};
   std::vector<record> out;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (static_cast<int>(at_end.size()) < partitions &&
-         std::chrono::steady_clock::now() < deadline) {
-    for (auto& r : c.poll(std::chrono::milliseconds{100}, 500)) {
-      out.push_back(std::move(r));
-    }
-  }
+  const bool all_at_end = wait_until(
+    [&] { return static_cast<int>(at_end.size()) >= partitions; }, timeout, [&] {
+      for (auto& r : c.poll(std::chrono::milliseconds{100}, 500)) {
+        out.push_back(std::move(r));
+      }
+    });
   c.close();
-  if (static_cast<int>(at_end.size()) < partitions) {
+  if (!all_at_end) {
     throw std::runtime_error("reading " + topic + ": only " + std::to_string(at_end.size()) +
                              " of " + std::to_string(partitions) + " partitions reached their end");
   }

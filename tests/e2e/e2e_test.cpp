@@ -12,7 +12,7 @@
 #include "core/kafka/admin.hpp"
 #include "core/retry/retry_headers.hpp"
 #include "core/retry/retry_tiers.hpp"
-#include "e2e_support.hpp"
+#include "tests/e2e/e2e_support.hpp"
 #include "tests/support/parked_record.hpp"
 #include "demo/topic_reader.hpp"
 
@@ -37,8 +37,8 @@ std::string tail(const std::string& log, std::size_t bytes = 4000) {
 TEST(EndToEnd, HappyPathDeliversAllAndCommitsOnSigterm) {
   constexpr std::uint64_t n = 600;
   constexpr int partitions = 3;
-  const auto dir = scratch_dir("happy");
-  const remove_on_success cleanup{dir};
+  const temp_dir scratch{"e2e-happy", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   const courier_settings s{unique_name("happy-group"), unique_name("happy"), "", 64, 100};
   create_topic(s.topic, partitions);
   seed(s.topic, 0, n);
@@ -65,8 +65,8 @@ TEST(EndToEnd, SigkillMidRunThenRestartDeliversAllWithBoundedDuplicates) {
   constexpr int max_in_flight = 16;
   constexpr int latency_ms = 40;
   constexpr int commit_interval_ms = 20;
-  const auto dir = scratch_dir("sigkill");
-  const remove_on_success cleanup{dir};
+  const temp_dir scratch{"e2e-sigkill", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   webhook w{dir, latency_ms};
   const courier_settings s{unique_name("sigkill-group"), unique_name("sigkill"), w.url(),
                            max_in_flight, commit_interval_ms};
@@ -111,8 +111,8 @@ TEST(EndToEnd, SigkillMidRunThenRestartDeliversAllWithBoundedDuplicates) {
 TEST(EndToEnd, SigtermMidRunThenRestartDeliversNothingTwice) {
   constexpr std::uint64_t n = 600;
   constexpr int partitions = 3;
-  const auto dir = scratch_dir("sigterm");
-  const remove_on_success cleanup{dir};
+  const temp_dir scratch{"e2e-sigterm", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   webhook w{dir, 40};
   const courier_settings s{unique_name("sigterm-group"), unique_name("sigterm"), w.url(), 16, 100};
   create_topic(s.topic, partitions);
@@ -154,8 +154,8 @@ TEST(EndToEnd, BrokerKilledAndRestartedWhileCourierRuns) {
   constexpr std::uint64_t second_batch = 400;
   constexpr std::uint64_t n = first_batch + second_batch;
   constexpr int partitions = 2;
-  const auto dir = scratch_dir("broker");
-  const remove_on_success cleanup{dir};
+  const temp_dir scratch{"e2e-broker", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   webhook w{dir, 20};
   const courier_settings s{unique_name("broker-group"), unique_name("broker"), w.url(), 8, 100};
   create_topic(s.topic, partitions);
@@ -190,8 +190,8 @@ TEST(EndToEnd, BrokerKilledAndRestartedWhileCourierRuns) {
 TEST(EndToEnd, SecondInstanceJoinsAndLeavesWithoutLoss) {
   constexpr std::uint64_t n = 1000;
   constexpr int partitions = 4;
-  const auto dir = scratch_dir("rebalance");
-  const remove_on_success cleanup{dir};
+  const temp_dir scratch{"e2e-rebalance", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   webhook w{dir, 40};
   const courier_settings s{unique_name("rebalance-group"), unique_name("rebalance"), w.url(), 8,
                            100};
@@ -247,8 +247,8 @@ TEST(EndToEnd, SecondInstanceJoinsAndLeavesWithoutLoss) {
 TEST(EndToEnd, TiersAndDlqAccountForEveryRecordExactlyOnce) {
   constexpr std::uint64_t n = 400;
   constexpr int partitions = 3;
-  const auto dir = scratch_dir("tiers");
-  const remove_on_success cleanup{dir};
+  const temp_dir scratch{"e2e-tiers", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   webhook w{dir, 0, /*fail_rate_503=*/0.4, /*fail_rate_400=*/0.05};
   courier_settings s{unique_name("tiers-group"), unique_name("tiers"), w.url(), 64, 100};
   s.max_attempts = 2;
@@ -298,8 +298,8 @@ TEST(EndToEnd, TiersAndDlqAccountForEveryRecordExactlyOnce) {
 TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordExactlyOnce) {
   constexpr int n = 300;
   constexpr int partitions = 3;
-  const auto dir = scratch_dir("redrive");
-  const remove_on_success cleanup{dir};
+  const temp_dir scratch{"e2e-redrive", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   const std::string& bootstrap = kafka_environment::bootstrap();
   // Catching a transaction open takes luck with the timing (one commit is a few milliseconds),
   // so a scenario that did not catch one before its run ended starts over on fresh topics.
@@ -374,15 +374,14 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
                         {},
                         (dir / ("redrive-killed-" + std::to_string(attempt) + ".log")).string(),
                         {"KAFKA_BROKERS"}};
-      const auto deadline = std::chrono::steady_clock::now() + 60s;
-      while (!left_open && run.running() && std::chrono::steady_clock::now() < deadline) {
+      wait_until([&] { return left_open || !run.running(); }, 60s, [&] {
         if (!open_after_a_commit()) {
-          continue;
+          return;
         }
         run.signal(SIGSTOP);
         left_open = !wait_until([&] { return !open_now(); }, 1s);
         run.signal(left_open ? SIGKILL : SIGCONT);
-      }
+      });
       if (!left_open) {
         run.wait_exit(10s);
         continue;  // the run ended without a transaction caught open: start over

@@ -4,58 +4,30 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "core/kafka/admin.hpp"
-#include "tests/integration/courier_process.hpp"
 #include "tests/integration/stand.hpp"
+#include "tests/support/courier_json.hpp"
+#include "tests/support/courier_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("courier-service-test-" + name + "-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-// The stand's configuration as the JSON file `courier run` reads; the secret stays out of it.
+// The stand's configuration as the file `courier run` reads, fetching without delay.
 std::filesystem::path write_config(const stand& s, const std::filesystem::path& dir) {
-  const auto& r = s.cfg.routes.front();
-  nlohmann::json properties = nlohmann::json::object();
-  for (const auto& [k, v] : s.cfg.kafka.properties) {
-    properties[k] = v;
-  }
-  properties["fetch.wait.max.ms"] = "10";
-  nlohmann::json tiers = nlohmann::json::array();
-  for (const auto t : r.retry_tiers) {
-    tiers.push_back(std::to_string(t.count()) + "ms");
-  }
-  const nlohmann::json doc = {
-      {"kafka",
-       {{"brokers", s.cfg.kafka.brokers},
-        {"group_id", s.cfg.kafka.group_id},
-        {"properties", properties}}},
-      {"routes",
-       {{{"name", r.name},
-         {"topic", r.topic},
-         {"retry_tiers", tiers},
-         {"url", r.url},
-         {"retry", {{"initial", "20ms"}, {"max", "200ms"}}},
-         {"http", {{"timeout", "1s"}}}}}},
-  };
-  const auto path = dir / "courier.json";
-  std::ofstream{path} << doc.dump(2);
-  return path;
+  courier_config cfg = s.cfg;
+  cfg.kafka.properties["fetch.wait.max.ms"] = "10";
+  return courier::testing::write_config(cfg, dir);
 }
 
 TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
   stand s{2};
   s.seed(200);
-  const auto dir = scratch_dir("sigterm");
+  const temp_dir scratch{"service-sigterm", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   courier_process courier{{"run", "--config", write_config(s, dir).string()},
                           {"HMAC_SECRET=" + test_secret()},
                           (dir / "courier.log").string()};
@@ -83,7 +55,8 @@ TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
 
 TEST(CourierRun, RefusesToStartWhenATierOrTheDlqTopicIsMissing) {
   stand s{1};
-  const auto dir = scratch_dir("missing");
+  const temp_dir scratch{"service-missing", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   s.route().topic = "orders.v1";  // none of its topics exist
   s.route().dlq_topic = "";
   courier_process courier{{"run", "--config", write_config(s, dir).string()},
@@ -101,7 +74,8 @@ TEST(CourierRun, RefusesToStartWhenATierOrTheDlqTopicIsMissing) {
 }
 
 TEST(CourierRun, ABadConfigValueNamesItsKeyAndExitsWith2) {
-  const auto dir = scratch_dir("badconfig");
+  const temp_dir scratch{"service-badconfig", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   const auto path = dir / "courier.json";
   std::ofstream{path} << R"({"routes": [{"name": "shipments", "topic": "brew.shipments.v1",
     "url": "http://127.0.0.1:8090/deliver", "breaker": {"trip_after": -3}}]})";
@@ -114,7 +88,8 @@ TEST(CourierRun, ABadConfigValueNamesItsKeyAndExitsWith2) {
 }
 
 TEST(CourierRun, AMissingSecretIsAConfigurationError) {
-  const auto dir = scratch_dir("nosecret");
+  const temp_dir scratch{"service-nosecret", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   const auto path = dir / "courier.json";
   std::ofstream{path} << R"({"routes": [{"name": "shipments", "topic": "brew.shipments.v1",
     "url": "http://127.0.0.1:8090/deliver"}]})";
@@ -128,7 +103,8 @@ TEST(CourierRun, AMissingSecretIsAConfigurationError) {
 // `courier demo` end to end: embedded mock cluster, in-process receiver, the real pipeline,
 // and an exit status that says whether every seeded record was accounted for.
 TEST(CourierDemo, AccountsForEveryRecordWithTiersAndTheDlqAndExitsZero) {
-  const auto dir = scratch_dir("demo");
+  const temp_dir scratch{"service-demo", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   courier_process demo{{"demo", "--records", "300", "--fail-rate-503", "0.2", "--fail-rate-400",
                         "0.05", "--no-progress"},
                        {},
@@ -145,7 +121,8 @@ TEST(CourierDemo, AccountsForEveryRecordWithTiersAndTheDlqAndExitsZero) {
 }
 
 TEST(CourierDemo, RefusesMoreRecordsThanTheMockClusterKeeps) {
-  const auto dir = scratch_dir("demo-too-many");
+  const temp_dir scratch{"service-demo-too-many", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
   courier_process demo{
       {"demo", "--records", "100000", "--partitions", "1"}, {}, (dir / "demo.log").string()};
   const auto code = demo.wait_exit(30s);

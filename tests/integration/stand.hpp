@@ -4,12 +4,8 @@
 // server on loopback, seeded shipments and a courier configuration pointing at both.
 
 #include <chrono>
-#include <functional>
-#include <map>
 #include <memory>
-#include <set>
 #include <string>
-#include <thread>
 
 #include <caf/all.hpp>
 
@@ -20,24 +16,10 @@
 #include "mock_webhook/server.hpp"
 #include "demo/shipments.hpp"
 #include "topology/topics.hpp"
+#include "tests/support/kafka_group.hpp"
+#include "tests/support/wait_until.hpp"
 
 namespace courier::testing {
-
-// Polls `done` until it holds or `timeout` passes; returns its last value.
-inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) {
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds{20});
-  }
-  return done();
-}
-
-inline std::map<std::string, std::string> fast_group() {
-  return {{"heartbeat.interval.ms", "500"}, {"session.timeout.ms", "6000"}};
-}
 
 inline std::string test_secret() {
   return "integration-secret";
@@ -51,8 +33,7 @@ struct stand {
 
     cfg.kafka.brokers = cluster.bootstrap_servers();
     cfg.kafka.group_id = "courier-it";
-    // librdkafka 2.0.2's mock coordinator lets a new member join only after the departed
-    // members' sessions expired, LeaveGroup or not: keep sessions short.
+    // Short sessions: see fast_group().
     cfg.kafka.properties = fast_group();
     route_config r;
     r.name = "shipments";

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/integration/courier_process.hpp"
+#include "tests/support/courier_process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace courier::testing {

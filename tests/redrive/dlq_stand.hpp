@@ -40,6 +40,33 @@ struct parked_spec {
   header_list extra_headers;      // on the original record (carried into the DLQ)
 };
 
+// n records, alternating partitions; record i has key "key-i" and sits at DLQ and origin
+// coordinates (i % 2, i / 2).
+inline std::vector<parked_spec> parked_specs(int n, const std::string& error_class = "http_503") {
+  std::vector<parked_spec> out;
+  for (int i = 0; i < n; ++i) {
+    parked_spec s;
+    s.partition = i % 2;
+    s.offset = i / 2;
+    s.key = "key-" + std::to_string(i);
+    s.error_class = error_class;
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Every committed record of `topic`, read to its high watermark (read_committed); returns at
+// once.
+inline std::vector<record> read_all(const std::string& bootstrap, const std::string& topic) {
+  dlq_reader reader{bootstrap, 10s};
+  std::vector<record> records;
+  reader.read(topic, reader.ranges(topic, reader.partition_count(topic)), [&](record&& r) {
+    records.push_back(std::move(r));
+    return true;
+  });
+  return records;
+}
+
 struct run_result {
   int code = -1;
   std::string out;
@@ -67,6 +94,18 @@ inline run_result run_redrive_in_process(const std::vector<std::string>& args) {
   result.out = out.str();
   result.err = err.str();
   return result;
+}
+
+// `redrive` in process against `bootstrap` (a 5 s timeout), from `dlq` unless `args` name
+// another --from.
+inline run_result run_redrive(const std::string& bootstrap, const std::string& dlq,
+                              const std::vector<std::string>& args) {
+  std::vector<std::string> all{"redrive", "--bootstrap", bootstrap, "--timeout", "5s"};
+  if (std::find(args.begin(), args.end(), "--from") == args.end()) {
+    all.insert(all.end(), {"--from", dlq});
+  }
+  all.insert(all.end(), args.begin(), args.end());
+  return run_redrive_in_process(all);
 }
 
 class dlq_stand {
@@ -123,23 +162,12 @@ class dlq_stand {
 
   // Every committed record of `topic`, read to its high watermark (read_committed).
   std::vector<record> read_all(const std::string& topic) const {
-    dlq_reader reader{bootstrap(), 10s};
-    std::vector<record> records;
-    reader.read(topic, reader.ranges(topic, reader.partition_count(topic)), [&](record&& r) {
-      records.push_back(std::move(r));
-      return true;
-    });
-    return records;
+    return test::read_all(bootstrap(), topic);
   }
 
   // Runs redrive in process against this cluster.
-  run_result run(std::vector<std::string> args) const {
-    std::vector<std::string> all{"redrive", "--bootstrap", bootstrap(), "--timeout", "5s"};
-    if (std::find(args.begin(), args.end(), "--from") == args.end()) {
-      all.insert(all.end(), {"--from", dlq});
-    }
-    all.insert(all.end(), args.begin(), args.end());
-    return run_redrive_in_process(all);
+  run_result run(const std::vector<std::string>& args) const {
+    return run_redrive(bootstrap(), dlq, args);
   }
 
  private:

@@ -28,13 +28,13 @@ namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using courier::redrive::test::run_redrive_in_process;
+using courier::redrive::test::read_all;
 using courier::redrive::test::run_result;
+using courier::redrive::test::wall_now_ms;
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+// `redrive --from <dlq> --json` in process, as the operator would run it.
+run_result run_redrive(const std::string& brokers, const std::string& dlq) {
+  return courier::redrive::test::run_redrive(brokers, dlq, {"--json"});
 }
 
 std::string coordinates_of(const record& r) {
@@ -44,23 +44,6 @@ std::string coordinates_of(const record& r) {
 std::string header_or_empty(const record& r, std::string_view name) {
   const auto v = find_header(r.headers, name);
   return v ? std::string{*v} : std::string{};
-}
-
-// Every committed record of `topic` up to its current high watermarks; returns at once.
-std::vector<record> read_all(const std::string& brokers, const std::string& topic) {
-  redrive::dlq_reader reader{brokers, 10s};
-  std::vector<record> out;
-  reader.read(topic, reader.ranges(topic, reader.partition_count(topic)), [&](record&& r) {
-    out.push_back(std::move(r));
-    return true;
-  });
-  return out;
-}
-
-// `redrive --from <dlq> --json` in process, as the operator would run it.
-run_result run_redrive(const std::string& brokers, const std::string& dlq) {
-  return run_redrive_in_process(
-      {"redrive", "--from", dlq, "--bootstrap", brokers, "--timeout", "5s", "--json"});
 }
 
 TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOneIsADuplicate) {
@@ -104,9 +87,9 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
     failure_info f;
     f.error_class = "timeout";
     f.error_message = "no answer within 1000ms";
-    f.trace = {format_trace_entry(now_ms(), "timeout")};
+    f.trace = {format_trace_entry(wall_now_ms(), "timeout")};
     f.attempts = 1;
-    f.failed_at_ms = now_ms();
+    f.failed_at_ms = wall_now_ms();
     kafka::producer prod{s.cfg.kafka.brokers};
     prod.produce(s.dlq, known.partition, known.key, known.value,
                  dlq_copy(known, s.route().name, s.dlq, f, f.failed_at_ms), 0);

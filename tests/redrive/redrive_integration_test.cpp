@@ -9,21 +9,6 @@
 namespace courier::redrive::test {
 namespace {
 
-// n records, alternating partitions; record i has key "key-i" and sits at DLQ and origin
-// coordinates (i % 2, i / 2).
-std::vector<parked_spec> specs(int n, const std::string& error_class = "http_503") {
-  std::vector<parked_spec> out;
-  for (int i = 0; i < n; ++i) {
-    parked_spec s;
-    s.partition = i % 2;
-    s.offset = i / 2;
-    s.key = "key-" + std::to_string(i);
-    s.error_class = error_class;
-    out.push_back(s);
-  }
-  return out;
-}
-
 std::string dlq_coordinates(int i) {
   return ledger_key(dlq_stand::dlq, i % 2, i / 2);
 }
@@ -38,7 +23,7 @@ std::set<std::string> keys_of(const std::vector<record>& records) {
 
 TEST(Redrive, MovesEachDlqRecordOnceWithKeyValueAndIdempotencyKey) {
   dlq_stand stand;
-  stand.park(specs(20));
+  stand.park(parked_specs(20));
   const run_result r = stand.run({"--json"});
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out).at("moved"), 20);
@@ -73,7 +58,7 @@ TEST(Redrive, MovesEachDlqRecordOnceWithKeyValueAndIdempotencyKey) {
 
 TEST(Redrive, ASecondRunPublishesNothing) {
   dlq_stand stand;
-  stand.park(specs(12));
+  stand.park(parked_specs(12));
   ASSERT_EQ(stand.run({}).code, 0);
   const run_result again = stand.run({"--json"});
   ASSERT_EQ(again.code, 0) << again.err;
@@ -90,7 +75,7 @@ TEST(Redrive, ASecondRunPublishesNothing) {
 TEST(Redrive, FiltersSelectExactlyTheRightRecordsAndLeaveTheRestForLater) {
   dlq_stand stand;
   const std::int64_t now = wall_now_ms();
-  auto all = specs(12);
+  auto all = parked_specs(12);
   for (int i = 0; i < 12; ++i) {
     all[i].error_class = i % 3 == 0 ? "http_503" : (i % 3 == 1 ? "http_4xx" : "timeout");
     all[i].failed_at_ms = now - (i < 6 ? 3'600'000 * 3 : 60'000);  // 3h ago or 1m ago
@@ -127,7 +112,7 @@ TEST(Redrive, FiltersSelectExactlyTheRightRecordsAndLeaveTheRestForLater) {
 
 TEST(Redrive, DryRunMovesNothing) {
   dlq_stand stand;
-  stand.park(specs(6));
+  stand.park(parked_specs(6));
   const run_result r = stand.run({"--dry-run", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(r.out);
@@ -140,7 +125,7 @@ TEST(Redrive, DryRunMovesNothing) {
 
 TEST(Redrive, LoopGuardRefusesAtTheLimitAndForceOverrides) {
   dlq_stand stand;
-  auto all = specs(2);
+  auto all = parked_specs(2);
   all[0].extra_headers = {{"courier.redrive.count", "3"}};
   all[1].extra_headers = {{"courier.redrive.count", "2"}};
   stand.park(all);
@@ -167,7 +152,7 @@ TEST(Redrive, ListAndStatsMatchTheDlq) {
   dlq_stand stand;
   const std::int64_t now = wall_now_ms();
   constexpr std::int64_t hour = 3'600'000;
-  auto all = specs(8);
+  auto all = parked_specs(8);
   const std::int64_t ages[] = {10'000, 10'000, 2 * hour, 2 * hour, 2 * hour, 48 * hour,
                                30 * 24 * hour, 40 * 24 * hour};
   for (int i = 0; i < 8; ++i) {
@@ -216,7 +201,7 @@ TEST(Redrive, ListAndStatsMatchTheDlq) {
 
 TEST(Redrive, ShowPrintsOneRecordWithAllHeaders) {
   dlq_stand stand;
-  stand.park(specs(3));
+  stand.park(parked_specs(3));
   const run_result r = stand.run({"--show", dlq_coordinates(2), "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto rec = nlohmann::json::parse(r.out);
@@ -233,7 +218,7 @@ TEST(Redrive, ShowPrintsOneRecordWithAllHeaders) {
 
 TEST(Redrive, MalformedHeadersAreReportedSkippedAndKeptWhileTheOthersMove) {
   dlq_stand stand;
-  stand.park(specs(4));  // DLQ offsets 0, 1 in both partitions
+  stand.park(parked_specs(4));  // DLQ offsets 0, 1 in both partitions
   stand.park_raw(0, "bad-partition",
                  {{"courier.origin.topic", dlq_stand::origin},
                   {"courier.origin.partition", "zero"},

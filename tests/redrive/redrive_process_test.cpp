@@ -4,6 +4,7 @@
 #include "tests/redrive/dlq_stand.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/wait_until.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@ namespace {
 
 using courier::testing::child_process;
 using courier::testing::temp_dir;
+using courier::testing::wait_until;
 
 // Records in the target topic so far, control records included: a cheap trigger only.
 std::int64_t target_high_watermarks(const dlq_stand& stand) {
@@ -28,15 +30,7 @@ std::int64_t target_high_watermarks(const dlq_stand& stand) {
 TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
   dlq_stand stand;
   constexpr int records = 400;
-  std::vector<parked_spec> all;
-  for (int i = 0; i < records; ++i) {
-    parked_spec s;
-    s.partition = i % 2;
-    s.offset = i / 2;
-    s.key = "key-" + std::to_string(i);
-    all.push_back(s);
-  }
-  stand.park(all);
+  stand.park(parked_specs(records));
 
   temp_dir dir;
   {
@@ -46,12 +40,9 @@ TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
                          "100", "--batch", "10", "--timeout", "5s"},
                         {},
                         (dir.path() / "first.log").string()};
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
     std::optional<int> exited;
-    while (!exited && target_high_watermarks(stand) < 60 &&
-           std::chrono::steady_clock::now() < deadline) {
-      exited = child.wait_exit(20ms);
-    }
+    wait_until([&] { return exited || target_high_watermarks(stand) >= 60; }, 20s,
+               [&] { exited = child.wait_exit(20ms); });
     ASSERT_FALSE(exited) << "redrive ended before it could be killed: " << child.log();
     ASSERT_GE(target_high_watermarks(stand), 60) << child.log();
     child.signal(SIGKILL);

@@ -15,8 +15,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "tests/support/wait_until.hpp"
 
 extern char** environ;
 
@@ -86,18 +87,15 @@ class child_process {
 
   // The exit status once the process ended within `timeout`; -1 for death by a signal.
   std::optional<int> wait_exit(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!exit_code_) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds{20});
-    }
+    wait_until(
+        [&] {
+          int status = 0;
+          if (!exit_code_ && waitpid(pid_, &status, WNOHANG) == pid_) {
+            exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+          }
+          return exit_code_.has_value();
+        },
+        timeout);
     return exit_code_;
   }
 

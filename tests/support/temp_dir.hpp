@@ -4,18 +4,26 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
+#include <gtest/gtest.h>
+
 namespace courier::testing {
 
-// A fresh directory per test, removed afterwards.
+// A fresh directory per test (<tmp>/courier-<name>-XXXXXX), removed afterwards. One made with
+// `keep_if_failed` outlives a test that failed, so its logs can be read; the test's output
+// names it.
 class temp_dir {
  public:
-  temp_dir() {
+  static constexpr bool keep_if_failed = true;
+
+  explicit temp_dir(const std::string& name = "test", bool keep_on_failure = false)
+      : keep_on_failure_(keep_on_failure) {
     std::string pattern =
-        (std::filesystem::temp_directory_path() / "courier-test-XXXXXX").string();
+        (std::filesystem::temp_directory_path() / ("courier-" + name + "-XXXXXX")).string();
     if (mkdtemp(pattern.data()) == nullptr) {
       throw std::runtime_error{"mkdtemp failed"};
     }
@@ -24,6 +32,10 @@ class temp_dir {
   temp_dir(const temp_dir&) = delete;
   temp_dir& operator=(const temp_dir&) = delete;
   ~temp_dir() {
+    if (keep_on_failure_ && ::testing::Test::HasFailure()) {
+      std::cerr << "kept " << path_.string() << " for the failed test\n";
+      return;
+    }
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
@@ -38,6 +50,7 @@ class temp_dir {
 
  private:
   std::filesystem::path path_;
+  bool keep_on_failure_ = false;
 };
 
 }  // namespace courier::testing

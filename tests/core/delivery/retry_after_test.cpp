@@ -1,4 +1,5 @@
 #include "core/delivery/retry_after.hpp"
+#include "tests/support/http_dates.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,12 +13,9 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 using time_point = std::chrono::system_clock::time_point;
 
-// Sun, 06 Nov 1994 08:49:37 GMT, RFC 9110's example date.
-constexpr std::int64_t rfc_example_epoch = 784111777;
-const time_point rfc_example{seconds{rfc_example_epoch}};
-const time_point ten_seconds_before = rfc_example - seconds{10};
-// 2024-06-01T00:00:00Z, a "now" for the two-digit-year pivot.
-const time_point mid_2024{seconds{1717200000}};
+using courier::testing::mid_2024;
+using courier::testing::rfc_example;
+using courier::testing::ten_seconds_before;
 
 TEST(RetryAfter, ReadsDeltaSeconds) {
   EXPECT_EQ(parse_retry_after("120", mid_2024), milliseconds{120000});

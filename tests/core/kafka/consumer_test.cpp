@@ -4,7 +4,8 @@
 #include "core/kafka/error.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
-#include "tests/core/kafka/test_support.hpp"
+#include "tests/support/kafka_group.hpp"
+#include "tests/support/wait_until.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,14 +16,11 @@ namespace courier::kafka {
 namespace {
 
 using namespace std::chrono_literals;
-using test::wait_until;
+using courier::testing::fast_group;
+using courier::testing::wait_until;
 
 constexpr auto poll_timeout = 100ms;
 constexpr std::size_t poll_batch = 64;
-
-std::map<std::string, std::string> fast_group() {
-  return {{"heartbeat.interval.ms", "500"}, {"session.timeout.ms", "6000"}};
-}
 
 // Records consumed so far, by partition and offset.
 struct consumed {
@@ -97,12 +95,12 @@ TEST(KafkaConsumer, ConsumesEveryRecordExactlyOnceWithHeadersIntact) {
                 {nullptr, nullptr, [&errors](const std::string& e) { errors.push_back(e); }}};
   consumed got;
   ASSERT_TRUE(wait_until(
-      30s, [&] { return got.total >= n; },
+      [&] { return got.total >= n; }, 30s,
       [&] { got.add(cons.poll(poll_timeout, poll_batch)); }))
       << "consumed " << got.total;
   // Nothing more arrives: every record came exactly once.
   wait_until(
-      300ms, [] { return false; }, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
+      [] { return false; }, 300ms, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
   EXPECT_EQ(got.total, static_cast<std::size_t>(n));
   EXPECT_EQ(got.duplicates, 0U);
 
@@ -145,7 +143,7 @@ TEST(KafkaConsumer, NullKeyAndNullHeaderValueArriveAsAbsentAndEmpty) {
   consumer cons{{cluster.bootstrap_servers(), "nulls", {"orders"}, fast_group()}, {}};
   std::vector<record> got;
   ASSERT_TRUE(wait_until(
-      30s, [&] { return !got.empty(); }, [&] { got = cons.poll(poll_timeout, poll_batch); }));
+      [&] { return !got.empty(); }, 30s, [&] { got = cons.poll(poll_timeout, poll_batch); }));
   ASSERT_EQ(got.size(), 1U);
   EXPECT_FALSE(got[0].key.has_value());
   EXPECT_EQ(got[0].value, "");
@@ -164,7 +162,7 @@ TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
     consumer first{settings, {}};
     consumed got;
     ASSERT_TRUE(wait_until(
-        30s, [&] { return got.total >= 160; },
+        [&] { return got.total >= 160; }, 30s,
         [&] { got.add(first.poll(poll_timeout, poll_batch)); }));
     for (const auto& [p, next] : stored) {
       EXPECT_TRUE(first.store_offset({"orders", p}, next));
@@ -178,11 +176,11 @@ TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
   consumed got;
   constexpr std::size_t not_done = 30 + 0 + 15 + 40;
   ASSERT_TRUE(wait_until(
-      30s, [&] { return got.total >= not_done; },
+      [&] { return got.total >= not_done; }, 30s,
       [&] { got.add(second.poll(poll_timeout, poll_batch)); }))
       << "consumed " << got.total;
   wait_until(
-      300ms, [] { return false; }, [&] { got.add(second.poll(poll_timeout, poll_batch)); });
+      [] { return false; }, 300ms, [&] { got.add(second.poll(poll_timeout, poll_batch)); });
   EXPECT_EQ(got.offsets(0), range(10, 40));
   EXPECT_EQ(got.offsets(1), range(40, 40));
   EXPECT_EQ(got.offsets(2), range(25, 40));
@@ -196,7 +194,7 @@ TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDelivers
   consumer cons{{cluster.bootstrap_servers(), "pause", {"orders"}, fast_group()}, {}};
   consumed got;
   ASSERT_TRUE(wait_until(
-      30s, [&] { return cons.assignment().size() == 4; },
+      [&] { return cons.assignment().size() == 4; }, 30s,
       [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   const partition_id p0{"orders", 0};
   cons.pause({p0});
@@ -204,16 +202,16 @@ TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDelivers
 
   produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 30);
   ASSERT_TRUE(wait_until(
-      10s, [&] { return got.total >= 90; },
+      [&] { return got.total >= 90; }, 10s,
       [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   wait_until(
-      500ms, [] { return false; }, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
+      [] { return false; }, 500ms, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
   EXPECT_TRUE(got.offsets(0).empty());
   EXPECT_EQ(got.total, 90U);
 
   cons.resume({p0});
   ASSERT_TRUE(wait_until(
-      10s, [&] { return got.total >= 120; },
+      [&] { return got.total >= 120; }, 10s,
       [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   EXPECT_EQ(got.offsets(0), range(0, 30));
   EXPECT_EQ(got.duplicates, 0U);
@@ -234,12 +232,12 @@ TEST(KafkaConsumer, StoreOffsetOnAnUnassignedPartitionReturnsFalse) {
   consumer a{settings, a_callbacks};
   EXPECT_FALSE(a.store_offset({"orders", 0}, 1));  // nothing assigned yet
   ASSERT_TRUE(wait_until(
-      30s, [&] { return a.assignment().size() == 4; },
+      [&] { return a.assignment().size() == 4; }, 30s,
       [&] { static_cast<void>(a.poll(poll_timeout, poll_batch)); }));
 
   consumer b{settings, {}};
   ASSERT_TRUE(wait_until(
-      30s, [&] { return a.assignment().size() == 2 && b.assignment().size() == 2; },
+      [&] { return a.assignment().size() == 2 && b.assignment().size() == 2; }, 30s,
       [&] {
         static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
         static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
@@ -272,7 +270,7 @@ TEST(KafkaConsumer, WhatOnRevokedStoresIsCommittedWhenTheConsumerCloses) {
   self = &cons;
   consumed got;
   ASSERT_TRUE(wait_until(
-      30s, [&] { return got.total >= 40; },
+      [&] { return got.total >= 40; }, 30s,
       [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   cons.close();
   EXPECT_EQ(revoked.size(), 4U);
@@ -286,7 +284,7 @@ TEST(KafkaConsumer, CommitWithNothingStoredIsFine) {
   consumer cons{{cluster.bootstrap_servers(), "nothing", {"orders"}, fast_group()}, {}};
   EXPECT_NO_THROW(cons.commit_sync());
   ASSERT_TRUE(wait_until(
-      30s, [&] { return cons.assignment().size() == 1; },
+      [&] { return cons.assignment().size() == 1; }, 30s,
       [&] { static_cast<void>(cons.poll(poll_timeout, poll_batch)); }));
   EXPECT_NO_THROW(cons.commit_sync());
   EXPECT_NO_THROW(cons.close());
@@ -303,7 +301,7 @@ TEST(KafkaConsumer, AnExceptionFromACallbackSurfacesFromPoll) {
   consumer cons{{cluster.bootstrap_servers(), "throws", {"orders"}, fast_group()}, cb};
   bool thrown = false;
   ASSERT_TRUE(wait_until(
-      30s, [&] { return thrown; },
+      [&] { return thrown; }, 30s,
       [&] {
         try {
           static_cast<void>(cons.poll(poll_timeout, poll_batch));
