@@ -1,5 +1,6 @@
 #include "topology/topics.hpp"
 
+#include <thread>
 #include <utility>
 
 #include "core/kafka/admin.hpp"
@@ -26,6 +27,38 @@ void create_topic(const std::string& brokers, const std::string& topic, int part
                   std::chrono::milliseconds timeout) {
   const std::vector<std::pair<std::string, int>> one{{topic, partitions}};
   kafka::create_topics(brokers, one, timeout);
+}
+
+// Partitions of `topic` in the metadata, 0 while the cluster does not know it (yet).
+int visible_partitions(const std::string& brokers, const std::string& topic,
+                       std::chrono::milliseconds timeout) {
+  try {
+    return kafka::partition_count(brokers, topic, timeout);
+  } catch (const kafka::kafka_error& e) {
+    if (e.code() == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+        e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+        e.code() == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE) {
+      return 0;
+    }
+    throw;
+  }
+}
+
+// A created topic (or added partitions) reaches the metadata of every broker a moment after
+// the controller answered; `courier run` started right after must find them.
+void wait_until_visible(const std::string& brokers, const std::string& topic, int partitions,
+                        std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int seen = 0;
+  while ((seen = visible_partitions(brokers, topic, timeout)) < partitions) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw kafka::kafka_error(RD_KAFKA_RESP_ERR__TIMED_OUT,
+                               "waiting for topic '" + topic + "' to show " +
+                                   std::to_string(partitions) + " partitions in the metadata "
+                                   "(it shows " + std::to_string(seen) + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{100});
+  }
 }
 
 }  // namespace
@@ -72,15 +105,21 @@ std::vector<std::string> ensure_topics(const courier_config& cfg, int source_par
       create_topic(cfg.kafka.brokers, route.topic, source_partitions, timeout);
       created.push_back(route.topic);
     }
+    wait_until_visible(cfg.kafka.brokers, route.topic, 1, timeout);
     const int partitions = kafka::partition_count(cfg.kafka.brokers, route.topic, timeout);
     auto derived = route_topics_to_consume(route);
     derived.erase(derived.begin());
     derived.push_back(dlq_topic_of(route));
     for (const auto& t : derived) {
-      if (!topic_exists(cfg.kafka.brokers, t, timeout)) {
+      const int existing = visible_partitions(cfg.kafka.brokers, t, timeout);
+      if (existing == 0) {
         create_topic(cfg.kafka.brokers, t, partitions, timeout);
         created.push_back(t);
+      } else if (existing < partitions) {
+        // The source grew: tier and DLQ records keep their partition number where it exists.
+        kafka::create_partitions(cfg.kafka.brokers, t, partitions, timeout);
       }
+      wait_until_visible(cfg.kafka.brokers, t, partitions, timeout);
     }
   }
   return created;

@@ -9,7 +9,7 @@
 namespace courier::kafka {
 namespace {
 
-handle_ptr make_handle(rd_kafka_type_t type, std::map<std::string, std::string> props,
+handle_ptr make_handle(rd_kafka_type_t type, const std::map<std::string, std::string>& props,
                        const std::string& purpose) {
   conf_ptr conf = make_conf(props);
   std::array<char, 512> reason{};
@@ -23,6 +23,55 @@ handle_ptr make_handle(rd_kafka_type_t type, std::map<std::string, std::string> 
 }
 
 int to_timeout_ms(std::chrono::milliseconds timeout) { return static_cast<int>(timeout.count()); }
+
+// Options of one admin request: request_timeout bounds the client's wait, operation_timeout
+// the controller's.
+admin_options_ptr admin_options(rd_kafka_t* rk, rd_kafka_admin_op_t op,
+                                std::chrono::milliseconds timeout, const std::string& what) {
+  admin_options_ptr options{rd_kafka_AdminOptions_new(rk, op)};
+  std::array<char, 512> reason{};
+  rd_kafka_resp_err_t err = rd_kafka_AdminOptions_set_request_timeout(
+      options.get(), to_timeout_ms(timeout), reason.data(), reason.size());
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "setting the " + what + " request timeout", reason.data());
+  }
+  err = rd_kafka_AdminOptions_set_operation_timeout(options.get(), to_timeout_ms(timeout),
+                                                    reason.data(), reason.size());
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, "setting the " + what + " operation timeout", reason.data());
+  }
+  return options;
+}
+
+// The result event of an admin request sent to `queue`; throws on a request-level error.
+event_ptr admin_result(rd_kafka_queue_t* queue, std::chrono::milliseconds timeout,
+                       const std::string& what) {
+  // The result arrives after at most the request timeout; wait a little longer than that.
+  event_ptr event{rd_kafka_queue_poll(queue, to_timeout_ms(timeout) + 1000)};
+  if (!event) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "waiting for the " + what + " result");
+  }
+  const rd_kafka_resp_err_t err = rd_kafka_event_error(event.get());
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, what, rd_kafka_event_error_string(event.get()));
+  }
+  return event;
+}
+
+// Throws for the first topic whose result is an error other than `tolerated`.
+void check_topic_results(const rd_kafka_topic_result_t** results, std::size_t count,
+                         rd_kafka_resp_err_t tolerated, const std::string& doing) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const rd_kafka_resp_err_t topic_err = rd_kafka_topic_result_error(results[i]);
+    if (topic_err == RD_KAFKA_RESP_ERR_NO_ERROR || topic_err == tolerated) {
+      continue;
+    }
+    const char* message = rd_kafka_topic_result_error_string(results[i]);
+    throw kafka_error(topic_err,
+                      doing + " '" + rd_kafka_topic_result_name(results[i]) + "'",
+                      message != nullptr ? message : rd_kafka_err2str(topic_err));
+  }
+}
 
 }  // namespace
 
@@ -68,32 +117,12 @@ void create_topics_with_config(const std::string& bootstrap,
     owned.push_back(std::move(topic));
   }
 
-  admin_options_ptr options{rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS)};
-  std::array<char, 512> reason{};
-  // request_timeout bounds the client's wait, operation_timeout the controller's.
-  rd_kafka_resp_err_t opt_err = rd_kafka_AdminOptions_set_request_timeout(
-      options.get(), to_timeout_ms(timeout), reason.data(), reason.size());
-  if (opt_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(opt_err, "setting the CreateTopics request timeout", reason.data());
-  }
-  opt_err = rd_kafka_AdminOptions_set_operation_timeout(options.get(), to_timeout_ms(timeout),
-                                                        reason.data(), reason.size());
-  if (opt_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(opt_err, "setting the CreateTopics operation timeout", reason.data());
-  }
+  const auto options =
+      admin_options(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS, timeout, "CreateTopics");
   queue_ptr queue{rd_kafka_queue_new(rk.get())};
   rd_kafka_CreateTopics(rk.get(), new_topics.data(), new_topics.size(), options.get(),
                         queue.get());
-
-  // The result arrives after at most the request timeout; wait a little longer than that.
-  event_ptr event{rd_kafka_queue_poll(queue.get(), to_timeout_ms(timeout) + 1000)};
-  if (!event) {
-    throw kafka_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "waiting for the CreateTopics result");
-  }
-  const rd_kafka_resp_err_t err = rd_kafka_event_error(event.get());
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(err, "creating topics", rd_kafka_event_error_string(event.get()));
-  }
+  const event_ptr event = admin_result(queue.get(), timeout, "creating topics");
   const rd_kafka_CreateTopics_result_t* result = rd_kafka_event_CreateTopics_result(event.get());
   if (result == nullptr) {
     throw kafka_error(RD_KAFKA_RESP_ERR__FAIL, "creating topics: unexpected event",
@@ -101,18 +130,37 @@ void create_topics_with_config(const std::string& bootstrap,
   }
   std::size_t count = 0;
   const rd_kafka_topic_result_t** results = rd_kafka_CreateTopics_result_topics(result, &count);
-  for (std::size_t i = 0; i < count; ++i) {
-    const rd_kafka_resp_err_t topic_err = rd_kafka_topic_result_error(results[i]);
-    if (topic_err == RD_KAFKA_RESP_ERR_NO_ERROR ||
-        topic_err == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
-      continue;
-    }
-    const char* message = rd_kafka_topic_result_error_string(results[i]);
-    throw kafka_error(topic_err,
-                      std::string("creating topic '") + rd_kafka_topic_result_name(results[i]) +
-                          "'",
-                      message != nullptr ? message : rd_kafka_err2str(topic_err));
+  check_topic_results(results, count, RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS, "creating topic");
+}
+
+void create_partitions(const std::string& bootstrap, const std::string& topic, int total,
+                       std::chrono::milliseconds timeout) {
+  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}},
+                              "adding partitions to '" + topic + "'");
+  std::array<char, 512> reason{};
+  new_partitions_ptr request{rd_kafka_NewPartitions_new(topic.c_str(),
+                                                        static_cast<std::size_t>(total),
+                                                        reason.data(), reason.size())};
+  if (!request) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "describing new partitions of '" + topic + "'",
+                      reason.data());
   }
+  rd_kafka_NewPartitions_t* requests[] = {request.get()};
+  const auto options =
+      admin_options(rk.get(), RD_KAFKA_ADMIN_OP_CREATEPARTITIONS, timeout, "CreatePartitions");
+  queue_ptr queue{rd_kafka_queue_new(rk.get())};
+  rd_kafka_CreatePartitions(rk.get(), requests, 1, options.get(), queue.get());
+  const event_ptr event = admin_result(queue.get(), timeout, "adding partitions");
+  const rd_kafka_CreatePartitions_result_t* result =
+      rd_kafka_event_CreatePartitions_result(event.get());
+  if (result == nullptr) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__FAIL, "adding partitions: unexpected event",
+                      rd_kafka_event_name(event.get()));
+  }
+  std::size_t count = 0;
+  const rd_kafka_topic_result_t** results =
+      rd_kafka_CreatePartitions_result_topics(result, &count);
+  check_topic_results(results, count, RD_KAFKA_RESP_ERR_NO_ERROR, "adding partitions to");
 }
 
 std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootstrap,

@@ -35,6 +35,11 @@ std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootst
                                                        const std::string& topic, int partitions,
                                                        std::chrono::milliseconds timeout);
 
+// Grows `topic` to `total` partitions (CreatePartitions); throws kafka_error if the broker
+// refuses, e.g. when the topic already has more.
+void create_partitions(const std::string& bootstrap, const std::string& topic, int total,
+                       std::chrono::milliseconds timeout);
+
 // How many partitions `topic` has; throws kafka_error naming the topic if it is unknown.
 int partition_count(const std::string& bootstrap, const std::string& topic,
                     std::chrono::milliseconds timeout);

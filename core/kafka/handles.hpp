@@ -39,6 +39,9 @@ struct admin_options_deleter {
 struct new_topic_deleter {
   void operator()(rd_kafka_NewTopic_t* topic) const { rd_kafka_NewTopic_destroy(topic); }
 };
+struct new_partitions_deleter {
+  void operator()(rd_kafka_NewPartitions_t* p) const { rd_kafka_NewPartitions_destroy(p); }
+};
 struct event_deleter {
   void operator()(rd_kafka_event_t* event) const { rd_kafka_event_destroy(event); }
 };
@@ -66,6 +69,7 @@ using headers_ptr = std::unique_ptr<rd_kafka_headers_t, headers_deleter>;
 using queue_ptr = std::unique_ptr<rd_kafka_queue_t, queue_deleter>;
 using admin_options_ptr = std::unique_ptr<rd_kafka_AdminOptions_t, admin_options_deleter>;
 using new_topic_ptr = std::unique_ptr<rd_kafka_NewTopic_t, new_topic_deleter>;
+using new_partitions_ptr = std::unique_ptr<rd_kafka_NewPartitions_t, new_partitions_deleter>;
 using event_ptr = std::unique_ptr<rd_kafka_event_t, event_deleter>;
 using error_ptr = std::unique_ptr<rd_kafka_error_t, error_deleter>;
 using metadata_ptr = std::unique_ptr<const rd_kafka_metadata_t, metadata_deleter>;

@@ -295,8 +295,7 @@ inline courier_config e2e_config(const courier_settings& s) {
   cfg.kafka.properties.insert(
     {{"auto.commit.interval.ms", std::to_string(s.auto_commit_interval_ms)},
      {"fetch.wait.max.ms", "50"},
-     {"reconnect.backoff.max.ms", "1000"},
-     {"topic.metadata.refresh.interval.ms", "5000"}});
+     {"reconnect.backoff.max.ms", "1000"}});
   route_config r;
   r.name = "shipments";
   r.topic = s.topic;
@@ -337,6 +336,19 @@ inline std::unique_ptr<courier_process> start_courier(const std::filesystem::pat
   return std::make_unique<courier_process>(
     std::vector<std::string>{"run", "--config", config.string(), "--log-level", "info"},
     std::vector<std::string>{"HMAC_SECRET=" + e2e_secret()}, (dir / (name + ".log")).string());
+}
+
+// Every one of the n seeded records reached the receiver once, signed right.
+inline void expect_accounting(const webhook& w, std::uint64_t n) {
+  const auto s = w.stats();
+  EXPECT_EQ(s.ok, n) << s.raw;
+  EXPECT_EQ(s.unique_keys, n) << "a key the topic never had: " << s.raw;
+  EXPECT_EQ(s.fail_401, 0U) << s.raw;
+}
+
+// The end of a process log, for failure messages.
+inline std::string tail(const std::string& log, std::size_t bytes = 4000) {
+  return log.size() > bytes ? log.substr(log.size() - bytes) : log;
 }
 
 inline std::size_t count_of(const std::string& text, const std::string& needle) {

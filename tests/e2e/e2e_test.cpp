@@ -22,17 +22,6 @@ namespace {
 [[maybe_unused]] ::testing::Environment* const kafka_env =
     ::testing::AddGlobalTestEnvironment(new kafka_environment);
 
-void expect_accounting(const webhook& w, std::uint64_t n) {
-  const auto s = w.stats();
-  EXPECT_EQ(s.ok, n) << s.raw;
-  EXPECT_EQ(s.unique_keys, n) << "a key the topic never had: " << s.raw;
-  EXPECT_EQ(s.fail_401, 0U) << s.raw;
-}
-
-std::string tail(const std::string& log, std::size_t bytes = 4000) {
-  return log.size() > bytes ? log.substr(log.size() - bytes) : log;
-}
-
 // a. Everything delivered, and everything delivered is committed on SIGTERM.
 TEST(EndToEnd, HappyPathDeliversAllAndCommitsOnSigterm) {
   constexpr std::uint64_t n = 600;

@@ -25,7 +25,7 @@ struct refusal {
 // kafka.properties are `properties` (a JSON object).
 refusal run_with(std::vector<std::string> command, const std::string& url,
                  const std::string& properties) {
-  const temp_dir dir{"courier-startup"};
+  const temp_dir dir{"startup"};
   const auto path = dir.path() / "courier.json";
   std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1", "properties": )" << properties
                       << R"(}, "routes": [{"name": "shipments", "topic": "brew.shipments.v1",
