@@ -94,6 +94,19 @@ void update_backpressure(self_ptr self) {
   }
 }
 
+// The head-of-line bound: a head that holds its partition back too far is moved on by the
+// delivery pool (to the next retry tier, unless it is held by the breaker or the endpoint).
+void check_head(self_ptr self, const partition_id& p, const offset_tracker& t) {
+  auto& st = self->state;
+  auto it = st.heads.find(p);
+  if (it == st.heads.end()) {
+    return;
+  }
+  if (const auto head = it->second.check(t)) {
+    self->send(st.delivery, expedite_atom::value, p.topic, p.partition, *head);
+  }
+}
+
 void store(self_ptr self, const partition_id& p, const offset_tracker& t) {
   if (auto next = t.committable()) {
     self->state.kafka->store_offset(p, *next);
@@ -105,6 +118,7 @@ void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {
   std::vector<std::string> names;
   for (const auto& p : ps) {
     st.trackers.emplace(p, offset_tracker{});
+    st.heads.insert_or_assign(p, head_of_line_guard{st.settings.head_of_line_records});
     apply(self, st.pauses.assign(p));
     names.push_back(name_of(p));
   }
@@ -127,6 +141,7 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
     if (auto it = st.trackers.find(p); it != st.trackers.end()) {
       store(self, p, it->second);
       st.trackers.erase(it);
+      st.heads.erase(p);
     }
     st.pauses.revoke(p);  // the wrapper resumes a revoked partition before giving it up
     st.gate.drop(p);
@@ -247,7 +262,9 @@ std::size_t take(self_ptr self, std::chrono::milliseconds timeout, std::size_t m
     it->second.track(r.offset);
     ++st.metrics->fetched;
     ++taken;
+    const partition_id p{r.topic, r.partition};
     gate_or_hand_out(self, std::move(r), to_overflow);
+    check_head(self, p, it->second);
   }
   return taken;
 }
@@ -332,6 +349,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
         case outcome_kind::dead_lettered:
           it->second.complete(o.offset);
           store(self, p, it->second);
+          check_head(self, p, it->second);
           break;
       }
       update_backpressure(self);

@@ -13,6 +13,7 @@
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "core/flow/due_gate.hpp"
+#include "core/flow/head_of_line.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/flow/offset_tracker.hpp"
 #include "core/flow/partition_pauses.hpp"
@@ -24,6 +25,7 @@ struct consumer_actor_settings {
   std::string route;
   std::size_t max_in_flight = 256;                // whole route
   std::size_t max_in_flight_per_partition = 0;    // one partition; 0: no bound of its own
+  std::size_t head_of_line_records = 1000;        // 0: no head-of-line bound
   std::chrono::milliseconds drain_timeout{10000};
   std::size_t max_records_per_poll = 500;
   // Retry-tier topics: their records pass the due-time gate before delivery.
@@ -36,6 +38,7 @@ struct consumer_actor_state {
   std::unique_ptr<kafka::consumer> kafka;
   caf::actor delivery;
   std::map<partition_id, offset_tracker> trackers;
+  std::map<partition_id, head_of_line_guard> heads;
   partition_pauses pauses;
   // Retry-tier records waiting for their due time; their partitions are paused meanwhile.
   due_gate gate;
@@ -60,6 +63,8 @@ struct consumer_actor_state {
 //   due_atom, topic, partition         (to itself: a gated partition's head may be due)
 //   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close
+// Sends the delivery pool (expedite_atom, topic, partition, offset) when a partition's head
+// record passes the head-of-line bound.
 caf::behavior consumer_actor(caf::stateful_actor<consumer_actor_state>* self,
                              consumer_actor_settings settings, caf::actor delivery,
                              std::shared_ptr<route_metrics> metrics);

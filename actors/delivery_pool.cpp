@@ -43,7 +43,7 @@ void send_attempt(self_ptr self, std::uint64_t id, bool probe) {
   ++st.metrics->attempts;
   auto req = make_delivery_request(p.rec, p.idempotency_key, *st.signer, st.route.content_type);
   auto handle = caf::actor_cast<caf::actor>(self);
-  st.client->post(std::move(req), [handle, id](http::response resp) {
+  st.client->post(std::move(req), [handle, id](const http::response& resp) {
     caf::anon_send(handle, attempted_atom::value, to_attempt_result(id, resp));
   });
 }
@@ -53,7 +53,12 @@ void send_attempt(self_ptr self, std::uint64_t id, bool probe) {
 // breaker event, however many attempts it took.
 void try_attempt(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
-  if (auto it = st.pending.find(id); it != st.pending.end() && it->second.probe) {
+  auto it = st.pending.find(id);
+  if (it == st.pending.end() || it->second.moving_on) {
+    return;  // done, or moved on to a tier while it waited for this attempt
+  }
+  it->second.in_backoff = false;
+  if (it->second.probe) {
     send_attempt(self, id, /*probe=*/true);
     return;
   }
@@ -112,6 +117,7 @@ void route_onward(self_ptr self, std::uint64_t id, bool permanent, const std::st
                   const attempt_result& r) {
   auto& st = self->state;
   auto& p = st.pending.at(id);
+  p.moving_on = true;
   const auto dest = next_destination(tier_of(st, p.rec.topic), permanent, st.route.retry_tiers,
                                      st.route.topic, st.dlq_topic);
   const auto now = now_ms();
@@ -160,9 +166,25 @@ void route_onward(self_ptr self, std::uint64_t id, bool permanent, const std::st
       });
 }
 
+// The record's attempt sequence ends without a delivery: one failed breaker event, and the
+// record moves to the next tier (or the DLQ after the last one).
+void give_up(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
+             const std::string& error_class) {
+  auto& st = self->state;
+  self->send(st.breaker, outcome_atom::value, false, p.probe);
+  p.probe = false;
+  ++st.metrics->exhausted;
+  route_onward(self, id, /*permanent=*/false, error_class, r);
+}
+
 void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
                   const std::string& error_class) {
   auto& st = self->state;
+  if (p.expedited) {
+    ++st.metrics->head_of_line_moves;
+    give_up(self, p, id, r, error_class);
+    return;
+  }
   if (st.backoff->may_retry(p.attempts)) {
     std::optional<std::chrono::milliseconds> retry_after;
     if (r.has_retry_after) {
@@ -176,14 +198,39 @@ void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const at
                                            {"error_class", error_class},
                                            {"status", r.status},
                                            {"delay_ms", delay.count()}});
+    p.in_backoff = true;
+    p.last_error_class = error_class;
+    p.last_result = r;
     self->delayed_send(self, delay, attempt_atom::value, id);
     return;
   }
   // One delivery is one breaker event, however many attempts it took.
-  self->send(st.breaker, outcome_atom::value, false, p.probe);
-  p.probe = false;
-  ++st.metrics->exhausted;
-  route_onward(self, id, /*permanent=*/false, error_class, r);
+  give_up(self, p, id, r, error_class);
+}
+
+// The consumer's head-of-line bound: a record waiting in its backoff moves to the next tier
+// now; one in an attempt moves at its next retriable failure. A record parked by the breaker
+// or held for an endpoint failure stays (they wait for the endpoint, not for their data).
+void expedite(self_ptr self, const std::string& topic, std::int32_t partition,
+              std::int64_t offset) {
+  auto& st = self->state;
+  for (auto& [id, p] : st.pending) {
+    if (p.rec.offset != offset || p.rec.partition != partition || p.rec.topic != topic) {
+      continue;
+    }
+    if (p.moving_on || p.expedited) {
+      return;
+    }
+    p.expedited = true;
+    if (p.in_backoff) {
+      ++st.metrics->head_of_line_moves;
+      log::info("head of line moved to a retry tier", {{"route", st.route.name},
+                                                       {"idempotency_key", p.idempotency_key},
+                                                       {"attempts", p.attempts}});
+      give_up(self, p, id, p.last_result, p.last_error_class);
+    }
+    return;
+  }
 }
 
 // The endpoint refused the record for a reason that is not about the record: a failed delivery
@@ -285,6 +332,9 @@ caf::behavior delivery_pool(self_ptr self, route_config route,
     },
     [=](attempted_atom, const attempt_result& r) { on_attempted(self, r); },
     [=](attempt_atom, std::uint64_t id) { try_attempt(self, id); },
+    [=](expedite_atom, const std::string& topic, std::int32_t partition, std::int64_t offset) {
+      expedite(self, topic, partition, offset);
+    },
     [=](state_atom, const breaker_change& change) {
       if (change.to == breaker_state::open) {
         return;

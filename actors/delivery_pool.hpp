@@ -10,6 +10,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "core/delivery/answer_judge.hpp"
 #include "core/delivery/backoff.hpp"
@@ -29,6 +30,14 @@ struct pending_delivery {
   int total_attempts = 0;
   int held_attempts = 0;  // answered with an endpoint failure: not counted in `attempts`
   bool probe = false;
+  // Head-of-line bound: `in_backoff` while a retriable failure waits for its next attempt,
+  // `expedited` once the consumer asked to move the record on (it does at its next retriable
+  // failure), `moving_on` once it is on its way to a tier or the DLQ (no more attempts).
+  bool in_backoff = false;
+  bool expedited = false;
+  bool moving_on = false;
+  std::string last_error_class;
+  attempt_result last_result;
   std::vector<std::string> trace;  // one entry per failed attempt, for the retry/DLQ headers
 };
 
@@ -57,6 +66,7 @@ struct delivery_pool_state {
 // actor that sent it, and a retried or dead-lettered one only once the broker acknowledged it.
 //   deliver_atom, record           (from a consumer)
 //   state_atom, breaker_change     (from the breaker: parked records try again)
+//   expedite_atom, topic, partition, offset   (from a consumer: the head-of-line bound)
 caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self, route_config route,
                             std::shared_ptr<http::client> client, caf::actor breaker,
                             caf::actor router, std::shared_ptr<route_metrics> metrics,

@@ -148,6 +148,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, due_atom, "due")
   CAF_ADD_ATOM(courier, courier::actors, drain_deadline_atom, "draindead")
   CAF_ADD_ATOM(courier, courier::actors, stop_atom, "stop")
+  CAF_ADD_ATOM(courier, courier::actors, expedite_atom, "expedite")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 

@@ -60,6 +60,7 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
     cs.route = route.name;
     cs.max_in_flight = route.max_in_flight;
     cs.max_in_flight_per_partition = route.max_in_flight_per_partition;
+    cs.head_of_line_records = route.head_of_line_records;
     cs.drain_timeout = options_.drain_timeout;
     g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
 

@@ -51,6 +51,9 @@ struct route_config {
   // 0: no bound of its own, so one busy partition may use the whole route's concurrency. A
   // bound pauses the partition when reached, and every pause drops librdkafka's prefetch.
   std::size_t max_in_flight_per_partition = 0;
+  // The head-of-line bound: when a partition's lowest record in flight holds its commit point
+  // back by more than this many offsets, it moves to the next retry tier at once (0: off).
+  std::size_t head_of_line_records = 1000;
   std::chrono::milliseconds pause_after{10000};
   // Delay topics "<topic>.retry-<delay>" a record moves through before the DLQ.
   std::vector<std::chrono::milliseconds> retry_tiers{std::chrono::seconds{5},

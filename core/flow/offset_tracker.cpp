@@ -27,6 +27,13 @@ std::optional<std::int64_t> offset_tracker::committable() const {
 
 std::size_t offset_tracker::in_flight() const { return in_flight_.size(); }
 
+std::optional<std::int64_t> offset_tracker::head() const {
+  if (in_flight_.empty()) {
+    return std::nullopt;
+  }
+  return *in_flight_.begin();
+}
+
 std::optional<std::int64_t> offset_tracker::last_tracked() const { return last_tracked_; }
 
 }  // namespace courier

@@ -26,6 +26,9 @@ class offset_tracker {
 
   [[nodiscard]] std::size_t in_flight() const;
 
+  // The lowest offset still in flight, if any: the record that holds the commit point.
+  [[nodiscard]] std::optional<std::int64_t> head() const;
+
   // The highest offset tracked so far, if any.
   [[nodiscard]] std::optional<std::int64_t> last_tracked() const;
 
