@@ -259,7 +259,13 @@ std::size_t take(self_ptr self, std::chrono::milliseconds timeout, std::size_t m
     if (it == st.trackers.end()) {
       continue;  // revoked while the record was in the poll's hands
     }
-    it->second.track(r.offset);
+    if (!it->second.track(r.offset)) {
+      // A rewind re-delivered a record this consumer holds or finished: the copy it has (or
+      // had) is the one that counts; handing this one out too would make the in-flight
+      // bookkeeping disagree with the tracker.
+      ++st.metrics->rewound_duplicates;
+      continue;
+    }
     ++st.metrics->fetched;
     ++taken;
     const partition_id p{r.topic, r.partition};

@@ -9,6 +9,7 @@ namespace courier::actors {
 // and (later) the /metrics endpoint. Plain atomics: readers never block an actor.
 struct route_metrics {
   std::atomic<std::uint64_t> fetched{0};
+  std::atomic<std::uint64_t> rewound_duplicates{0};  // fetched again after a rewind: dropped
   std::atomic<std::uint64_t> delivered{0};
   std::atomic<std::uint64_t> attempts{0};
   std::atomic<std::uint64_t> retries{0};

@@ -2,13 +2,14 @@
 
 namespace courier {
 
-void offset_tracker::track(std::int64_t offset) {
+bool offset_tracker::track(std::int64_t offset) {
   if (last_tracked_ && offset <= *last_tracked_) {
-    return;
+    return false;
   }
   // Offsets only grow, so the hint makes every insert amortised constant time.
   in_flight_.insert(in_flight_.end(), offset);
   last_tracked_ = offset;
+  return true;
 }
 
 bool offset_tracker::complete(std::int64_t offset) {

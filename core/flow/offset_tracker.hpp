@@ -12,9 +12,11 @@ namespace courier {
 class offset_tracker {
  public:
   // A record handed out for delivery. Offsets arrive increasing, possibly with gaps
-  // (compaction, transaction markers); one at or below the last tracked offset was handed
-  // out before and is ignored, so committable() never moves backwards.
-  void track(std::int64_t offset);
+  // (compaction, transaction markers). One at or below the last tracked offset was handed out
+  // before (librdkafka re-delivers after a rewind): it is ignored, so committable() never moves
+  // backwards, and track() returns false so the caller drops that second copy instead of
+  // handing out a record it no longer counts.
+  [[nodiscard]] bool track(std::int64_t offset);
 
   // The record at `offset` is done (delivered, or acked in a retry or DLQ topic); any order.
   // Returns false, changing nothing, for an offset that is not in flight.

@@ -8,7 +8,7 @@ namespace {
 offset_tracker tracked(std::int64_t from, std::int64_t to) {
   offset_tracker t;
   for (auto o = from; o <= to; ++o) {
-    t.track(o);
+    EXPECT_TRUE(t.track(o));
   }
   return t;
 }
@@ -30,7 +30,7 @@ TEST(HeadOfLine, ReportsTheHeadOnceItHoldsBackMoreThanTheBound) {
   }
   ASSERT_EQ(g.check(t), std::optional<std::int64_t>{0});
   EXPECT_FALSE(g.check(t).has_value()) << "once per head";
-  t.track(11);
+  ASSERT_TRUE(t.track(11));
   EXPECT_FALSE(g.check(t).has_value()) << "still the same head";
 }
 
