@@ -58,9 +58,7 @@ long long env_integer(const char* name, long long fallback) {
   return value;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   courier::mock::server_settings settings;
   long long port = 8090;
   try {
@@ -100,4 +98,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   return 0;
+}
+
+}  // namespace
+
+// Whatever escapes (CLI11 setup, the server or the scenario) is reported, not std::terminate.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "mock_webhook: " << e.what() << '\n';
+    return 2;
+  }
 }

@@ -20,7 +20,7 @@ namespace {
 // Long enough for any client's keep-alive pool in a test, short enough to shed dead peers.
 constexpr std::chrono::seconds idle_timeout{60};
 constexpr std::chrono::seconds write_timeout{30};
-constexpr std::uint64_t max_request_body = 8 * 1024 * 1024;
+constexpr std::uint64_t max_request_body = std::uint64_t{8} * 1024 * 1024;
 
 }  // namespace
 

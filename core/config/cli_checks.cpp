@@ -14,7 +14,7 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view text, std::size_t m
     if (c < '0' || c > '9') {
       return std::nullopt;
     }
-    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+    const auto digit = static_cast<std::uint64_t>(c - '0');
     if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
       return std::nullopt;
     }

@@ -100,7 +100,7 @@ void connection::on_resolve_deadline(beast::error_code ec) {
   resolver_.cancel();
 }
 
-void connection::on_resolve(beast::error_code ec, tcp::resolver::results_type results) {
+void connection::on_resolve(beast::error_code ec, const tcp::resolver::results_type& results) {
   resolve_deadline_.cancel();
   if (ec) {
     fail(step::resolve, resolve_timed_out_ ? beast::error::timeout : ec);

@@ -45,7 +45,8 @@ class connection : public std::enable_shared_from_this<connection> {
   void run();
   void resolve();
   void on_resolve_deadline(boost::beast::error_code ec);
-  void on_resolve(boost::beast::error_code ec, boost::asio::ip::tcp::resolver::results_type results);
+  void on_resolve(boost::beast::error_code ec,
+                  const boost::asio::ip::tcp::resolver::results_type& results);
   void connect(const boost::asio::ip::tcp::resolver::results_type& results);
   void on_connect(boost::beast::error_code ec, const boost::asio::ip::tcp::endpoint& peer);
   void write();

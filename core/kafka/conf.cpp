@@ -28,9 +28,9 @@ conf_ptr make_conf(const std::map<std::string, std::string>& properties) {
 }
 
 std::map<std::string, std::string> with_overrides(std::map<std::string, std::string> defaults,
-                                                  std::map<std::string, std::string> extra) {
-  for (auto& [name, value] : extra) {
-    defaults[name] = std::move(value);
+                                                  const std::map<std::string, std::string>& extra) {
+  for (const auto& [name, value] : extra) {
+    defaults[name] = value;
   }
   return defaults;
 }

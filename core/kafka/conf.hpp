@@ -13,6 +13,6 @@ conf_ptr make_conf(const std::map<std::string, std::string>& properties);
 
 // `defaults` with every property of `extra` set over it (`extra` wins where both have one).
 std::map<std::string, std::string> with_overrides(std::map<std::string, std::string> defaults,
-                                                  std::map<std::string, std::string> extra);
+                                                  const std::map<std::string, std::string>& extra);
 
 }  // namespace courier::kafka

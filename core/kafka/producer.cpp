@@ -25,7 +25,7 @@ constexpr std::chrono::milliseconds queue_full_poll{50};
 
 }  // namespace
 
-producer::producer(const std::string& bootstrap, std::map<std::string, std::string> extra) {
+producer::producer(const std::string& bootstrap, const std::map<std::string, std::string>& extra) {
   conf_ptr conf = make_conf(with_overrides(
       {
           {"bootstrap.servers", bootstrap},
@@ -35,7 +35,7 @@ producer::producer(const std::string& bootstrap, std::map<std::string, std::stri
           // Partitions added to a tier or DLQ topic are known within seconds, not 5 minutes.
           {"topic.metadata.refresh.interval.ms", "10000"},
       },
-      std::move(extra)));
+      extra));
   rd_kafka_conf_set_dr_msg_cb(conf.get(), &producer::on_delivery);
   rd_kafka_conf_set_opaque(conf.get(), this);
   std::array<char, 512> reason{};

@@ -19,7 +19,8 @@ namespace courier::kafka {
 // counted in acked() / failed(). Not copyable or movable: librdkafka holds a pointer to it.
 class producer {
  public:
-  explicit producer(const std::string& bootstrap, std::map<std::string, std::string> extra = {});
+  explicit producer(const std::string& bootstrap,
+                    const std::map<std::string, std::string>& extra = {});
   producer(const producer&) = delete;
   producer& operator=(const producer&) = delete;
   producer(producer&&) = delete;

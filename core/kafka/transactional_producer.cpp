@@ -51,7 +51,7 @@ error_ptr call_with_retries(rd_kafka_t* rk, transaction_call call,
 
 transactional_producer::transactional_producer(const std::string& bootstrap,
                                                const std::string& transactional_id,
-                                               std::map<std::string, std::string> extra) {
+                                               const std::map<std::string, std::string>& extra) {
   conf_ptr conf = make_conf(with_overrides(
       {
           {"bootstrap.servers", bootstrap},
@@ -60,7 +60,7 @@ transactional_producer::transactional_producer(const std::string& bootstrap,
           {"acks", "all"},
           {"linger.ms", "5"},
       },
-      std::move(extra)));
+      extra));
   rd_kafka_conf_set_dr_msg_cb(conf.get(), &transactional_producer::on_delivery);
   std::array<char, 512> reason{};
   rk_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), reason.data(), reason.size()));

@@ -31,7 +31,7 @@ class transaction_aborted : public kafka_error {
 class transactional_producer {
  public:
   transactional_producer(const std::string& bootstrap, const std::string& transactional_id,
-                         std::map<std::string, std::string> extra = {});
+                         const std::map<std::string, std::string>& extra = {});
   transactional_producer(const transactional_producer&) = delete;
   transactional_producer& operator=(const transactional_producer&) = delete;
   transactional_producer(transactional_producer&&) = delete;

@@ -15,26 +15,6 @@ bool is_rewritten_on_every_hop(std::string_view name) {
          name == last_failure_header;
 }
 
-// Sets `name` to `value`: the first occurrence in place, later duplicates dropped; appended
-// when absent.
-void set_header(header_list& headers, std::string_view name, std::string value) {
-  bool seen = false;
-  for (auto it = headers.begin(); it != headers.end();) {
-    if (it->first != name) {
-      ++it;
-    } else if (seen) {
-      it = headers.erase(it);
-    } else {
-      it->second = std::move(value);
-      seen = true;
-      ++it;
-    }
-  }
-  if (!seen) {
-    headers.emplace_back(std::string{name}, std::move(value));
-  }
-}
-
 // Keeps the first `name` as it is and drops its duplicates.
 void keep_first(header_list& headers, std::string_view name) {
   bool seen = false;
@@ -46,6 +26,19 @@ void keep_first(header_list& headers, std::string_view name) {
       ++it;
     }
   }
+}
+
+// Sets `name` to `value`: the first occurrence in place, later duplicates dropped; appended
+// when absent.
+void set_header(header_list& headers, std::string_view name, std::string value) {
+  const auto first = std::find_if(headers.begin(), headers.end(),
+                                  [name](const auto& h) { return h.first == name; });
+  if (first == headers.end()) {
+    headers.emplace_back(std::string{name}, std::move(value));
+    return;
+  }
+  first->second = std::move(value);
+  keep_first(headers, name);
 }
 
 // Decimal digits with an optional '-', nothing else, in range; no whitespace or '+'.

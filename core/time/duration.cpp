@@ -117,11 +117,11 @@ std::string format_duration(std::chrono::milliseconds d) {
     }
     return "-" + format_duration(std::chrono::milliseconds{-ms});
   }
-  if (ms % (60 * 60 * 1000) == 0) {
-    return std::to_string(ms / (60 * 60 * 1000)) + "h";
+  if (ms % (rep{60} * 60 * 1000) == 0) {
+    return std::to_string(ms / (rep{60} * 60 * 1000)) + "h";
   }
-  if (ms % (60 * 1000) == 0) {
-    return std::to_string(ms / (60 * 1000)) + "m";
+  if (ms % (rep{60} * 1000) == 0) {
+    return std::to_string(ms / (rep{60} * 1000)) + "m";
   }
   if (ms % 1000 == 0) {
     return std::to_string(ms / 1000) + "s";

@@ -216,7 +216,7 @@ std::optional<sys_seconds> parse_http_date(std::string_view value,
     return std::nullopt;
   }
   const std::int64_t epoch_seconds = days_from_civil({t->year, t->month, t->day}) * 86400 +
-                                     t->hour * 3600 + t->minute * 60 + t->second;
+                                     std::int64_t{t->hour} * 3600 + std::int64_t{t->minute} * 60 + t->second;
   return sys_seconds{std::chrono::seconds{epoch_seconds}};
 }
 

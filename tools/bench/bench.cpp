@@ -176,9 +176,7 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   return res;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"courier_bench: the embedded pipeline against a 0 ms and a 20 ms receiver"};
   std::size_t backlog = 20000;
   std::size_t paced = 2000;
@@ -215,4 +213,16 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   return all ? 0 : 1;
+}
+
+}  // namespace
+
+// Whatever escapes (CLI11 setup, the server or the scenario) is reported, not std::terminate.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "courier_bench: %s\n", e.what());
+    return 2;
+  }
 }

@@ -10,7 +10,7 @@ std::size_t age_bucket(std::int64_t age_ms) {
   if (age_ms < 24 * hour) {
     return 1;
   }
-  if (age_ms < 7 * 24 * hour) {
+  if (age_ms < hour * 24 * 7) {
     return 2;
   }
   return 3;
