@@ -6,7 +6,8 @@ MOCK_URL ?= http://127.0.0.1:8090
 DEMO_ARGS ?=
 
 .PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench \
-        mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean
+        mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean \
+        lint lint-format lint-tidy format
 
 deps:
 	bash scripts/install-deps.sh
@@ -25,6 +26,21 @@ test-unit: build
 
 test-kafka: build
 	ctest --preset $(PRESET) -L kafka
+
+# Static checks (CI runs `make lint` after `make test`); the file sets live in scripts/lint.sh.
+# lint-format: clang-format --dry-run --Werror (.clang-format) over every tracked .cpp/.hpp.
+# lint-tidy: clang-tidy (.clang-tidy) over the sources, with the release compile_commands.json.
+lint: lint-format lint-tidy
+
+lint-format: deps
+	bash scripts/lint.sh format-check
+
+lint-tidy: build
+	bash scripts/lint.sh tidy
+
+# Rewrites the same files as lint-format checks, in place.
+format: deps
+	bash scripts/lint.sh format
 
 # A real single-node Apache Kafka (KRaft) on 127.0.0.1:19092, no Docker.
 kafka-up: deps

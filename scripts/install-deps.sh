@@ -20,6 +20,8 @@ packages=(
   # Kafka broker and Maven resolves it from Maven Central into ~/.cache/courier.
   kcat
   openjdk-17-jre-headless maven
+  # make lint (scripts/lint.sh): clang-format in check mode and clang-tidy, version 14.
+  clang-format clang-tidy
   # tests/docker validates docker/docker-compose.yml with `docker-compose config`.
   docker-compose
 )
