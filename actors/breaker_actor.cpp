@@ -72,8 +72,9 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
       }
       // The timer fired a little early: wait for the rest.
       const auto remaining = m.opened_at() + m.settings().open_timeout - now;
-      self->delayed_send(self, std::chrono::duration_cast<std::chrono::milliseconds>(remaining) +
-                                 std::chrono::milliseconds{1},
+      self->delayed_send(self,
+                         std::chrono::duration_cast<std::chrono::milliseconds>(remaining) +
+                           std::chrono::milliseconds{1},
                          open_expired_atom::value, trips);
     },
     [=](subscribe_atom, caf::actor subscriber) {

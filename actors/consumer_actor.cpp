@@ -167,8 +167,7 @@ void close_consumer(self_ptr self) {
     store(self, p, t);
   }
   st.kafka->close();
-  log::info("consumer closed", {{"route", st.settings.route},
-                                {"in_flight_left", outstanding(st)}});
+  log::info("consumer closed", {{"route", st.settings.route}, {"in_flight_left", outstanding(st)}});
   self->quit();
 }
 
@@ -218,9 +217,9 @@ void gate_or_hand_out(self_ptr self, record&& r, bool to_overflow) {
   try {
     due = read_retry_state(r.headers).due_ms.value_or(0);
   } catch (const header_error& e) {
-    log::warn("retry record with a malformed due time; delivering it now",
-              {{"topic", r.topic}, {"partition", r.partition}, {"offset", r.offset},
-               {"error", e.what()}});
+    log::warn(
+      "retry record with a malformed due time; delivering it now",
+      {{"topic", r.topic}, {"partition", r.partition}, {"offset", r.offset}, {"error", e.what()}});
   }
   const partition_id p{r.topic, r.partition};
   const bool was_holding = st.gate.holds(p);

@@ -23,9 +23,9 @@ namespace courier::actors {
 struct consumer_actor_settings {
   kafka::consumer_settings kafka;
   std::string route;
-  std::size_t max_in_flight = 256;                // whole route
-  std::size_t max_in_flight_per_partition = 0;    // one partition; 0: no bound of its own
-  std::size_t head_of_line_records = 1000;        // 0: no head-of-line bound
+  std::size_t max_in_flight = 256;              // whole route
+  std::size_t max_in_flight_per_partition = 0;  // one partition; 0: no bound of its own
+  std::size_t head_of_line_records = 1000;      // 0: no head-of-line bound
   std::chrono::milliseconds drain_timeout{10000};
   std::size_t max_records_per_poll = 500;
   // Retry-tier topics: their records pass the due-time gate before delivery.

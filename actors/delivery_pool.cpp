@@ -81,8 +81,8 @@ void finish(self_ptr self, std::uint64_t id, outcome_kind kind, int status,
   auto& st = self->state;
   auto it = st.pending.find(id);
   auto& p = it->second;
-  delivery_outcome out{p.rec.topic, p.rec.partition, p.rec.offset, kind,
-                       p.total_attempts, status, std::move(error_class)};
+  delivery_outcome out{p.rec.topic,      p.rec.partition, p.rec.offset,          kind,
+                       p.total_attempts, status,          std::move(error_class)};
   self->send(p.reply_to, outcome_atom::value, std::move(out));
   st.pending.erase(it);
   st.metrics->in_flight = static_cast<std::int64_t>(st.pending.size());
@@ -250,11 +250,11 @@ void hold(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_re
   }
   const auto delay = st.backoff->delay_after(p.held_attempts, retry_after);
   log::info("delivery held: the endpoint refused it", {{"route", st.route.name},
-                                                         {"idempotency_key", p.idempotency_key},
-                                                         {"error_class", error_class},
-                                                         {"status", r.status},
-                                                         {"held_attempts", p.held_attempts},
-                                                         {"delay_ms", delay.count()}});
+                                                       {"idempotency_key", p.idempotency_key},
+                                                       {"error_class", error_class},
+                                                       {"status", r.status},
+                                                       {"held_attempts", p.held_attempts},
+                                                       {"delay_ms", delay.count()}});
   self->delayed_send(self, delay, attempt_atom::value, id);
 }
 
@@ -297,10 +297,9 @@ void on_attempted(self_ptr self, const attempt_result& r) {
 
 }  // namespace
 
-caf::behavior delivery_pool(self_ptr self, route_config route,
-                            std::shared_ptr<http::client> client, caf::actor breaker,
-                            caf::actor router, std::shared_ptr<route_metrics> metrics,
-                            std::uint64_t seed) {
+caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<http::client> client,
+                            caf::actor breaker, caf::actor router,
+                            std::shared_ptr<route_metrics> metrics, std::uint64_t seed) {
   log_failures(self, "delivery_pool", route.name);
   auto& st = self->state;
   st.signer.emplace(route.hmac_secret);
@@ -313,8 +312,8 @@ caf::behavior delivery_pool(self_ptr self, route_config route,
   st.client = std::move(client);
   st.breaker = std::move(breaker);
   st.router = std::move(router);
-  st.dlq_topic = st.route.dlq_topic.empty() ? default_dlq_topic(st.route.topic)
-                                            : st.route.dlq_topic;
+  st.dlq_topic =
+    st.route.dlq_topic.empty() ? default_dlq_topic(st.route.topic) : st.route.dlq_topic;
   st.metrics = std::move(metrics);
   return {
     [=](deliver_atom, record& r) {

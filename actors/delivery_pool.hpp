@@ -62,8 +62,9 @@ struct delivery_pool_state {
 // A record still failing after its attempts goes to the next retry tier, a permanent failure
 // to the DLQ, both through the retry router. An endpoint failure (401/403, a run of permanent
 // answers) is a failed delivery for the breaker and holds the record: it is tried again, and
-// waits while the breaker is Open, but is never dead-lettered for it. Reports exactly one outcome per record to the
-// actor that sent it, and a retried or dead-lettered one only once the broker acknowledged it.
+// waits while the breaker is Open, but is never dead-lettered for it. Reports exactly one outcome
+// per record to the actor that sent it, and a retried or dead-lettered one only once the broker
+// acknowledged it.
 //   deliver_atom, record           (from a consumer)
 //   state_atom, breaker_change     (from the breaker: parked records try again)
 //   expedite_atom, topic, partition, offset   (from a consumer: the head-of-line bound)

@@ -12,18 +12,16 @@ using self_ptr = caf::stateful_actor<pause_controller_state>*;
 void pause_consumer(self_ptr self, const caf::actor& consumer) {
   self->request(consumer, caf::infinite, pause_atom::value, pause_reason::breaker)
     .then([=](const std::vector<std::string>& partitions) {
-      log::info("partitions paused", {{"route", self->state.route},
-                                      {"reason", "breaker"},
-                                      {"partitions", partitions}});
+      log::info("partitions paused",
+                {{"route", self->state.route}, {"reason", "breaker"}, {"partitions", partitions}});
     });
 }
 
 void resume_consumer(self_ptr self, const caf::actor& consumer) {
   self->request(consumer, caf::infinite, resume_atom::value, pause_reason::breaker)
     .then([=](const std::vector<std::string>& partitions) {
-      log::info("partitions resumed", {{"route", self->state.route},
-                                       {"reason", "breaker"},
-                                       {"partitions", partitions}});
+      log::info("partitions resumed",
+                {{"route", self->state.route}, {"reason", "breaker"}, {"partitions", partitions}});
     });
 }
 

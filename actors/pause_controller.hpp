@@ -32,8 +32,8 @@ struct pause_controller_state {
 // `pause_after`; resumes exactly those partitions on Half-Open or Closed.
 //   state_atom, breaker_change  (from the breaker)
 //   subscribe_atom, actor       (a consumer of the route)
-caf::behavior pause_controller(caf::stateful_actor<pause_controller_state>* self,
-                               std::string route, std::chrono::milliseconds pause_after,
+caf::behavior pause_controller(caf::stateful_actor<pause_controller_state>* self, std::string route,
+                               std::chrono::milliseconds pause_after,
                                std::shared_ptr<route_metrics> metrics);
 
 }  // namespace courier::actors

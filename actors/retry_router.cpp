@@ -50,13 +50,13 @@ void produce(self_ptr self, std::uint64_t id) {
   }
   auto handle = caf::actor_cast<caf::actor>(self);
   try {
-    st.producer->produce(req.topic, req.partition, key, req.value, req.headers, req.timestamp_ms,
-                         [handle, id, generation](rd_kafka_resp_err_t err, std::int32_t,
-                                                  std::int64_t) {
-                           // Runs inside producer->poll() on this actor's own thread.
-                           caf::anon_send(handle, produced_atom::value, id, generation,
-                                          static_cast<std::int32_t>(err));
-                         });
+    st.producer->produce(
+      req.topic, req.partition, key, req.value, req.headers, req.timestamp_ms,
+      [handle, id, generation](rd_kafka_resp_err_t err, std::int32_t, std::int64_t) {
+        // Runs inside producer->poll() on this actor's own thread.
+        caf::anon_send(handle, produced_atom::value, id, generation,
+                       static_cast<std::int32_t>(err));
+      });
   } catch (const kafka::kafka_error& e) {
     if (e.code() == RD_KAFKA_RESP_ERR__FATAL) {
       log::error("retry router producer failed fatally; rebuilding it", {{"error", e.what()}});
@@ -114,10 +114,10 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
   st.bootstrap = std::move(bootstrap);
   st.properties = std::move(properties);
   // Consumer-only properties would make the producer refuse to start.
-  for (const auto* consumer_only : {"group.id", "session.timeout.ms", "heartbeat.interval.ms",
-                                    "fetch.wait.max.ms", "max.poll.interval.ms",
-                                    "auto.offset.reset", "enable.auto.commit",
-                                    "enable.auto.offset.store", "partition.assignment.strategy"}) {
+  for (const auto* consumer_only :
+       {"group.id", "session.timeout.ms", "heartbeat.interval.ms", "fetch.wait.max.ms",
+        "max.poll.interval.ms", "auto.offset.reset", "enable.auto.commit",
+        "enable.auto.offset.store", "partition.assignment.strategy"}) {
     st.properties.erase(consumer_only);
   }
   rebuild_producer(self);

@@ -24,7 +24,7 @@ struct retry_router_state {
     dispatch_request request;
     caf::response_promise promise;
     int failures = 0;
-    bool in_flight = false;       // handed to the producer, its report not yet in
+    bool in_flight = false;        // handed to the producer, its report not yet in
     std::uint64_t generation = 0;  // of the producer it was handed to
   };
   std::map<std::uint64_t, waiting> pending;

@@ -13,17 +13,17 @@ struct route_metrics {
   std::atomic<std::uint64_t> delivered{0};
   std::atomic<std::uint64_t> attempts{0};
   std::atomic<std::uint64_t> retries{0};
-  std::atomic<std::uint64_t> exhausted{0};  // attempt sequences that ran out
-  std::atomic<std::uint64_t> permanent{0};  // permanent rejections by the receiver
-  std::atomic<std::uint64_t> endpoint_failures{0};  // answers that hold their record
+  std::atomic<std::uint64_t> exhausted{0};           // attempt sequences that ran out
+  std::atomic<std::uint64_t> permanent{0};           // permanent rejections by the receiver
+  std::atomic<std::uint64_t> endpoint_failures{0};   // answers that hold their record
   std::atomic<std::uint64_t> head_of_line_moves{0};  // moved on by the head-of-line bound
-  std::atomic<std::uint64_t> retried_to_tier{0};  // acknowledged in a retry tier
-  std::atomic<std::uint64_t> dead_lettered{0};    // acknowledged in the DLQ
+  std::atomic<std::uint64_t> retried_to_tier{0};     // acknowledged in a retry tier
+  std::atomic<std::uint64_t> dead_lettered{0};       // acknowledged in the DLQ
   std::atomic<std::uint64_t> breaker_trips{0};
   std::atomic<std::uint64_t> pauses{0};
   std::atomic<std::uint64_t> resumes{0};
   std::atomic<std::uint64_t> backpressure_pauses{0};  // a partition paused at its own bound
-  std::atomic<int> breaker_state{0};  // courier::breaker_state as int
+  std::atomic<int> breaker_state{0};                  // courier::breaker_state as int
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<std::int64_t> paused_partitions{0};
 };

@@ -46,9 +46,8 @@ struct demo_tally {
 };
 
 void print_table(const demo_tally& t, bool accounted) {
-  const double rate = t.delivering_s > 0
-                       ? static_cast<double>(t.receiver.ok) / t.delivering_s
-                       : 0.0;
+  const double rate =
+      t.delivering_s > 0 ? static_cast<double>(t.receiver.ok) / t.delivering_s : 0.0;
   std::printf("\ncourier demo: accounting\n");
   std::printf("  %-28s %12zu\n", "seeded", t.seeded);
   std::printf("  %-28s %12llu\n", "delivered (unique keys)",
@@ -92,10 +91,11 @@ int run_demo(const demo_options& options, courier_config cfg) {
   constexpr std::size_t records_per_partition = 12000;
   const auto most = records_per_partition * static_cast<std::size_t>(options.partitions);
   if (options.records > most) {
-    throw config_error("--records", "the embedded mock cluster keeps about 5 MB per partition: "
-                                    "at most " + std::to_string(most) + " records with " +
-                                    std::to_string(options.partitions) +
-                                    " partitions (raise --partitions)");
+    throw config_error("--records",
+                       "the embedded mock cluster keeps about 5 MB per partition: "
+                       "at most " +
+                           std::to_string(most) + " records with " +
+                           std::to_string(options.partitions) + " partitions (raise --partitions)");
   }
   auto& route = cfg.routes.at(0);
 
@@ -157,8 +157,8 @@ int run_demo(const demo_options& options, courier_config cfg) {
         outage_armed = false;
       }
       const auto s = receiver.snapshot();
-      bar.update(s.ok, "breaker " + std::string{to_string(static_cast<breaker_state>(
-                                               metrics.breaker_state.load()))});
+      bar.update(s.ok, "breaker " + std::string{to_string(
+                                        static_cast<breaker_state>(metrics.breaker_state.load()))});
       if (s.ok + metrics.dead_lettered >= options.records) {
         break;
       }
@@ -171,8 +171,8 @@ int run_demo(const demo_options& options, courier_config cfg) {
     const auto arrivals = receiver.arrivals();
     if (arrivals.size() > 1) {
       const auto [first, last] = std::minmax_element(
-        arrivals.begin(), arrivals.end(),
-        [](const mock::arrival& a, const mock::arrival& b) { return a.at < b.at; });
+          arrivals.begin(), arrivals.end(),
+          [](const mock::arrival& a, const mock::arrival& b) { return a.at < b.at; });
       tally.delivering_s = std::chrono::duration<double>(last->at - first->at).count();
     }
     tally.retried = metrics.retries;

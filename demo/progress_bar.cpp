@@ -5,7 +5,7 @@
 namespace courier::demo {
 
 progress_bar::progress_bar(std::FILE* out, std::size_t total, bool enabled)
-  : out_(out), total_(total), enabled_(enabled), tty_(isatty(fileno(out)) != 0) {}
+    : out_(out), total_(total), enabled_(enabled), tty_(isatty(fileno(out)) != 0) {}
 
 void progress_bar::update(std::size_t done, const std::string& note) {
   if (!enabled_ || total_ == 0) {

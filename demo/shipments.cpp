@@ -26,14 +26,14 @@ std::string make_shipment(std::size_t index, std::uint64_t seed) {
   std::uniform_int_distribution<std::size_t> pick{0, 3};
   std::uniform_real_distribution<double> coord{-0.05, 0.05};
   const nlohmann::json doc = {
-    {"type", "shipment.assigned"},
-    {"shipment_id", shipment_id(index)},
-    {"order_id", "ord-" + std::to_string(100000 + index)},
-    {"courier_partner", partners.at(pick(rng))},
-    {"city", cities.at(pick(rng))},
-    {"items", items(rng)},
-    {"pickup", {{"lat", 38.72 + coord(rng)}, {"lon", -9.14 + coord(rng)}}},
-    {"dropoff", {{"lat", 38.72 + coord(rng)}, {"lon", -9.14 + coord(rng)}}},
+      {"type", "shipment.assigned"},
+      {"shipment_id", shipment_id(index)},
+      {"order_id", "ord-" + std::to_string(100000 + index)},
+      {"courier_partner", partners.at(pick(rng))},
+      {"city", cities.at(pick(rng))},
+      {"items", items(rng)},
+      {"pickup", {{"lat", 38.72 + coord(rng)}, {"lon", -9.14 + coord(rng)}}},
+      {"dropoff", {{"lat", 38.72 + coord(rng)}, {"lon", -9.14 + coord(rng)}}},
   };
   return doc.dump();
 }
@@ -46,8 +46,8 @@ void seed_shipments(kafka::producer& producer, const std::string& topic, std::si
   }
   producer.flush(std::chrono::seconds{30});
   if (producer.failed() != 0) {
-    throw kafka::kafka_error(RD_KAFKA_RESP_ERR__FAIL,
-                             std::to_string(producer.failed()) + " shipments were not acknowledged");
+    throw kafka::kafka_error(RD_KAFKA_RESP_ERR__FAIL, std::to_string(producer.failed()) +
+                                                          " shipments were not acknowledged");
   }
 }
 

@@ -14,12 +14,10 @@ std::vector<record> read_topic(const std::string& brokers, const std::string& to
   if (expected == 0) {
     return out;
   }
-  kafka::consumer c{kafka::consumer_settings{brokers,
-                                             "courier-reader-" + topic + "-" +
-                                               std::to_string(++readers),
-                                             {topic},
-                                             extra},
-                    {}};
+  kafka::consumer c{
+      kafka::consumer_settings{
+          brokers, "courier-reader-" + topic + "-" + std::to_string(++readers), {topic}, extra},
+      {}};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (out.size() < expected && std::chrono::steady_clock::now() < deadline) {
     for (auto& r : c.poll(std::chrono::milliseconds{100}, 500)) {

@@ -20,9 +20,9 @@ struct chaos {
 // Throws std::invalid_argument naming the field that is out of range.
 void validate(const chaos& c);
 
-// Reads {"fail_rate_503":0.5,"fail_rate_timeout":0,"fail_rate_400":0,"latency_ms":0}; a missing field is 0, so
-// the document always describes the whole behaviour. Throws std::invalid_argument naming the
-// bad or unknown field.
+// Reads {"fail_rate_503":0.5,"fail_rate_timeout":0,"fail_rate_400":0,"latency_ms":0}; a missing
+// field is 0, so the document always describes the whole behaviour. Throws std::invalid_argument
+// naming the bad or unknown field.
 chaos chaos_from_json(const nlohmann::json& doc);
 
 nlohmann::json to_json(const chaos& c);

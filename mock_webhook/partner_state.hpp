@@ -19,13 +19,13 @@ namespace courier::mock {
 
 // What the partner does with one POST /deliver.
 enum class delivery_outcome {
-  accepted,       // 200, first time for this key
-  duplicate,      // 200 again, same body as the first time
-  missing_key,    // 400
-  unauthorized,   // 401
-  unavailable,    // 503 (outage window, chaos or a key rule)
-  rejected,       // 400 (fail_rate_400 or a key rule)
-  hang            // never answer; close after hang_for
+  accepted,      // 200, first time for this key
+  duplicate,     // 200 again, same body as the first time
+  missing_key,   // 400
+  unauthorized,  // 401
+  unavailable,   // 503 (outage window, chaos or a key rule)
+  rejected,      // 400 (fail_rate_400 or a key rule)
+  hang           // never answer; close after hang_for
 };
 
 // A scripted answer for one key: `status` (400 or 503) the next `times` attempts, or every

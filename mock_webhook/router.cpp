@@ -89,9 +89,9 @@ reply router::handle(const wire_request& req) {
 }
 
 reply router::deliver(const wire_request& req) {
-  const auto decision = state_->decide(header(req, "Idempotency-Key"), req.body(),
-                                       header(req, "X-Signature"),
-                                       std::chrono::steady_clock::now());
+  const auto decision =
+      state_->decide(header(req, "Idempotency-Key"), req.body(), header(req, "X-Signature"),
+                     std::chrono::steady_clock::now());
   switch (decision.outcome) {
     case delivery_outcome::accepted:
     case delivery_outcome::duplicate: {

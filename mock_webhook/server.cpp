@@ -25,9 +25,9 @@ void server::start() {
   }
   const auto address = boost::asio::ip::make_address(settings_.address);
   auto runner = std::make_unique<courier::http::io_runner>(settings_.threads);
-  auto accepting = std::make_shared<listener>(
-      runner->context(), boost::asio::ip::tcp::endpoint(address, port_), routes_,
-      settings_.hang_for);
+  auto accepting =
+      std::make_shared<listener>(runner->context(), boost::asio::ip::tcp::endpoint(address, port_),
+                                 routes_, settings_.hang_for);
   port_ = accepting->port();
   accepting->run();
   runner_ = std::move(runner);

@@ -18,7 +18,7 @@ namespace courier::mock {
 
 struct server_settings {
   std::string address = "127.0.0.1";
-  std::uint16_t port = 0;  // 0 = ephemeral
+  std::uint16_t port = 0;                  // 0 = ephemeral
   std::optional<std::string> hmac_secret;  // set: X-Signature is required and checked
   chaos initial;
   std::chrono::milliseconds hang_for{30000};  // how long a "timeout" answer holds the request
@@ -57,11 +57,8 @@ class server {
     state_->set_outage_until(until);
   }
   std::vector<arrival> arrivals() const { return state_->arrivals(); }
-  std::map<std::string, std::uint64_t> attempts_by_key() const {
-    return state_->attempts_by_key();
-  }
-  std::map<std::string, std::vector<std::chrono::system_clock::time_point>> attempt_times()
-    const {
+  std::map<std::string, std::uint64_t> attempts_by_key() const { return state_->attempts_by_key(); }
+  std::map<std::string, std::vector<std::chrono::system_clock::time_point>> attempt_times() const {
     return state_->attempt_times();
   }
   void set_key_rule(const std::string& key, key_rule rule) { state_->set_key_rule(key, rule); }

@@ -29,21 +29,18 @@ std::optional<double> parse_rate(const std::string& text) {
 }
 
 CLI::Validator duration_check() {
-  return argument_check(
-      [](const std::string& text) { return parse_duration(text).has_value(); },
-      "expected a duration such as 500ms, 3s, 5m, 1h or a number of seconds");
+  return argument_check([](const std::string& text) { return parse_duration(text).has_value(); },
+                        "expected a duration such as 500ms, 3s, 5m, 1h or a number of seconds");
 }
 
 CLI::Validator rate_check() {
-  return argument_check(
-      [](const std::string& text) { return parse_rate(text).has_value(); },
-      "expected a rate from 0 to 1");
+  return argument_check([](const std::string& text) { return parse_rate(text).has_value(); },
+                        "expected a rate from 0 to 1");
 }
 
 CLI::Validator url_check() {
-  return argument_check(
-      [](const std::string& text) { return has_http_scheme(text); },
-      "expected a URL starting with http:// or https://");
+  return argument_check([](const std::string& text) { return has_http_scheme(text); },
+                        "expected a URL starting with http:// or https://");
 }
 
 // The callbacks run only after the checks above passed, so the parses here
@@ -54,8 +51,7 @@ void add_override_flags(CLI::App& sub, config_overrides& flags) {
          "Kafka bootstrap servers (overrides KAFKA_BROKERS and the file)")
       ->type_name("HOST:PORT[,...]");
   sub.add_option_function<std::string>(
-         "--webhook-url",
-         [&flags](const std::string& v) { flags.webhook_url = v; },
+         "--webhook-url", [&flags](const std::string& v) { flags.webhook_url = v; },
          "Webhook URL for every route (overrides WEBHOOK_URL and the file)")
       ->type_name("URL")
       ->check(url_check());
@@ -68,16 +64,13 @@ void add_override_flags(CLI::App& sub, config_overrides& flags) {
       ->type_name("N")
       ->check(integer_check(1, std::numeric_limits<int>::max()));
   sub.add_option_function<std::string>(
-         "--pause-after",
-         [&flags](const std::string& v) { flags.pause_after = parse_duration(v); },
+         "--pause-after", [&flags](const std::string& v) { flags.pause_after = parse_duration(v); },
          "How long a breaker stays open before its partitions are paused")
       ->type_name("DURATION")
       ->check(duration_check());
   sub.add_option_function<std::string>(
          "--cb-open-timeout",
-         [&flags](const std::string& v) {
-           flags.cb_open_timeout = parse_duration(v);
-         },
+         [&flags](const std::string& v) { flags.cb_open_timeout = parse_duration(v); },
          "How long an open breaker waits before letting a probe through")
       ->type_name("DURATION")
       ->check(duration_check());
@@ -94,29 +87,23 @@ void add_demo_flags(CLI::App& sub, demo_options& demo) {
       ->check(integer_check(1, std::numeric_limits<std::uint32_t>::max()));
   sub.add_option_function<std::string>(
          "--partitions",
-         [&demo](const std::string& v) {
-           demo.partitions = static_cast<int>(*parse_unsigned(v));
-         },
+         [&demo](const std::string& v) { demo.partitions = static_cast<int>(*parse_unsigned(v)); },
          "Partitions of the demo topic (default 4)")
       ->type_name("N")
       ->check(integer_check(1, 1024));
   sub.add_option_function<std::string>(
-         "--fail-rate-503",
-         [&demo](const std::string& v) { demo.fail_rate_503 = *parse_rate(v); },
+         "--fail-rate-503", [&demo](const std::string& v) { demo.fail_rate_503 = *parse_rate(v); },
          "Share of requests the mock webhook answers with 503 (0..1)")
       ->type_name("R")
       ->check(rate_check());
   sub.add_option_function<std::string>(
          "--fail-rate-timeout",
-         [&demo](const std::string& v) {
-           demo.fail_rate_timeout = *parse_rate(v);
-         },
+         [&demo](const std::string& v) { demo.fail_rate_timeout = *parse_rate(v); },
          "Share of requests the mock webhook never answers (0..1)")
       ->type_name("R")
       ->check(rate_check());
   sub.add_option_function<std::string>(
-         "--fail-rate-400",
-         [&demo](const std::string& v) { demo.fail_rate_400 = *parse_rate(v); },
+         "--fail-rate-400", [&demo](const std::string& v) { demo.fail_rate_400 = *parse_rate(v); },
          "Share of records the mock webhook always rejects with 400 (0..1)")
       ->type_name("R")
       ->check(rate_check());
@@ -130,20 +117,17 @@ void add_demo_flags(CLI::App& sub, demo_options& demo) {
       ->type_name("L")
       ->check(integer_check(0, 3'600'000));
   sub.add_option_function<std::string>(
-         "--outage",
-         [&demo](const std::string& v) { demo.outage = *parse_duration(v); },
+         "--outage", [&demo](const std::string& v) { demo.outage = *parse_duration(v); },
          "The mock webhook answers 503 to everything for this long")
       ->type_name("DURATION")
       ->check(duration_check());
   sub.add_option_function<std::string>(
-         "--seed",
-         [&demo](const std::string& v) { demo.seed = *parse_unsigned(v); },
+         "--seed", [&demo](const std::string& v) { demo.seed = *parse_unsigned(v); },
          "Seed of the mock webhook's chaos (default 42)")
       ->type_name("S")
       ->check(integer_check(0, std::numeric_limits<std::uint64_t>::max()));
   sub.add_flag_callback(
-      "--no-progress", [&demo] { demo.progress = false; },
-      "Do not draw the progress bar");
+      "--no-progress", [&demo] { demo.progress = false; }, "Do not draw the progress bar");
 }
 
 courier_config demo_config() {
@@ -153,8 +137,7 @@ courier_config demo_config() {
   route.url = std::string{demo_webhook_placeholder};
   route.hmac_secret = "demo-secret";
   // Short tiers, so a demo run shows records coming back from them within seconds.
-  route.retry_tiers = {std::chrono::seconds{1}, std::chrono::seconds{5},
-                       std::chrono::seconds{15}};
+  route.retry_tiers = {std::chrono::seconds{1}, std::chrono::seconds{5}, std::chrono::seconds{15}};
   courier_config cfg;
   cfg.routes.push_back(std::move(route));
   return cfg;
@@ -169,30 +152,26 @@ cli_result parse_cli(int argc, const char* const* argv) {
   // Lets --log-level follow the subcommand too.
   app.fallthrough();
   app.add_option("--log-level", cmd.log_level, "Log level (default info)")
-      ->check(CLI::IsMember(
-          {"trace", "debug", "info", "warn", "error", "critical", "off"}));
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
 
   CLI::App* run = app.add_subcommand("run", "Deliver records per the config");
-  run->add_option("--config", cmd.config_path,
-                  "Config file (default topology/courier.json)")
+  run->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
       ->type_name("PATH");
   add_override_flags(*run, cmd.flags);
 
-  CLI::App* demo = app.add_subcommand(
-      "demo", "Run everything in one process on an embedded Kafka");
+  CLI::App* demo = app.add_subcommand("demo", "Run everything in one process on an embedded Kafka");
   add_override_flags(*demo, cmd.flags);
   add_demo_flags(*demo, cmd.demo);
 
   CLI::App* topics = app.add_subcommand("topics", "Manage the topics the config needs");
   topics->require_subcommand(1);
   CLI::App* ensure = topics->add_subcommand(
-      "ensure",
-      "Create each route's retry-tier and DLQ topics (and a missing source topic)");
-  ensure->add_option("--config", cmd.config_path,
-                     "Config file (default topology/courier.json)")
+      "ensure", "Create each route's retry-tier and DLQ topics (and a missing source topic)");
+  ensure->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
       ->type_name("PATH");
-  ensure->add_option("--partitions", cmd.source_partitions,
-                     "Partitions of a source topic that does not exist yet (default 1)")
+  ensure
+      ->add_option("--partitions", cmd.source_partitions,
+                   "Partitions of a source topic that does not exist yet (default 1)")
       ->type_name("N")
       ->check(CLI::Range(1, 10000));
   add_override_flags(*ensure, cmd.flags);
@@ -214,11 +193,10 @@ cli_result parse_cli(int argc, const char* const* argv) {
     // CLI11 reports a mistyped subcommand as a missing one; name it instead.
     if (app.get_subcommands().empty()) {
       const auto extras = app.remaining();
-      result.message = extras.empty()
-                           ? "courier: a command is required: run, demo, "
-                             "topics or version"
-                           : "courier: unknown command '" + extras.front() +
-                                 "'; expected run, demo, topics or version";
+      result.message = extras.empty() ? "courier: a command is required: run, demo, "
+                                        "topics or version"
+                                      : "courier: unknown command '" + extras.front() +
+                                            "'; expected run, demo, topics or version";
     }
     return result;
   }
@@ -235,8 +213,7 @@ cli_result parse_cli(int argc, const char* const* argv) {
   return result;
 }
 
-courier_config resolve_config(const cli_command& cmd,
-                              const getenv_function& getenv) {
+courier_config resolve_config(const cli_command& cmd, const getenv_function& getenv) {
   courier_config cfg;
   switch (cmd.what) {
     case cli_command::kind::run:

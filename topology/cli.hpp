@@ -48,8 +48,7 @@ struct cli_result {
 };
 
 // The demo route's URL until the demo knows its in-process webhook's port.
-inline constexpr std::string_view demo_webhook_placeholder =
-    "http://127.0.0.1:0/deliver";
+inline constexpr std::string_view demo_webhook_placeholder = "http://127.0.0.1:0/deliver";
 
 // Parses the `courier` command line: `run`, `demo` or `version`, plus the
 // global --log-level. Never throws and never prints.
@@ -59,7 +58,6 @@ cli_result parse_cli(int argc, const char* const* argv);
 // brew.shipments.v1 with demo_webhook_placeholder as URL and "demo-secret" as
 // secret. Then environment overrides, then flags (flags win), then
 // validate(). Throws config_error.
-courier_config resolve_config(const cli_command& cmd,
-                              const getenv_function& getenv);
+courier_config resolve_config(const cli_command& cmd, const getenv_function& getenv);
 
 }  // namespace courier::topology

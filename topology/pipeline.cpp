@@ -33,10 +33,10 @@ std::uint64_t seed_or_random(std::uint64_t seed) {
 }  // namespace
 
 pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options)
-  : system_(system), options_(options), io_(options.http_threads) {
+    : system_(system), options_(options), io_(options.http_threads) {
   std::uint64_t seed = seed_or_random(options.seed);
-  router_ = system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers,
-                                         cfg.kafka.properties);
+  router_ =
+      system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers, cfg.kafka.properties);
   for (const auto& route : cfg.routes) {
     route_graph g;
     g.name = route.name;
@@ -47,7 +47,7 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
                         route.breaker.half_open_max_requests};
     g.breaker = system_.spawn(actors::breaker_actor, route.name, bs, g.metrics);
     g.pause_controller =
-      system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
+        system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
     g.delivery = system_.spawn(actors::delivery_pool, route, g.client, g.breaker, router_,
                                g.metrics, seed++);
 
@@ -75,9 +75,7 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
   }
 }
 
-pipeline::~pipeline() {
-  stop();
-}
+pipeline::~pipeline() { stop(); }
 
 void pipeline::stop() {
   if (stopped_) {
@@ -93,9 +91,7 @@ void pipeline::stop() {
   const auto deadline = options_.drain_timeout + std::chrono::seconds{30};
   for (std::size_t i = 0; i < routes_.size(); ++i) {
     self->receive([](const caf::down_msg&) {},
-                  caf::after(deadline) >> [] {
-                    log::error("consumer did not stop in time");
-                  });
+                  caf::after(deadline) >> [] { log::error("consumer did not stop in time"); });
   }
   // The other actors hold the HTTP clients: they must be gone before the io_context stops.
   std::size_t waiting = 0;
@@ -113,16 +109,13 @@ void pipeline::stop() {
   ++waiting;
   for (std::size_t i = 0; i < waiting; ++i) {
     self->receive([](const caf::down_msg&) {},
-                  caf::after(std::chrono::seconds{10}) >> [] {
-                    log::error("an actor did not stop in time");
-                  });
+                  caf::after(std::chrono::seconds{10}) >>
+                      [] { log::error("an actor did not stop in time"); });
   }
   io_.stop();
 }
 
-const std::vector<route_graph>& pipeline::routes() const {
-  return routes_;
-}
+const std::vector<route_graph>& pipeline::routes() const { return routes_; }
 
 std::vector<std::pair<std::string, caf::actor>> pipeline::actors() const {
   std::vector<std::pair<std::string, caf::actor>> out{{"retry_router", router_}};

@@ -11,5 +11,4 @@ namespace courier::topology {
 // work, so `courier run` and `topics ensure` exit 2 before a thread or a connection.
 void check_before_start(const courier_config& cfg);
 
-
 }  // namespace courier::topology

@@ -52,10 +52,12 @@ void wait_until_visible(const std::string& brokers, const std::string& topic, in
   int seen = 0;
   while ((seen = visible_partitions(brokers, topic, timeout)) < partitions) {
     if (std::chrono::steady_clock::now() >= deadline) {
-      throw kafka::kafka_error(RD_KAFKA_RESP_ERR__TIMED_OUT,
-                               "waiting for topic '" + topic + "' to show " +
-                                   std::to_string(partitions) + " partitions in the metadata "
-                                   "(it shows " + std::to_string(seen) + ")");
+      throw kafka::kafka_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "waiting for topic '" + topic +
+                                                                 "' to show " +
+                                                                 std::to_string(partitions) +
+                                                                 " partitions in the metadata "
+                                                                 "(it shows " +
+                                                                 std::to_string(seen) + ")");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{100});
   }

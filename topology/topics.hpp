@@ -18,7 +18,8 @@ std::string dlq_topic_of(const route_config& route);
 std::vector<std::string> required_topics(const courier_config& cfg);
 
 // The required topics the broker does not have.
-std::vector<std::string> missing_topics(const courier_config& cfg, std::chrono::milliseconds timeout);
+std::vector<std::string> missing_topics(const courier_config& cfg,
+                                        std::chrono::milliseconds timeout);
 
 // `courier topics ensure`: creates every missing tier and DLQ topic with its source's partition
 // count; a missing source topic is created with `source_partitions`. Returns the topics created.

@@ -12,8 +12,7 @@ namespace {
 
 using config_detail::in_quotes;
 
-std::optional<std::string> non_empty_env(const getenv_function& getenv,
-                                         const char* name) {
+std::optional<std::string> non_empty_env(const getenv_function& getenv, const char* name) {
   auto v = getenv(name);
   if (v && v->empty()) {
     return std::nullopt;
@@ -28,8 +27,7 @@ std::string read_secret_file(const std::string& path) {
     content << in.rdbuf();
   }
   if (!in || std::filesystem::is_directory(path)) {
-    throw config_error{"HMAC_SECRET_FILE",
-                       "cannot read secret file " + in_quotes(path)};
+    throw config_error{"HMAC_SECRET_FILE", "cannot read secret file " + in_quotes(path)};
   }
   std::string secret = content.str();
   // Files written by editors and `echo` end in a newline that is not part of
@@ -38,8 +36,7 @@ std::string read_secret_file(const std::string& path) {
     secret.pop_back();
   }
   if (secret.empty()) {
-    throw config_error{"HMAC_SECRET_FILE",
-                       "secret file " + in_quotes(path) + " is empty"};
+    throw config_error{"HMAC_SECRET_FILE", "secret file " + in_quotes(path) + " is empty"};
   }
   return secret;
 }
@@ -62,7 +59,8 @@ config_overrides overrides_from_env(const getenv_function& getenv) {
   if (o.webhook_url && !has_http_scheme(*o.webhook_url)) {
     throw config_error{"WEBHOOK_URL",
                        "must start with http:// or https:// and name a host, "
-                       "got " + in_quotes(*o.webhook_url)};
+                       "got " +
+                           in_quotes(*o.webhook_url)};
   }
   o.hmac_secret = non_empty_env(getenv, "HMAC_SECRET");
   if (const auto file = non_empty_env(getenv, "HMAC_SECRET_FILE")) {

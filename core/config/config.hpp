@@ -56,9 +56,8 @@ struct route_config {
   std::size_t head_of_line_records = 1000;
   std::chrono::milliseconds pause_after{10000};
   // Delay topics "<topic>.retry-<delay>" a record moves through before the DLQ.
-  std::vector<std::chrono::milliseconds> retry_tiers{std::chrono::seconds{5},
-                                                     std::chrono::seconds{30},
-                                                     std::chrono::minutes{5}};
+  std::vector<std::chrono::milliseconds> retry_tiers{
+      std::chrono::seconds{5}, std::chrono::seconds{30}, std::chrono::minutes{5}};
   // Empty: default_dlq_topic(topic), e.g. "brew.shipments.dlq" for "brew.shipments.v1".
   std::string dlq_topic;
   breaker_config breaker;
@@ -110,8 +109,7 @@ struct config_overrides {
   std::optional<std::chrono::milliseconds> cb_open_timeout;
 };
 
-using getenv_function =
-    std::function<std::optional<std::string>(const char*)>;
+using getenv_function = std::function<std::optional<std::string>(const char*)>;
 
 // KAFKA_BROKERS, WEBHOOK_URL, HMAC_SECRET, HMAC_SECRET_FILE (the secret is the
 // file's content without trailing newlines). An empty variable counts as

@@ -24,10 +24,9 @@ constexpr const char* duration_forms =
     "a duration such as \"500ms\", \"3s\", \"5m\", \"1h\" or a number of "
     "seconds";
 
-config_error wrong_type(const std::string& key, std::string_view expected,
-                        const json& got) {
-  return config_error{key, "expected " + std::string{expected} + ", got " +
-                               std::string{got.type_name()}};
+config_error wrong_type(const std::string& key, std::string_view expected, const json& got) {
+  return config_error{
+      key, "expected " + std::string{expected} + ", got " + std::string{got.type_name()}};
 }
 
 // Unknown keys are errors so that a typo ("trip_afer") cannot silently fall
@@ -47,8 +46,7 @@ void check_object(const json& obj, const std::string& path,
       for (std::string_view k : known) {
         expected += (expected.empty() ? "" : ", ") + std::string{k};
       }
-      throw config_error{join_key(path, item.key()),
-                         "unknown key; expected one of: " + expected};
+      throw config_error{join_key(path, item.key()), "unknown key; expected one of: " + expected};
     }
   }
 }
@@ -58,8 +56,8 @@ const json* find(const json& obj, std::string_view key) {
   return it == obj.end() ? nullptr : &*it;
 }
 
-std::string read_string(const json& obj, const std::string& path,
-                        std::string_view key, std::string fallback) {
+std::string read_string(const json& obj, const std::string& path, std::string_view key,
+                        std::string fallback) {
   const json* v = find(obj, key);
   if (v == nullptr) {
     return fallback;
@@ -85,16 +83,14 @@ std::int64_t read_integer(const json& v, const std::string& key) {
   return v.get<std::int64_t>();
 }
 
-int read_int(const json& obj, const std::string& path, std::string_view key,
-             int fallback) {
+int read_int(const json& obj, const std::string& path, std::string_view key, int fallback) {
   const json* v = find(obj, key);
   if (v == nullptr) {
     return fallback;
   }
   const std::string full = join_key(path, key);
   const std::int64_t n = read_integer(*v, full);
-  if (n < std::numeric_limits<int>::min() ||
-      n > std::numeric_limits<int>::max()) {
+  if (n < std::numeric_limits<int>::min() || n > std::numeric_limits<int>::max()) {
     throw config_error{full, "integer out of range, got " + v->dump()};
   }
   return static_cast<int>(n);
@@ -102,9 +98,8 @@ int read_int(const json& obj, const std::string& path, std::string_view key,
 
 enum class zero { refused, allowed };
 
-std::size_t read_size(const json& obj, const std::string& path,
-                      std::string_view key, std::size_t fallback,
-                      zero z = zero::refused) {
+std::size_t read_size(const json& obj, const std::string& path, std::string_view key,
+                      std::size_t fallback, zero z = zero::refused) {
   const json* v = find(obj, key);
   if (v == nullptr) {
     return fallback;
@@ -121,8 +116,8 @@ std::size_t read_size(const json& obj, const std::string& path,
 }
 
 // An array of HTTP status codes (100..599).
-std::vector<int> read_statuses(const json& obj, const std::string& path,
-                               std::string_view key, std::vector<int> fallback) {
+std::vector<int> read_statuses(const json& obj, const std::string& path, std::string_view key,
+                               std::vector<int> fallback) {
   const json* v = find(obj, key);
   if (v == nullptr) {
     return fallback;
@@ -143,8 +138,8 @@ std::vector<int> read_statuses(const json& obj, const std::string& path,
   return out;
 }
 
-double read_double(const json& obj, const std::string& path,
-                   std::string_view key, double fallback) {
+double read_double(const json& obj, const std::string& path, std::string_view key,
+                   double fallback) {
   const json* v = find(obj, key);
   if (v == nullptr) {
     return fallback;
@@ -165,16 +160,14 @@ std::chrono::milliseconds duration_value(const json& v, const std::string& full)
   const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
   const auto d = parse_duration(text);
   if (!d) {
-    throw config_error{full, std::string{"expected "} + duration_forms +
-                                 ", got " + in_quotes(text)};
+    throw config_error{full,
+                       std::string{"expected "} + duration_forms + ", got " + in_quotes(text)};
   }
   return *d;
 }
 
-std::chrono::milliseconds read_duration(const json& obj,
-                                        const std::string& path,
-                                        std::string_view key,
-                                        std::chrono::milliseconds fallback) {
+std::chrono::milliseconds read_duration(const json& obj, const std::string& path,
+                                        std::string_view key, std::chrono::milliseconds fallback) {
   const json* v = find(obj, key);
   if (v == nullptr) {
     return fallback;
@@ -210,52 +203,44 @@ kafka_config parse_kafka(const json& obj, const std::string& path) {
 
 breaker_config parse_breaker(const json& obj, const std::string& path) {
   check_object(obj, path,
-               {"trip_after", "open_timeout", "half_open_max_requests",
-                "endpoint_failure_statuses", "trip_on_permanent_run"});
+               {"trip_after", "open_timeout", "half_open_max_requests", "endpoint_failure_statuses",
+                "trip_on_permanent_run"});
   breaker_config b;
   b.endpoint_failure_statuses =
       read_statuses(obj, path, "endpoint_failure_statuses", b.endpoint_failure_statuses);
-  b.trip_on_permanent_run =
-      read_int(obj, path, "trip_on_permanent_run", b.trip_on_permanent_run);
+  b.trip_on_permanent_run = read_int(obj, path, "trip_on_permanent_run", b.trip_on_permanent_run);
   b.trip_after = read_int(obj, path, "trip_after", b.trip_after);
   b.open_timeout = read_duration(obj, path, "open_timeout", b.open_timeout);
-  b.half_open_max_requests = read_int(obj, path, "half_open_max_requests",
-                                      b.half_open_max_requests);
+  b.half_open_max_requests =
+      read_int(obj, path, "half_open_max_requests", b.half_open_max_requests);
   return b;
 }
 
 retry_config parse_retry(const json& obj, const std::string& path) {
-  check_object(obj, path,
-               {"initial", "multiplier", "max", "max_attempts",
-                "max_retry_after"});
+  check_object(obj, path, {"initial", "multiplier", "max", "max_attempts", "max_retry_after"});
   retry_config r;
   r.initial = read_duration(obj, path, "initial", r.initial);
   r.multiplier = read_double(obj, path, "multiplier", r.multiplier);
   r.max = read_duration(obj, path, "max", r.max);
   r.max_attempts = read_int(obj, path, "max_attempts", r.max_attempts);
-  r.max_retry_after =
-      read_duration(obj, path, "max_retry_after", r.max_retry_after);
+  r.max_retry_after = read_duration(obj, path, "max_retry_after", r.max_retry_after);
   return r;
 }
 
 http_config parse_http(const json& obj, const std::string& path) {
-  check_object(obj, path,
-               {"max_connections", "timeout", "max_response_bytes"});
+  check_object(obj, path, {"max_connections", "timeout", "max_response_bytes"});
   http_config h;
-  h.max_connections =
-      read_size(obj, path, "max_connections", h.max_connections);
+  h.max_connections = read_size(obj, path, "max_connections", h.max_connections);
   h.timeout = read_duration(obj, path, "timeout", h.timeout);
-  h.max_response_bytes =
-      read_size(obj, path, "max_response_bytes", h.max_response_bytes);
+  h.max_response_bytes = read_size(obj, path, "max_response_bytes", h.max_response_bytes);
   return h;
 }
 
 route_config parse_route(const json& obj, const std::string& path) {
   check_object(obj, path,
-               {"name", "topic", "url", "hmac_secret", "content_type",
-                "max_in_flight", "max_in_flight_per_partition", "head_of_line_records",
-                "pause_after",
-                "retry_tiers", "dlq_topic", "breaker", "retry", "http"});
+               {"name", "topic", "url", "hmac_secret", "content_type", "max_in_flight",
+                "max_in_flight_per_partition", "head_of_line_records", "pause_after", "retry_tiers",
+                "dlq_topic", "breaker", "retry", "http"});
   route_config r;
   r.name = read_string(obj, path, "name", r.name);
   r.topic = read_string(obj, path, "topic", r.topic);
@@ -263,9 +248,8 @@ route_config parse_route(const json& obj, const std::string& path) {
   r.hmac_secret = read_string(obj, path, "hmac_secret", r.hmac_secret);
   r.content_type = read_string(obj, path, "content_type", r.content_type);
   r.max_in_flight = read_size(obj, path, "max_in_flight", r.max_in_flight);
-  r.max_in_flight_per_partition =
-      read_size(obj, path, "max_in_flight_per_partition",
-                r.max_in_flight_per_partition, zero::allowed);
+  r.max_in_flight_per_partition = read_size(obj, path, "max_in_flight_per_partition",
+                                            r.max_in_flight_per_partition, zero::allowed);
   r.head_of_line_records =
       read_size(obj, path, "head_of_line_records", r.head_of_line_records, zero::allowed);
   r.pause_after = read_duration(obj, path, "pause_after", r.pause_after);
@@ -306,8 +290,7 @@ courier_config parse_config(const json& doc) {
       throw wrong_type("routes", "an array", *routes);
     }
     for (std::size_t i = 0; i < routes->size(); ++i) {
-      cfg.routes.push_back(
-          parse_route((*routes)[i], "routes[" + std::to_string(i) + "]"));
+      cfg.routes.push_back(parse_route((*routes)[i], "routes[" + std::to_string(i) + "]"));
     }
   }
   return cfg;
@@ -321,8 +304,7 @@ courier_config load_config_file(const std::filesystem::path& path) {
   }
   std::ifstream in{path, std::ios::binary};
   if (!in) {
-    throw config_error{key, "cannot read config file: " +
-                                std::generic_category().message(errno)};
+    throw config_error{key, "cannot read config file: " + std::generic_category().message(errno)};
   }
   std::ostringstream content;
   content << in.rdbuf();
@@ -336,8 +318,7 @@ courier_config load_config_file(const std::filesystem::path& path) {
     if (const auto end = reason.find("] "); end != std::string::npos) {
       reason.erase(0, end + 2);
     }
-    throw config_error{key, "invalid JSON at byte " + std::to_string(e.byte) +
-                                ": " + reason};
+    throw config_error{key, "invalid JSON at byte " + std::to_string(e.byte) + ": " + reason};
   }
   return parse_config(doc);
 }

@@ -17,15 +17,13 @@ using nlohmann::json;
 
 void require_positive(const std::string& key, std::int64_t value) {
   if (value <= 0) {
-    throw config_error{key, "must be a positive integer, got " +
-                                std::to_string(value)};
+    throw config_error{key, "must be a positive integer, got " + std::to_string(value)};
   }
 }
 
 void require_positive(const std::string& key, std::chrono::milliseconds d) {
   if (d.count() <= 0) {
-    throw config_error{key, "must be a positive duration, got " +
-                                format_duration(d)};
+    throw config_error{key, "must be a positive duration, got " + format_duration(d)};
   }
 }
 
@@ -51,8 +49,7 @@ void validate_route(const route_config& r, const std::string& path) {
   if (r.content_type.empty()) {
     throw config_error{join_key(path, "content_type"), "must not be empty"};
   }
-  require_positive(join_key(path, "max_in_flight"),
-                   static_cast<std::int64_t>(r.max_in_flight));
+  require_positive(join_key(path, "max_in_flight"), static_cast<std::int64_t>(r.max_in_flight));
   require_positive(join_key(path, "pause_after"), r.pause_after);
   const std::string tiers = join_key(path, "retry_tiers");
   for (std::size_t i = 0; i < r.retry_tiers.size(); ++i) {
@@ -73,8 +70,7 @@ void validate_route(const route_config& r, const std::string& path) {
   const std::string b = join_key(path, "breaker");
   require_positive(join_key(b, "trip_after"), r.breaker.trip_after);
   require_positive(join_key(b, "open_timeout"), r.breaker.open_timeout);
-  require_positive(join_key(b, "half_open_max_requests"),
-                   r.breaker.half_open_max_requests);
+  require_positive(join_key(b, "half_open_max_requests"), r.breaker.half_open_max_requests);
   if (r.breaker.trip_on_permanent_run < 0) {
     throw config_error{join_key(b, "trip_on_permanent_run"),
                        "must be 0 (off) or a positive integer, got " +
@@ -93,15 +89,13 @@ void validate_route(const route_config& r, const std::string& path) {
   require_positive(join_key(rt, "initial"), r.retry.initial);
   if (!(r.retry.multiplier >= 1.0)) {
     throw config_error{join_key(rt, "multiplier"),
-                       "must be at least 1, got " +
-                           json(r.retry.multiplier).dump()};
+                       "must be at least 1, got " + json(r.retry.multiplier).dump()};
   }
   require_positive(join_key(rt, "max"), r.retry.max);
   if (r.retry.max < r.retry.initial) {
-    throw config_error{join_key(rt, "max"),
-                       "must be at least retry.initial (" +
-                           format_duration(r.retry.initial) + "), got " +
-                           format_duration(r.retry.max)};
+    throw config_error{join_key(rt, "max"), "must be at least retry.initial (" +
+                                                format_duration(r.retry.initial) + "), got " +
+                                                format_duration(r.retry.max)};
   }
   require_positive(join_key(rt, "max_attempts"), r.retry.max_attempts);
   require_positive(join_key(rt, "max_retry_after"), r.retry.max_retry_after);
@@ -132,8 +126,7 @@ void validate(const courier_config& cfg) {
     const std::string path = "routes[" + std::to_string(i) + "]";
     validate_route(r, path);
     if (!names.insert(r.name).second) {
-      throw config_error{join_key(path, "name"),
-                         "duplicate route name " + in_quotes(r.name)};
+      throw config_error{join_key(path, "name"), "duplicate route name " + in_quotes(r.name)};
     }
   }
 }

@@ -41,8 +41,6 @@ answer_verdict answer_judge::judge(int status, transport_error error, bool probe
   return answer_verdict::retry;
 }
 
-int answer_judge::permanent_run() const {
-  return permanent_run_;
-}
+int answer_judge::permanent_run() const { return permanent_run_; }
 
 }  // namespace courier

@@ -44,20 +44,19 @@ digest hmac_sha256(std::string_view key, std::string_view body) {
       OSSL_PARAM_construct_end()};
   // An empty key is legal HMAC; OpenSSL needs a non-null pointer for it.
   static constexpr unsigned char empty_key[1] = {0};
-  const auto* key_bytes = key.empty() ? empty_key
-                                      : reinterpret_cast<const unsigned char*>(key.data());
+  const auto* key_bytes =
+      key.empty() ? empty_key : reinterpret_cast<const unsigned char*>(key.data());
   if (EVP_MAC_init(ctx.get(), key_bytes, key.size(), params.data()) != 1) {
     throw std::runtime_error("hmac_signer: EVP_MAC_init failed");
   }
   if (!body.empty() &&
-      EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(body.data()),
-                     body.size()) != 1) {
+      EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(body.data()), body.size()) !=
+          1) {
     throw std::runtime_error("hmac_signer: EVP_MAC_update failed");
   }
   digest out{};
   std::size_t out_len = 0;
-  if (EVP_MAC_final(ctx.get(), out.data(), &out_len, out.size()) != 1 ||
-      out_len != out.size()) {
+  if (EVP_MAC_final(ctx.get(), out.data(), &out_len, out.size()) != 1 || out_len != out.size()) {
     throw std::runtime_error("hmac_signer: EVP_MAC_final failed");
   }
   return out;

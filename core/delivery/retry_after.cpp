@@ -61,8 +61,7 @@ std::optional<milliseconds> parse_retry_after(std::string_view value,
   // four-digit year, milliseconds can.
   const std::int64_t when_ms =
       std::chrono::duration_cast<milliseconds>(when->time_since_epoch()).count();
-  const std::int64_t now_ms =
-      std::chrono::floor<milliseconds>(now.time_since_epoch()).count();
+  const std::int64_t now_ms = std::chrono::floor<milliseconds>(now.time_since_epoch()).count();
   if (when_ms <= now_ms) {
     return milliseconds{0};
   }

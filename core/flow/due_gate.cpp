@@ -40,13 +40,9 @@ std::optional<std::int64_t> due_gate::next_due(const partition_id& p) const {
   return it->second.front().due_ms;
 }
 
-bool due_gate::holds(const partition_id& p) const {
-  return next_due(p).has_value();
-}
+bool due_gate::holds(const partition_id& p) const { return next_due(p).has_value(); }
 
-std::size_t due_gate::size() const {
-  return size_;
-}
+std::size_t due_gate::size() const { return size_; }
 
 void due_gate::drop(const partition_id& p) {
   auto it = held_.find(p);

@@ -12,9 +12,7 @@ bool offset_tracker::track(std::int64_t offset) {
   return true;
 }
 
-bool offset_tracker::complete(std::int64_t offset) {
-  return in_flight_.erase(offset) == 1;
-}
+bool offset_tracker::complete(std::int64_t offset) { return in_flight_.erase(offset) == 1; }
 
 std::optional<std::int64_t> offset_tracker::committable() const {
   if (!in_flight_.empty()) {

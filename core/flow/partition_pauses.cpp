@@ -44,8 +44,7 @@ void partition_pauses::revoke(const partition_id& p) {
   paused_.erase(p);
 }
 
-partition_pauses::change partition_pauses::set(const partition_id& p, pause_reason r,
-                                               bool on) {
+partition_pauses::change partition_pauses::set(const partition_id& p, pause_reason r, bool on) {
   change c;
   auto it = reasons_.find(p);
   if (it == reasons_.end()) {
@@ -75,12 +74,8 @@ partition_pauses::change partition_pauses::set_everywhere(pause_reason r, bool o
   return all;
 }
 
-bool partition_pauses::is_paused(const partition_id& p) const {
-  return paused_.count(p) > 0;
-}
+bool partition_pauses::is_paused(const partition_id& p) const { return paused_.count(p) > 0; }
 
-std::size_t partition_pauses::paused_count() const {
-  return paused_.size();
-}
+std::size_t partition_pauses::paused_count() const { return paused_.size(); }
 
 }  // namespace courier

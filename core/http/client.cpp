@@ -25,8 +25,7 @@ void check_header(const std::string& name, const std::string& value) {
     throw std::invalid_argument("invalid HTTP header name '" + name + "'");
   }
   if (has_line_break_or_nul(value)) {
-    throw std::invalid_argument("value of HTTP header '" + name +
-                                "' contains CR, LF or NUL");
+    throw std::invalid_argument("value of HTTP header '" + name + "' contains CR, LF or NUL");
   }
 }
 

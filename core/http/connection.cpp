@@ -244,10 +244,18 @@ void connection::fail(step where, beast::error_code ec) {
     r.error = transport_error::timeout;
     r.error_message = "timed out after " + std::to_string(settings.timeout.count()) + " ms";
     switch (where) {
-      case step::resolve: r.error_message += " resolving the host"; break;
-      case step::connect: r.error_message += " connecting"; break;
-      case step::write: r.error_message += " sending the request"; break;
-      case step::read: r.error_message += " waiting for the response"; break;
+      case step::resolve:
+        r.error_message += " resolving the host";
+        break;
+      case step::connect:
+        r.error_message += " connecting";
+        break;
+      case step::write:
+        r.error_message += " sending the request";
+        break;
+      case step::read:
+        r.error_message += " waiting for the response";
+        break;
     }
     finish(std::move(r), /*reusable=*/false);
     return;

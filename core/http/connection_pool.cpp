@@ -128,8 +128,8 @@ void connection_pool::on_queue_deadline(std::uint64_t id) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     // Deadlines grow in queue order, so an expired request is almost always at the front.
-    const auto it = std::find_if(queue_.begin(), queue_.end(),
-                                 [id](const queued& q) { return q.id == id; });
+    const auto it =
+        std::find_if(queue_.begin(), queue_.end(), [id](const queued& q) { return q.id == id; });
     if (it == queue_.end()) {
       return;  // already handed to a connection
     }

@@ -20,9 +20,7 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
-std::uint16_t default_port(std::string_view scheme) {
-  return scheme == "https" ? 443 : 80;
-}
+std::uint16_t default_port(std::string_view scheme) { return scheme == "https" ? 443 : 80; }
 
 std::uint16_t parse_port(std::string_view url, std::string_view text) {
   if (text.empty()) {

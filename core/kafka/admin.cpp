@@ -67,8 +67,7 @@ void check_topic_results(const rd_kafka_topic_result_t** results, std::size_t co
       continue;
     }
     const char* message = rd_kafka_topic_result_error_string(results[i]);
-    throw kafka_error(topic_err,
-                      doing + " '" + rd_kafka_topic_result_name(results[i]) + "'",
+    throw kafka_error(topic_err, doing + " '" + rd_kafka_topic_result_name(results[i]) + "'",
                       message != nullptr ? message : rd_kafka_err2str(topic_err));
   }
 }
@@ -92,8 +91,8 @@ void create_topics_with_config(const std::string& bootstrap,
   if (topics.empty()) {
     return;
   }
-  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}},
-                              "creating topics");
+  handle_ptr rk =
+      make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}}, "creating topics");
   std::vector<new_topic_ptr> owned;
   std::vector<rd_kafka_NewTopic_t*> new_topics;
   for (const auto& [name, partitions, config] : topics) {
@@ -109,8 +108,8 @@ void create_topics_with_config(const std::string& bootstrap,
       const rd_kafka_resp_err_t config_err =
           rd_kafka_NewTopic_set_config(topic.get(), key.c_str(), value.c_str());
       if (config_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        throw kafka_error(config_err, "setting " + key + "=" + value + " on new topic '" +
-                                          name + "'");
+        throw kafka_error(config_err,
+                          "setting " + key + "=" + value + " on new topic '" + name + "'");
       }
     }
     new_topics.push_back(topic.get());
@@ -120,8 +119,7 @@ void create_topics_with_config(const std::string& bootstrap,
   const auto options =
       admin_options(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS, timeout, "CreateTopics");
   queue_ptr queue{rd_kafka_queue_new(rk.get())};
-  rd_kafka_CreateTopics(rk.get(), new_topics.data(), new_topics.size(), options.get(),
-                        queue.get());
+  rd_kafka_CreateTopics(rk.get(), new_topics.data(), new_topics.size(), options.get(), queue.get());
   const event_ptr event = admin_result(queue.get(), timeout, "creating topics");
   const rd_kafka_CreateTopics_result_t* result = rd_kafka_event_CreateTopics_result(event.get());
   if (result == nullptr) {
@@ -138,12 +136,11 @@ void create_partitions(const std::string& bootstrap, const std::string& topic, i
   handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}},
                               "adding partitions to '" + topic + "'");
   std::array<char, 512> reason{};
-  new_partitions_ptr request{rd_kafka_NewPartitions_new(topic.c_str(),
-                                                        static_cast<std::size_t>(total),
-                                                        reason.data(), reason.size())};
+  new_partitions_ptr request{rd_kafka_NewPartitions_new(
+      topic.c_str(), static_cast<std::size_t>(total), reason.data(), reason.size())};
   if (!request) {
-    throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "describing new partitions of '" + topic + "'",
-                      reason.data());
+    throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
+                      "describing new partitions of '" + topic + "'", reason.data());
   }
   rd_kafka_NewPartitions_t* requests[] = {request.get()};
   const auto options =
@@ -158,8 +155,7 @@ void create_partitions(const std::string& bootstrap, const std::string& topic, i
                       rd_kafka_event_name(event.get()));
   }
   std::size_t count = 0;
-  const rd_kafka_topic_result_t** results =
-      rd_kafka_CreatePartitions_result_topics(result, &count);
+  const rd_kafka_topic_result_t** results = rd_kafka_CreatePartitions_result_topics(result, &count);
   check_topic_results(results, count, RD_KAFKA_RESP_ERR_NO_ERROR, "adding partitions to");
 }
 
@@ -178,8 +174,7 @@ std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootst
   for (int p = 0; p < partitions; ++p) {
     rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p);
   }
-  const rd_kafka_resp_err_t err =
-      rd_kafka_committed(rk.get(), list.get(), to_timeout_ms(timeout));
+  const rd_kafka_resp_err_t err = rd_kafka_committed(rk.get(), list.get(), to_timeout_ms(timeout));
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw kafka_error(err, "reading committed offsets of group '" + group + "' for " + topic);
   }
@@ -187,8 +182,8 @@ std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootst
   for (int i = 0; i < list->cnt; ++i) {
     const rd_kafka_topic_partition_t& tp = list->elems[i];
     if (tp.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      throw kafka_error(tp.err, "reading committed offset of group '" + group + "' for " +
-                                    topic + "[" + std::to_string(tp.partition) + "]");
+      throw kafka_error(tp.err, "reading committed offset of group '" + group + "' for " + topic +
+                                    "[" + std::to_string(tp.partition) + "]");
     }
     if (tp.offset >= 0) {
       result.emplace(tp.partition, tp.offset);
@@ -204,9 +199,9 @@ int partition_count(const std::string& bootstrap, const std::string& topic,
   handle_ptr rk = make_handle(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap}},
                               "reading metadata of '" + topic + "'");
   const rd_kafka_metadata_t* raw_metadata = nullptr;
-  const rd_kafka_resp_err_t err = rd_kafka_metadata(rk.get(), /*all_topics=*/1,
-                                                    /*only_rkt=*/nullptr, &raw_metadata,
-                                                    to_timeout_ms(timeout));
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(rk.get(), /*all_topics=*/1,
+                        /*only_rkt=*/nullptr, &raw_metadata, to_timeout_ms(timeout));
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw kafka_error(err, "reading metadata of topic '" + topic + "'");
   }

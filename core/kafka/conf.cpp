@@ -17,8 +17,8 @@ conf_ptr make_conf(const std::map<std::string, std::string>& properties) {
       case RD_KAFKA_CONF_OK:
         break;
       case RD_KAFKA_CONF_UNKNOWN:
-        throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
-                          "unknown Kafka property '" + name + "'", reason.data());
+        throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "unknown Kafka property '" + name + "'",
+                          reason.data());
       case RD_KAFKA_CONF_INVALID:
         throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
                           "invalid value for Kafka property '" + name + "'", reason.data());

@@ -149,8 +149,8 @@ bool consumer::store_offset(const partition_id& p, std::int64_t next_offset) {
                                   describe(list->elems[0]));
   }
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(err, "storing offset " + std::to_string(next_offset) + " for " +
-                               describe(list->elems[0]));
+    throw kafka_error(
+        err, "storing offset " + std::to_string(next_offset) + " for " + describe(list->elems[0]));
   }
   return true;
 }
@@ -300,8 +300,8 @@ void consumer::handle_rebalance(rd_kafka_resp_err_t err,
     guarded([&] { unassign(partitions); });
     return;
   }
-  report(std::string("rebalance failed: ") + rd_kafka_err2str(err) + " (" +
-         rd_kafka_err2name(err) + "); dropping the assignment");
+  report(std::string("rebalance failed: ") + rd_kafka_err2str(err) + " (" + rd_kafka_err2name(err) +
+         "); dropping the assignment");
   guarded([&] { unassign(nullptr); });
 }
 

@@ -18,8 +18,7 @@ constexpr std::chrono::milliseconds queue_full_poll{50};
 [[noreturn]] void throw_fatal(rd_kafka_t* rk) {
   std::array<char, 512> reason{};
   const rd_kafka_resp_err_t err = rd_kafka_fatal_error(rk, reason.data(), reason.size());
-  throw kafka_error(RD_KAFKA_RESP_ERR__FATAL,
-                    "the producer hit a fatal error and must be rebuilt",
+  throw kafka_error(RD_KAFKA_RESP_ERR__FATAL, "the producer hit a fatal error and must be rebuilt",
                     std::string(rd_kafka_err2name(err)) + ": " + reason.data());
 }
 
@@ -66,9 +65,7 @@ void producer::produce(const std::string& topic, std::int32_t partition,
   produce(topic, partition, key, value, headers, timestamp_ms, delivery_report{});
 }
 
-int producer::outstanding() const {
-  return rd_kafka_outq_len(rk_.get());
-}
+int producer::outstanding() const { return rd_kafka_outq_len(rk_.get()); }
 
 void producer::produce(const std::string& topic, std::int32_t partition,
                        std::optional<std::string_view> key, std::string_view value,
@@ -107,9 +104,9 @@ void producer::flush(std::chrono::milliseconds timeout) {
   const rd_kafka_resp_err_t err = rd_kafka_flush(rk_.get(), static_cast<int>(timeout.count()));
   const int remaining = rd_kafka_outq_len(rk_.get());
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR || remaining > 0) {
-    throw kafka_error(err == RD_KAFKA_RESP_ERR_NO_ERROR ? RD_KAFKA_RESP_ERR__TIMED_OUT : err,
-                      "flushing the producer: " + std::to_string(remaining) +
-                          " messages or requests remain");
+    throw kafka_error(
+        err == RD_KAFKA_RESP_ERR_NO_ERROR ? RD_KAFKA_RESP_ERR__TIMED_OUT : err,
+        "flushing the producer: " + std::to_string(remaining) + " messages or requests remain");
   }
 }
 

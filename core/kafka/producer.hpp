@@ -37,14 +37,13 @@ class producer {
   // The broker's answer for one record: NO_ERROR once acknowledged (acks=all), else the error
   // the record finally failed with. Called from produce(), poll() or flush().
   using delivery_report =
-    std::function<void(rd_kafka_resp_err_t err, std::int32_t partition, std::int64_t offset)>;
+      std::function<void(rd_kafka_resp_err_t err, std::int32_t partition, std::int64_t offset)>;
 
   // As above, and `on_report` is called exactly once with the broker's answer, unless this
   // throws (then the record was not queued and on_report is never called).
   void produce(const std::string& topic, std::int32_t partition,
                std::optional<std::string_view> key, std::string_view value,
-               const header_list& headers, std::int64_t timestamp_ms,
-               delivery_report on_report);
+               const header_list& headers, std::int64_t timestamp_ms, delivery_report on_report);
 
   // Records queued or in flight.
   int outstanding() const;

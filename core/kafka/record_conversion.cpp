@@ -7,8 +7,7 @@ namespace courier::kafka {
 header_list to_header_list(const rd_kafka_message_t& msg) {
   header_list result;
   rd_kafka_headers_t* hdrs = nullptr;  // owned by the message
-  const rd_kafka_resp_err_t err =
-      rd_kafka_message_headers(&msg, &hdrs);
+  const rd_kafka_resp_err_t err = rd_kafka_message_headers(&msg, &hdrs);
   if (err == RD_KAFKA_RESP_ERR__NOENT) {
     return result;
   }
@@ -55,9 +54,9 @@ headers_ptr to_kafka_headers(const header_list& headers) {
   }
   headers_ptr hdrs{rd_kafka_headers_new(headers.size())};
   for (const auto& [name, value] : headers) {
-    const rd_kafka_resp_err_t err = rd_kafka_header_add(
-        hdrs.get(), name.data(), static_cast<ssize_t>(name.size()), value.data(),
-        static_cast<ssize_t>(value.size()));
+    const rd_kafka_resp_err_t err =
+        rd_kafka_header_add(hdrs.get(), name.data(), static_cast<ssize_t>(name.size()),
+                            value.data(), static_cast<ssize_t>(value.size()));
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       throw kafka_error(err, "adding header '" + name + "'");
     }

@@ -66,14 +66,14 @@ transactional_producer::transactional_producer(const std::string& bootstrap,
   rk_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), reason.data(), reason.size()));
   if (!rk_) {
     throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
-                      "creating transactional producer '" + transactional_id + "'",
-                      reason.data());
+                      "creating transactional producer '" + transactional_id + "'", reason.data());
   }
   static_cast<void>(conf.release());  // rd_kafka_new took ownership
 }
 
 transactional_producer::~transactional_producer() {
-  if (in_transaction_ && rd_kafka_fatal_error(rk_.get(), nullptr, 0) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+  if (in_transaction_ &&
+      rd_kafka_fatal_error(rk_.get(), nullptr, 0) == RD_KAFKA_RESP_ERR_NO_ERROR) {
     // Best effort: a transaction left open is aborted by the broker after
     // transaction.timeout.ms, or by the next init_transactions() with this id.
     error_ptr ignored{rd_kafka_abort_transaction(rk_.get(), to_ms(destructor_abort_timeout))};
@@ -128,9 +128,8 @@ void transactional_producer::begin() {
 }
 
 void transactional_producer::produce(const std::string& topic, std::int32_t partition,
-                                     std::optional<std::string_view> key,
-                                     std::string_view value, const header_list& headers,
-                                     delivery_report on_report) {
+                                     std::optional<std::string_view> key, std::string_view value,
+                                     const header_list& headers, delivery_report on_report) {
   if (rd_kafka_fatal_error(rk_.get(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw_fatal(rk_.get(), "producing to " + topic);
   }

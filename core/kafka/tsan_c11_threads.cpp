@@ -96,7 +96,9 @@ void mtx_destroy(mtx_t* m) { pthread_mutex_destroy(as_pthread(m)); }
 int cnd_init(cnd_t* c) { return to_thrd(pthread_cond_init(as_pthread(c), nullptr)); }
 int cnd_signal(cnd_t* c) { return to_thrd(pthread_cond_signal(as_pthread(c))); }
 int cnd_broadcast(cnd_t* c) { return to_thrd(pthread_cond_broadcast(as_pthread(c))); }
-int cnd_wait(cnd_t* c, mtx_t* m) { return to_thrd(pthread_cond_wait(as_pthread(c), as_pthread(m))); }
+int cnd_wait(cnd_t* c, mtx_t* m) {
+  return to_thrd(pthread_cond_wait(as_pthread(c), as_pthread(m)));
+}
 int cnd_timedwait(cnd_t* __restrict c, mtx_t* __restrict m,
                   const struct timespec* __restrict until) {
   return to_thrd(pthread_cond_timedwait(as_pthread(c), as_pthread(m), until));

@@ -28,8 +28,8 @@ std::string mock_cluster::bootstrap_servers() const {
 }
 
 void mock_cluster::create_topic(const std::string& name, int partitions) {
-  const rd_kafka_resp_err_t err = rd_kafka_mock_topic_create(
-      cluster_.get(), name.c_str(), partitions, /*replication_factor=*/1);
+  const rd_kafka_resp_err_t err = rd_kafka_mock_topic_create(cluster_.get(), name.c_str(),
+                                                             partitions, /*replication_factor=*/1);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw kafka_error(err, "creating mock topic '" + name + "'");
   }

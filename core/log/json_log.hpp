@@ -14,7 +14,8 @@ bool set_level(std::string_view name);
 
 // Writes one JSON object per line to stderr: {"ts": ..., "level": ..., "event": ..., fields...}.
 // Thread-safe; the line is written whole.
-void event(level lvl, std::string_view name, const nlohmann::json& fields = nlohmann::json::object());
+void event(level lvl, std::string_view name,
+           const nlohmann::json& fields = nlohmann::json::object());
 
 inline void debug(std::string_view name, const nlohmann::json& f = nlohmann::json::object()) {
   event(level::debug, name, f);

@@ -20,4 +20,4 @@ struct partition_id {
   }
 };
 
-}  // namespace courier::kafka
+}  // namespace courier

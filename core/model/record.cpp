@@ -2,8 +2,7 @@
 
 namespace courier {
 
-std::optional<std::string_view> find_header(const header_list& headers,
-                                            std::string_view name) {
+std::optional<std::string_view> find_header(const header_list& headers, std::string_view name) {
   for (const auto& [k, v] : headers) {
     if (k == name) {
       return std::string_view{v};

@@ -24,7 +24,6 @@ struct record {
 };
 
 // The first value of header `name`, if the record carries it.
-std::optional<std::string_view> find_header(const header_list& headers,
-                                            std::string_view name);
+std::optional<std::string_view> find_header(const header_list& headers, std::string_view name);
 
 }  // namespace courier

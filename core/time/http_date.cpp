@@ -9,8 +9,8 @@
 namespace courier {
 namespace {
 
-constexpr std::array<std::string_view, 12> month_names{
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+constexpr std::array<std::string_view, 12> month_names{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 constexpr std::array<std::string_view, 7> short_day_names{"Mon", "Tue", "Wed", "Thu",
                                                           "Fri", "Sat", "Sun"};
 constexpr std::array<std::string_view, 7> long_day_names{
@@ -102,8 +102,7 @@ std::optional<unsigned> read_month(cursor& in) {
 
 // "<day><sep><month><sep><year> hh:mm:ss GMT": what IMF-fixdate (sep " ", four-digit year)
 // and RFC 850 (sep "-", two-digit year) share after the weekday and ", ".
-std::optional<civil_time> read_gmt_date(cursor& in, std::string_view sep,
-                                        std::size_t year_digits) {
+std::optional<civil_time> read_gmt_date(cursor& in, std::string_view sep, std::size_t year_digits) {
   auto d = in.digits(2);
   if (!d || !in.literal(sep)) {
     return std::nullopt;
@@ -191,9 +190,8 @@ std::optional<civil_time> parse_asctime(std::string_view s) {
 
 bool valid(const civil_time& t) {
   // Second 60 is a leap second; it lands on the next minute's first second.
-  return t.month >= 1 && t.month <= 12 && t.day >= 1 &&
-         t.day <= days_in_month(t.year, t.month) && t.hour <= 23 && t.minute <= 59 &&
-         t.second <= 60;
+  return t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= days_in_month(t.year, t.month) &&
+         t.hour <= 23 && t.minute <= 59 && t.second <= 60;
 }
 
 int civil_year_of(std::chrono::system_clock::time_point now) {
@@ -216,7 +214,8 @@ std::optional<sys_seconds> parse_http_date(std::string_view value,
     return std::nullopt;
   }
   const std::int64_t epoch_seconds = days_from_civil({t->year, t->month, t->day}) * 86400 +
-                                     std::int64_t{t->hour} * 3600 + std::int64_t{t->minute} * 60 + t->second;
+                                     std::int64_t{t->hour} * 3600 + std::int64_t{t->minute} * 60 +
+                                     t->second;
   return sys_seconds{std::chrono::seconds{epoch_seconds}};
 }
 

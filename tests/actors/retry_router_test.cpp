@@ -25,7 +25,8 @@ actors::dispatch_request dlq_record(std::int32_t partition, const std::string& k
   req.has_key = true;
   req.key = key;
   req.value = R"({"shipment_id":")" + key + R"("})";
-  req.headers = {{"courier.idempotency.key", "brew.shipments.v1:" + std::to_string(partition) + ":0"}};
+  req.headers = {
+      {"courier.idempotency.key", "brew.shipments.v1:" + std::to_string(partition) + ":0"}};
   return req;
 }
 
@@ -34,9 +35,7 @@ struct RetryRouter : ::testing::Test {
     actors::add_message_types(cfg);
     sys = std::make_unique<caf::actor_system>(cfg);
   }
-  ~RetryRouter() override {
-    caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
-  }
+  ~RetryRouter() override { caf::anon_send_exit(router, caf::exit_reason::user_shutdown); }
   void start() {
     router = sys->spawn<caf::detached>(actors::retry_router, cluster.bootstrap_servers(),
                                        std::map<std::string, std::string>{});

@@ -55,9 +55,7 @@ using courier::testing::wait_until;
 
 using namespace std::chrono_literals;
 
-inline std::string e2e_secret() {
-  return "e2e-secret";
-}
+inline std::string e2e_secret() { return "e2e-secret"; }
 
 // Runs a shell command; its exit status (-1 when it did not exit normally).
 inline int run_command(const std::string& command) {
@@ -131,8 +129,8 @@ class kafka_environment : public ::testing::Environment {
 inline std::string unique_name(const std::string& base) {
   return "e2e." + base + "." + std::to_string(getpid()) + "." +
          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count() %
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count() %
                         100000000);
 }
 
@@ -156,16 +154,16 @@ inline void seed(const std::string& topic, std::size_t from, std::size_t count) 
 inline std::int64_t committed_total(const std::string& group, const std::string& topic,
                                     int partitions) {
   std::int64_t sum = 0;
-  for (const auto& [partition, offset] : kafka::committed_offsets(
-         kafka_environment::bootstrap(), group, topic, partitions, 15s)) {
+  for (const auto& [partition, offset] :
+       kafka::committed_offsets(kafka_environment::bootstrap(), group, topic, partitions, 15s)) {
     sum += offset;
   }
   return sum;
 }
 
 struct receiver_stats {
-  std::uint64_t total = 0, ok = 0, fail_503 = 0, fail_timeout = 0, fail_401 = 0,
-                fail_400 = 0, unique_keys = 0, duplicates = 0;
+  std::uint64_t total = 0, ok = 0, fail_503 = 0, fail_timeout = 0, fail_401 = 0, fail_400 = 0,
+                unique_keys = 0, duplicates = 0;
   std::string raw;
 };
 
@@ -179,7 +177,7 @@ inline std::optional<std::string> http_get(std::uint16_t port, const std::string
     beast::tcp_stream stream{ioc};
     stream.expires_after(timeout);
     stream.connect(
-      boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
+        boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
     http::request<http::empty_body> req{http::verb::get, target, 11};
     req.set(http::field::host, "127.0.0.1");
     http::write(stream, req);
@@ -203,27 +201,26 @@ class webhook {
   webhook(const std::filesystem::path& dir, int latency_ms, double fail_rate_503 = 0,
           double fail_rate_400 = 0) {
     proc_ = std::make_unique<child_process>(
-      MOCK_WEBHOOK_BINARY, std::vector<std::string>{"--port", "0", "--address", "127.0.0.1"},
-      std::vector<std::string>{"HMAC_SECRET=" + e2e_secret(),
-                               "LATENCY_MS=" + std::to_string(latency_ms),
-                               "FAIL_RATE_503=" + std::to_string(fail_rate_503),
-                               "FAIL_RATE_400=" + std::to_string(fail_rate_400),
-                               "FAIL_RATE_TIMEOUT=0"},
-      (dir / "mock_webhook.log").string(), std::set<std::string>{"PORT"});
+        MOCK_WEBHOOK_BINARY, std::vector<std::string>{"--port", "0", "--address", "127.0.0.1"},
+        std::vector<std::string>{
+            "HMAC_SECRET=" + e2e_secret(), "LATENCY_MS=" + std::to_string(latency_ms),
+            "FAIL_RATE_503=" + std::to_string(fail_rate_503),
+            "FAIL_RATE_400=" + std::to_string(fail_rate_400), "FAIL_RATE_TIMEOUT=0"},
+        (dir / "mock_webhook.log").string(), std::set<std::string>{"PORT"});
     const std::regex listening{R"(listening on http://127\.0\.0\.1:(\d+))"};
     // The match must not outlive the log text it points into: keep the port as a string.
     std::string port;
     const bool up = wait_until(
-      [&] {
-        const auto text = proc_->log();
-        std::smatch m;
-        if (!std::regex_search(text, m, listening)) {
-          return false;
-        }
-        port = m[1].str();
-        return true;
-      },
-      10s);
+        [&] {
+          const auto text = proc_->log();
+          std::smatch m;
+          if (!std::regex_search(text, m, listening)) {
+            return false;
+          }
+          port = m[1].str();
+          return true;
+        },
+        10s);
     if (!up) {
       throw std::runtime_error("mock_webhook did not start: " + proc_->log());
     }
@@ -258,14 +255,14 @@ class webhook {
   receiver_stats settled_stats() const {
     auto last = stats();
     wait_until(
-      [&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds{100});
-        auto now = stats();
-        const bool same = now.raw == last.raw;
-        last = std::move(now);
-        return same;
-      },
-      5s);
+        [&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds{100});
+          auto now = stats();
+          const bool same = now.raw == last.raw;
+          last = std::move(now);
+          return same;
+        },
+        5s);
     return last;
   }
 
@@ -293,9 +290,9 @@ inline courier_config e2e_config(const courier_settings& s) {
   cfg.kafka.group_id = s.group;
   cfg.kafka.properties = courier::testing::fast_group();
   cfg.kafka.properties.insert(
-    {{"auto.commit.interval.ms", std::to_string(s.auto_commit_interval_ms)},
-     {"fetch.wait.max.ms", "50"},
-     {"reconnect.backoff.max.ms", "1000"}});
+      {{"auto.commit.interval.ms", std::to_string(s.auto_commit_interval_ms)},
+       {"fetch.wait.max.ms", "50"},
+       {"reconnect.backoff.max.ms", "1000"}});
   route_config r;
   r.name = "shipments";
   r.topic = s.topic;
@@ -334,8 +331,8 @@ inline std::unique_ptr<courier_process> start_courier(const std::filesystem::pat
                                                       const std::filesystem::path& dir,
                                                       const std::string& name) {
   return std::make_unique<courier_process>(
-    std::vector<std::string>{"run", "--config", config.string(), "--log-level", "info"},
-    std::vector<std::string>{"HMAC_SECRET=" + e2e_secret()}, (dir / (name + ".log")).string());
+      std::vector<std::string>{"run", "--config", config.string(), "--log-level", "info"},
+      std::vector<std::string>{"HMAC_SECRET=" + e2e_secret()}, (dir / (name + ".log")).string());
 }
 
 // Every one of the n seeded records reached the receiver once, signed right.
@@ -361,19 +358,20 @@ inline std::size_t count_of(const std::string& text, const std::string& needle) 
 }
 
 // Waits until the receiver counted `target` deliveries; gives up early when a courier exited.
-inline bool wait_delivered(const webhook& w, std::uint64_t target, std::chrono::milliseconds timeout,
+inline bool wait_delivered(const webhook& w, std::uint64_t target,
+                           std::chrono::milliseconds timeout,
                            std::initializer_list<child_process*> couriers) {
   bool exited = false;
   const bool done = wait_until(
-    [&] {
-      for (auto* c : couriers) {
-        if (!c->running()) {
-          exited = true;
+      [&] {
+        for (auto* c : couriers) {
+          if (!c->running()) {
+            exited = true;
+          }
         }
-      }
-      return exited || w.ok() >= target;
-    },
-    timeout);
+        return exited || w.ok() >= target;
+      },
+      timeout);
   return done && w.ok() >= target;
 }
 
@@ -454,12 +452,13 @@ inline std::vector<record> read_to_end(const std::string& topic, int partitions,
                        }
                      }}};
   std::vector<record> out;
-  const bool all_at_end = wait_until(
-    [&] { return static_cast<int>(at_end.size()) >= partitions; }, timeout, [&] {
-      for (auto& r : c.poll(std::chrono::milliseconds{100}, 500)) {
-        out.push_back(std::move(r));
-      }
-    });
+  const bool all_at_end =
+      wait_until([&] { return static_cast<int>(at_end.size()) >= partitions; }, timeout,
+                 [&] {
+                   for (auto& r : c.poll(std::chrono::milliseconds{100}, 500)) {
+                     out.push_back(std::move(r));
+                   }
+                 });
   c.close();
   if (!all_at_end) {
     throw std::runtime_error("reading " + topic + ": only " + std::to_string(at_end.size()) +
@@ -467,6 +466,5 @@ inline std::vector<record> read_to_end(const std::string& topic, int partitions,
   }
   return out;
 }
-
 
 }  // namespace courier::e2e

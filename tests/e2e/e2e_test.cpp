@@ -363,14 +363,15 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
                         {},
                         (dir / ("redrive-killed-" + std::to_string(attempt) + ".log")).string(),
                         {"KAFKA_BROKERS"}};
-      wait_until([&] { return left_open || !run.running(); }, 60s, [&] {
-        if (!open_after_a_commit()) {
-          return;
-        }
-        run.signal(SIGSTOP);
-        left_open = !wait_until([&] { return !open_now(); }, 1s);
-        run.signal(left_open ? SIGKILL : SIGCONT);
-      });
+      wait_until([&] { return left_open || !run.running(); }, 60s,
+                 [&] {
+                   if (!open_after_a_commit()) {
+                     return;
+                   }
+                   run.signal(SIGSTOP);
+                   left_open = !wait_until([&] { return !open_now(); }, 1s);
+                   run.signal(left_open ? SIGKILL : SIGCONT);
+                 });
       if (!left_open) {
         run.wait_exit(10s);
         continue;  // the run ended without a transaction caught open: start over

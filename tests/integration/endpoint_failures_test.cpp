@@ -29,15 +29,15 @@ std::set<std::string> delivered_keys(const mock::server& receiver) {
 
 long long committed_total(const stand& s) {
   long long sum = 0;
-  for (const auto& [partition, offset] :
-       kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic,
-                                s.partitions_, 10s)) {
+  for (const auto& [partition, offset] : kafka::committed_offsets(
+           s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, s.partitions_, 10s)) {
     sum += offset;
   }
   return sum;
 }
 
-TEST(EndpointFailures, AReceiverOnAnotherSecretOpensTheBreakerHoldsEveryRecordAndGetsThemAllOnceFixed) {
+TEST(EndpointFailures,
+     AReceiverOnAnotherSecretOpensTheBreakerHoldsEveryRecordAndGetsThemAllOnceFixed) {
   stand s{2};
   s.route().hmac_secret = "the-rotated-secret";  // the receiver still checks test_secret()
   s.seed(100);
@@ -45,14 +45,14 @@ TEST(EndpointFailures, AReceiverOnAnotherSecretOpensTheBreakerHoldsEveryRecordAn
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return m.breaker_trips.load() >= 1; }, 30s))
-    << "401s: " << s.receiver->snapshot().fail_401;
+      << "401s: " << s.receiver->snapshot().fail_401;
   EXPECT_GE(s.receiver->snapshot().fail_401, 5U);
   EXPECT_EQ(m.dead_lettered.load(), 0U) << "a 401 is about the endpoint, not the record";
   EXPECT_EQ(m.retried_to_tier.load(), 0U);
 
   s.receiver->set_secret("the-rotated-secret");  // the partner catches up with the rotation
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 100; }, 60s))
-    << "delivered: " << s.receiver->snapshot().ok;
+      << "delivered: " << s.receiver->snapshot().ok;
   p.stop();
   EXPECT_EQ(m.dead_lettered.load(), 0U);
   EXPECT_EQ(m.retried_to_tier.load(), 0U);
@@ -61,7 +61,8 @@ TEST(EndpointFailures, AReceiverOnAnotherSecretOpensTheBreakerHoldsEveryRecordAn
   EXPECT_EQ(committed_total(s), 100) << "everything delivered is committed";
 }
 
-TEST(EndpointFailures, ARunOfPermanentAnswersAcrossRecordsTripsTheBreakerInsteadOfEmptyingTheTopic) {
+TEST(EndpointFailures,
+     ARunOfPermanentAnswersAcrossRecordsTripsTheBreakerInsteadOfEmptyingTheTopic) {
   mock::server_settings ws;
   ws.initial.fail_rate_400 = 1.0;  // a broken deployment rejects every payload
   stand s{1, ws};
@@ -79,14 +80,14 @@ TEST(EndpointFailures, ARunOfPermanentAnswersAcrossRecordsTripsTheBreakerInstead
   EXPECT_LT(dead_at_trip, 40U) << "dead-lettered before the breaker opened";
 
   s.receiver->set_chaos(mock::chaos{});  // the partner rolls back
-  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok + m.dead_lettered.load() >= n; },
-                         60s))
-    << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered.load();
+  ASSERT_TRUE(
+      wait_until([&] { return s.receiver->snapshot().ok + m.dead_lettered.load() >= n; }, 60s))
+      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered.load();
   p.stop();
 
   // Accounting: every seeded record was delivered or is in the DLQ, never both, once each.
-  const auto dlq = demo::read_topic(s.cfg.kafka.brokers, s.dlq, m.dead_lettered.load(), 20s,
-                                    fast_group());
+  const auto dlq =
+      demo::read_topic(s.cfg.kafka.brokers, s.dlq, m.dead_lettered.load(), 20s, fast_group());
   const auto delivered = delivered_keys(*s.receiver);
   std::set<std::string> parked;
   for (const auto& r : dlq) {

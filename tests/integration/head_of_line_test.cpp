@@ -36,9 +36,9 @@ TEST(HeadOfLine, AFailingHeadMovesToATierSoTheCommittedOffsetKeepsUp) {
   const auto& m = *p.routes().front().metrics;
 
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 299; }, 60s))
-    << "delivered " << s.receiver->snapshot().ok;
+      << "delivered " << s.receiver->snapshot().ok;
   EXPECT_TRUE(wait_until([&] { return committed_source(s) == 300; }, 30s))
-    << "the source partition commits past its failing head; committed " << committed_source(s);
+      << "the source partition commits past its failing head; committed " << committed_source(s);
   EXPECT_GE(m.head_of_line_moves.load(), 1U);
   EXPECT_GE(m.retried_to_tier.load(), 1U) << "the head went to a retry tier";
   EXPECT_EQ(m.dead_lettered.load(), 0U);
@@ -46,7 +46,7 @@ TEST(HeadOfLine, AFailingHeadMovesToATierSoTheCommittedOffsetKeepsUp) {
   // The partner fixes that record: the tier delivers it; every record delivered once.
   s.receiver->set_key_rule("brew.shipments.v1:0:0", mock::key_rule{503, 0});
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 300; }, 60s))
-    << "delivered " << s.receiver->snapshot().ok;
+      << "delivered " << s.receiver->snapshot().ok;
   p.stop();
   EXPECT_EQ(s.receiver->snapshot().ok, 300U);
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);

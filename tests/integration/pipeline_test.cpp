@@ -59,7 +59,7 @@ TEST(Pipeline, DeliversEverySeededRecordOnceToTheReceiver) {
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 400; }, 60s))
-    << "delivered at the receiver: " << s.receiver->snapshot().ok;
+      << "delivered at the receiver: " << s.receiver->snapshot().ok;
   p.stop();
 
   const auto st = s.receiver->snapshot();
@@ -70,7 +70,7 @@ TEST(Pipeline, DeliversEverySeededRecordOnceToTheReceiver) {
 
   // Everything delivered is committed: the group's offsets add up to the seeded count.
   const auto committed =
-    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 4, 10s);
+      kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 4, 10s);
   long long sum = 0;
   for (const auto& [partition, offset] : committed) {
     sum += offset;
@@ -88,7 +88,7 @@ TEST(Pipeline, DeliversEverythingWhenHalfTheAnswersAre503AndKeepsEachRecordsKey)
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 300; }, 90s))
-    << "delivered at the receiver: " << s.receiver->snapshot().ok;
+      << "delivered at the receiver: " << s.receiver->snapshot().ok;
   const auto& m = *p.routes().front().metrics;
   p.stop();
 
@@ -100,8 +100,8 @@ TEST(Pipeline, DeliversEverythingWhenHalfTheAnswersAre503AndKeepsEachRecordsKey)
   // A record sent with a new key on a retry would show up as an extra key here.
   const auto attempts = s.receiver->attempts_by_key();
   EXPECT_EQ(attempts.size(), 300U);
-  const auto retried = std::count_if(attempts.begin(), attempts.end(),
-                                     [](const auto& kv) { return kv.second > 1; });
+  const auto retried =
+      std::count_if(attempts.begin(), attempts.end(), [](const auto& kv) { return kv.second > 1; });
   EXPECT_GT(retried, 0);
   expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 4, 300);
 }
@@ -118,19 +118,20 @@ TEST(Pipeline, OutageOpensTheBreakerPausesThePartitionsAndBothRecover) {
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return m.fetched.load() > 0; }, 30s));
   // The outage lasts until the breaker opened and the partitions were paused.
-  ASSERT_TRUE(wait_until([&] { return m.pauses.load() > 0 && m.paused_partitions.load() > 0; }, 30s))
-    << "breaker trips: " << m.breaker_trips.load() << ", pauses: " << m.pauses.load();
+  ASSERT_TRUE(
+      wait_until([&] { return m.pauses.load() > 0 && m.paused_partitions.load() > 0; }, 30s))
+      << "breaker trips: " << m.breaker_trips.load() << ", pauses: " << m.pauses.load();
   EXPECT_GE(m.breaker_trips.load(), 1U);
   s.receiver->set_outage_until(std::chrono::steady_clock::now());
 
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 300; }, 60s))
-    << "delivered at the receiver: " << s.receiver->snapshot().ok;
+      << "delivered at the receiver: " << s.receiver->snapshot().ok;
   ASSERT_TRUE(wait_until(
-    [&] {
-      return m.breaker_state.load() == static_cast<int>(breaker_state::closed) &&
-             m.paused_partitions.load() == 0;
-    },
-    10s));
+      [&] {
+        return m.breaker_state.load() == static_cast<int>(breaker_state::closed) &&
+               m.paused_partitions.load() == 0;
+      },
+      10s));
   EXPECT_GE(m.pauses.load(), 1U);
   EXPECT_GE(m.resumes.load(), 1U);
   p.stop();
@@ -151,40 +152,40 @@ TEST(Pipeline, CommitsOnlyDeliveredOffsetsSoARestartSkipsNothingUndelivered) {
     caf::actor_system sys{s.sys_cfg};
     topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 500ms, 3}};
     ASSERT_TRUE(wait_until(
-      [&] {
-        const auto st = s.receiver->snapshot();
-        return st.ok + st.fail_timeout >= 200;
-      },
-      60s));
+        [&] {
+          const auto st = s.receiver->snapshot();
+          return st.ok + st.fail_timeout >= 200;
+        },
+        60s));
     p.stop();
   }
   const auto delivered = delivered_keys(*s.receiver);
   ASSERT_LT(delivered.size(), 200U) << "the chaos must leave something undelivered";
   const auto committed =
-    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 2, 10s);
+      kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 2, 10s);
   for (int partition = 0; partition < 2; ++partition) {
     const long long c = committed.count(partition) ? committed.at(partition) : 0;
     for (long long o = 0; o < c; ++o) {
-      EXPECT_TRUE(delivered.count(s.topic + ":" + std::to_string(partition) + ":" +
-                                  std::to_string(o)))
-        << "offset " << o << " of partition " << partition << " committed but never delivered";
+      EXPECT_TRUE(
+          delivered.count(s.topic + ":" + std::to_string(partition) + ":" + std::to_string(o)))
+          << "offset " << o << " of partition " << partition << " committed but never delivered";
     }
   }
 
   // A consumer of the same group starts exactly at the committed offsets.
   std::map<int, long long> first_fetched;
   {
-    kafka::consumer c{kafka::consumer_settings{s.cfg.kafka.brokers, s.cfg.kafka.group_id,
-                                               {s.topic}, fast_group()},
+    kafka::consumer c{kafka::consumer_settings{
+                          s.cfg.kafka.brokers, s.cfg.kafka.group_id, {s.topic}, fast_group()},
                       {}};
     const bool both = wait_until(
-      [&] {
-        for (auto& r : c.poll(100ms, 500)) {
-          first_fetched.emplace(r.partition, r.offset);
-        }
-        return first_fetched.size() == 2;
-      },
-      30s);
+        [&] {
+          for (auto& r : c.poll(100ms, 500)) {
+            first_fetched.emplace(r.partition, r.offset);
+          }
+          return first_fetched.size() == 2;
+        },
+        30s);
     c.close();
     ASSERT_TRUE(both) << "the restarted consumer fetched from " << first_fetched.size()
                       << " of 2 partitions";
@@ -201,7 +202,7 @@ TEST(Pipeline, CommitsOnlyDeliveredOffsetsSoARestartSkipsNothingUndelivered) {
     s.route().retry.max_attempts = 4;
     topology::pipeline p{sys, s.cfg, {}};
     ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 200; }, 60s))
-      << "delivered at the receiver: " << s.receiver->snapshot().ok;
+        << "delivered at the receiver: " << s.receiver->snapshot().ok;
     p.stop();
   }
   expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 2, 200);

@@ -40,8 +40,8 @@ TEST(RetryTiers, APoisonRecordGoesToTheDlqAfterOneAttemptAndDoesNotHoldUpItsPart
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 49 && m.dead_lettered >= 1; },
-                         30s));
+  ASSERT_TRUE(
+      wait_until([&] { return s.receiver->snapshot().ok >= 49 && m.dead_lettered >= 1; }, 30s));
   p.stop();
 
   EXPECT_EQ(s.receiver->attempts_by_key().at(poison), 1U) << "a 400 is never retried";
@@ -59,7 +59,7 @@ TEST(RetryTiers, APoisonRecordGoesToTheDlqAfterOneAttemptAndDoesNotHoldUpItsPart
   EXPECT_EQ(r.value, demo::make_shipment(0, 7)) << "and the original value";
   // The source partition's offset moved past the poison record.
   const auto committed =
-    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
+      kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
   EXPECT_EQ(committed.at(0), 50);
 }
 
@@ -88,14 +88,14 @@ TEST(RetryTiers, TheDlqReadsWithKcatAndItsHeadersAreHumanReadable) {
     }
   }
   ASSERT_EQ(out.find("not found"), std::string::npos)
-    << "kcat is missing: scripts/install-deps.sh installs it\n" << out;
+      << "kcat is missing: scripts/install-deps.sh installs it\n"
+      << out;
   EXPECT_NE(out.find(demo::shipment_id(1) + "|"), std::string::npos) << out;
   EXPECT_NE(out.find("courier.error.class=http_4xx"), std::string::npos) << out;
   EXPECT_NE(out.find("courier.error.status=400"), std::string::npos) << out;
   EXPECT_NE(out.find("courier.origin.offset=1"), std::string::npos) << out;
   EXPECT_NE(out.find("courier.idempotency.key=" + key_of(s, 0, 1)), std::string::npos) << out;
-  EXPECT_NE(out.find("\"shipment_id\":\"" + demo::shipment_id(1) + "\""), std::string::npos)
-    << out;
+  EXPECT_NE(out.find("\"shipment_id\":\"" + demo::shipment_id(1) + "\""), std::string::npos) << out;
 }
 
 TEST(RetryTiers, ARecordFailingForAWhileComesBackThroughTheTiersWithItsKeyAndNeverEarly) {
@@ -172,7 +172,7 @@ TEST(RetryTiers, UnderMixedChaosEveryRecordIsDeliveredOrInTheDlqExactlyOnce) {
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok + m.dead_lettered >= n; }, 90s))
-    << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered;
+      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered;
   p.stop();
 
   std::set<std::string> delivered;
@@ -201,20 +201,20 @@ TEST(RetryTiers, AProduceFailureLeavesTheSourceOffsetUncommittedUntilTheDlqAckno
   s.receiver->set_key_rule(poison, mock::key_rule{400, -1});
   // The next Produce requests fail: the DLQ record cannot be written for a while.
   s.cluster.push_request_errors(
-    0, std::vector<rd_kafka_resp_err_t>(5, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
+      0, std::vector<rd_kafka_resp_err_t>(5, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 19; }, 30s));
   EXPECT_EQ(m.dead_lettered.load(), 0U) << "the broker refused the DLQ record so far";
   const auto while_failing =
-    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
+      kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
   EXPECT_EQ(while_failing.count(0) ? while_failing.at(0) : 0, 0)
-    << "the poison record's offset must stay uncommitted while its DLQ write fails";
+      << "the poison record's offset must stay uncommitted while its DLQ write fails";
   ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 1; }, 60s));
   p.stop();
   const auto committed =
-    kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
+      kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
   EXPECT_EQ(committed.at(0), 20);
   EXPECT_EQ(read_dlq(s, 1).size(), 1U);
 }

@@ -21,9 +21,7 @@
 
 namespace courier::testing {
 
-inline std::string test_secret() {
-  return "integration-secret";
-}
+inline std::string test_secret() { return "integration-secret"; }
 
 struct stand {
   explicit stand(int partitions, mock::server_settings ws = {}) : partitions_(partitions) {

@@ -38,18 +38,18 @@ refusal run_with(std::vector<std::string> command, const std::string& url,
 }
 
 TEST(CourierStartup, AnInvalidKafkaPropertyValueExits2NamingTheKey) {
-  const auto r = run_with({"run"}, "http://127.0.0.1:8090/deliver",
-                          R"({"fetch.wait.max.ms": "banana"})");
+  const auto r =
+      run_with({"run"}, "http://127.0.0.1:8090/deliver", R"({"fetch.wait.max.ms": "banana"})");
   ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
   EXPECT_EQ(*r.exit_code, 2) << r.log;
   EXPECT_NE(r.log.find("kafka.properties.fetch.wait.max.ms"), std::string::npos) << r.log;
 }
 
 TEST(CourierStartup, AnUnknownKafkaPropertyExits2NamingTheKeyInRunAndTopicsEnsure) {
-  for (const auto& command : std::vector<std::vector<std::string>>{
-           {"run"}, {"topics", "ensure"}}) {
+  for (const auto& command : std::vector<std::vector<std::string>>{{"run"}, {"topics", "ensure"}}) {
     SCOPED_TRACE(command.front());
-    const auto r = run_with(command, "http://127.0.0.1:8090/deliver", R"({"no.such.property": "1"})");
+    const auto r =
+        run_with(command, "http://127.0.0.1:8090/deliver", R"({"no.such.property": "1"})");
     ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
     EXPECT_EQ(*r.exit_code, 2) << r.log;
     EXPECT_NE(r.log.find("kafka.properties.no.such.property"), std::string::npos) << r.log;

@@ -163,7 +163,8 @@ TEST_F(MockWebhook, TheSecretRotatesOverHttpAndTheOldSignatureIsThen401) {
 
 TEST_F(MockWebhook, ChaosPostedOverHttpTurnsEveryDeliveryInto503UntilCleared) {
   start();
-  const auto set = post_to("/chaos", R"({"fail_rate_503":1.0,"fail_rate_timeout":0,"latency_ms":0})");
+  const auto set =
+      post_to("/chaos", R"({"fail_rate_503":1.0,"fail_rate_timeout":0,"latency_ms":0})");
   ASSERT_EQ(set.status, 200) << set.body;
   EXPECT_DOUBLE_EQ(server_->current_chaos().fail_rate_503, 1.0);
   for (int i = 0; i < 5; ++i) {

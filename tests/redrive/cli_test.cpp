@@ -9,8 +9,9 @@ namespace {
 
 cli_result parse(std::vector<const char*> args, const char* brokers = nullptr) {
   args.insert(args.begin(), "redrive");
-  return parse_cli(static_cast<int>(args.size()), args.data(),
-                   [brokers](const char*) { return brokers; }, 10'000'000);
+  return parse_cli(
+      static_cast<int>(args.size()), args.data(), [brokers](const char*) { return brokers; },
+      10'000'000);
 }
 
 TEST(Cli, DefaultsFollowTheIssue) {
@@ -28,8 +29,8 @@ TEST(Cli, BootstrapComesFromTheEnvironmentThenTheFlag) {
 }
 
 TEST(Cli, ReadsFiltersAndModes) {
-  const auto r = parse({"--from", "d", "--error-class", "a", "--error-class", "b", "--since",
-                        "1s", "--origin-partition", "4", "--list", "--json"});
+  const auto r = parse({"--from", "d", "--error-class", "a", "--error-class", "b", "--since", "1s",
+                        "--origin-partition", "4", "--list", "--json"});
   ASSERT_TRUE(r.opts) << r.message;
   EXPECT_EQ(r.opts->select.error_classes, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(r.opts->select.since_ms, 10'000'000 - 1000);
@@ -39,14 +40,14 @@ TEST(Cli, ReadsFiltersAndModes) {
 }
 
 TEST(Cli, UsageErrorsExitWithTwoAndNameTheFlag) {
-  for (const auto& args : std::vector<std::vector<const char*>>{
-           {},
-           {"--from", "d", "--limit", "0"},
-           {"--from", "d", "--since", "soon"},
-           {"--from", "d", "--list", "--stats"},
-           {"--from", "d", "--show", "d:x:1"},
-           {"--from", "d", "--since", "1s", "--until", "2s"},
-           {"--from", "d", "--no-such-flag"}}) {
+  for (const auto& args :
+       std::vector<std::vector<const char*>>{{},
+                                             {"--from", "d", "--limit", "0"},
+                                             {"--from", "d", "--since", "soon"},
+                                             {"--from", "d", "--list", "--stats"},
+                                             {"--from", "d", "--show", "d:x:1"},
+                                             {"--from", "d", "--since", "1s", "--until", "2s"},
+                                             {"--from", "d", "--no-such-flag"}}) {
     const auto r = parse(args);
     EXPECT_FALSE(r.opts);
     EXPECT_EQ(r.exit_code, exit_usage) << r.message;

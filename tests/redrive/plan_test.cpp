@@ -14,7 +14,8 @@ parked_record parked(header_list headers) {
   return read_parked_record(std::move(r));
 }
 
-const header_list good{{"courier.origin.topic", "o"}, {"courier.origin.partition", "2"},
+const header_list good{{"courier.origin.topic", "o"},
+                       {"courier.origin.partition", "2"},
                        {"courier.error.class", "http_503"}};
 
 TEST(Plan, MovesToTheOriginPartitionByDefaultAndToTheTargetWithTo) {
@@ -40,8 +41,7 @@ TEST(Plan, MissingOriginTopicIsMalformedWithoutTo) {
   EXPECT_NE(d.reason.find("courier.origin.topic"), std::string::npos) << d.reason;
   plan_settings s;
   s.to = "t";
-  EXPECT_EQ(decide(parked({{"courier.error.class", "c"}}), s, false).what,
-            decision::action::move);
+  EXPECT_EQ(decide(parked({{"courier.error.class", "c"}}), s, false).what, decision::action::move);
 }
 
 TEST(Plan, LoopGuardRefusesAtTheLimit) {
@@ -57,10 +57,10 @@ TEST(Plan, LoopGuardRefusesAtTheLimit) {
 TEST(Plan, FilteredOutBeforeMalformed) {
   plan_settings s;
   s.select.error_classes = {"timeout"};
-  EXPECT_EQ(decide(parked({{"courier.error.class", "c"}, {"courier.origin.partition", "x"}}), s,
-                   false)
-                .what,
-            decision::action::filtered_out);
+  EXPECT_EQ(
+      decide(parked({{"courier.error.class", "c"}, {"courier.origin.partition", "x"}}), s, false)
+          .what,
+      decision::action::filtered_out);
 }
 
 }  // namespace

@@ -9,9 +9,7 @@
 namespace courier::redrive::test {
 namespace {
 
-std::string dlq_coordinates(int i) {
-  return ledger_key(dlq_stand::dlq, i % 2, i / 2);
-}
+std::string dlq_coordinates(int i) { return ledger_key(dlq_stand::dlq, i % 2, i / 2); }
 
 std::set<std::string> keys_of(const std::vector<record>& records) {
   std::set<std::string> keys;
@@ -39,9 +37,9 @@ TEST(Redrive, MovesEachDlqRecordOnceWithKeyValueAndIdempotencyKey) {
     EXPECT_EQ(find_header(rec.headers, "courier.redrive.from"), dlq_coordinates(i));
     EXPECT_EQ(rec.value, "value-of-" + key);
     EXPECT_EQ(rec.partition, i % 2) << "returns to its origin partition";
-    EXPECT_EQ(find_header(rec.headers, "courier.idempotency.key"),
-              std::string{dlq_stand::origin} + ":" + std::to_string(i % 2) + ":" +
-                  std::to_string(i / 2));
+    EXPECT_EQ(
+        find_header(rec.headers, "courier.idempotency.key"),
+        std::string{dlq_stand::origin} + ":" + std::to_string(i % 2) + ":" + std::to_string(i / 2));
     EXPECT_EQ(find_header(rec.headers, "content-type"), "application/json");
     EXPECT_EQ(find_header(rec.headers, "courier.redrive.count"), "1");
     EXPECT_TRUE(find_header(rec.headers, "courier.redrive.at"));
@@ -91,13 +89,14 @@ TEST(Redrive, FiltersSelectExactlyTheRightRecordsAndLeaveTheRestForLater) {
             (std::set<std::string>{"key-0", "key-3", "key-6", "key-9", "key-5", "key-11"}));
 
   ASSERT_EQ(stand.run({"--key", "key-1"}).code, 0);
-  ASSERT_EQ(stand.run({"--since", "2026-01-01T00:00:00Z", "--until", "1h", "--origin-topic",
-                       dlq_stand::origin})
+  ASSERT_EQ(stand
+                .run({"--since", "2026-01-01T00:00:00Z", "--until", "1h", "--origin-topic",
+                      dlq_stand::origin})
                 .code,
             0);  // 3h ago: 0..5, of which 0, 3, 5, 1 moved already: 2 and 4
   EXPECT_EQ(keys_of(stand.read_all(dlq_stand::origin)),
-            (std::set<std::string>{"key-0", "key-1", "key-2", "key-3", "key-4", "key-5",
-                                   "key-6", "key-9", "key-11"}));
+            (std::set<std::string>{"key-0", "key-1", "key-2", "key-3", "key-4", "key-5", "key-6",
+                                   "key-9", "key-11"}));
 
   const run_result limited = stand.run({"--limit", "2", "--json"});
   ASSERT_EQ(limited.code, 0) << limited.err;
@@ -153,8 +152,8 @@ TEST(Redrive, ListAndStatsMatchTheDlq) {
   const std::int64_t now = wall_now_ms();
   constexpr std::int64_t hour = 3'600'000;
   auto all = parked_specs(8);
-  const std::int64_t ages[] = {10'000, 10'000, 2 * hour, 2 * hour, 2 * hour, 48 * hour,
-                               30 * 24 * hour, 40 * 24 * hour};
+  const std::int64_t ages[] = {10'000,   10'000,    2 * hour,       2 * hour,
+                               2 * hour, 48 * hour, 30 * 24 * hour, 40 * 24 * hour};
   for (int i = 0; i < 8; ++i) {
     all[i].error_class = i < 5 ? "http_503" : "http_4xx";
     all[i].failed_at_ms = now - ages[i];
@@ -169,8 +168,9 @@ TEST(Redrive, ListAndStatsMatchTheDlq) {
   std::map<std::string, std::string> status;
   for (const auto& row : rows.at("records")) {
     status[row.at("key")] = row.at("status");
-    EXPECT_EQ(row.at("origin"), std::string{dlq_stand::origin} + ":" +
-                                    std::to_string(std::stoi(row.at("key").get<std::string>().substr(4)) % 2));
+    EXPECT_EQ(row.at("origin"),
+              std::string{dlq_stand::origin} + ":" +
+                  std::to_string(std::stoi(row.at("key").get<std::string>().substr(4)) % 2));
   }
   EXPECT_EQ(status.at("key-0"), "parked");
   EXPECT_EQ(status.at("key-5"), "redriven");
@@ -222,7 +222,7 @@ TEST(Redrive, MalformedHeadersAreReportedSkippedAndKeptWhileTheOthersMove) {
   stand.park_raw(0, "bad-partition",
                  {{"courier.origin.topic", dlq_stand::origin},
                   {"courier.origin.partition", "zero"},
-                  {"courier.error.class", "http_503"}});  // brew.shipments.dlq:0:2
+                  {"courier.error.class", "http_503"}});                  // brew.shipments.dlq:0:2
   stand.park_raw(1, "no-origin", {{"courier.error.class", "http_503"}});  // :1:2
   for (int round = 0; round < 2; ++round) {
     const run_result r = stand.run({});

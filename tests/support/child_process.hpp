@@ -30,7 +30,7 @@ class child_process {
   child_process(std::string binary, const std::vector<std::string>& args,
                 const std::vector<std::string>& env, std::string log_path,
                 const std::set<std::string>& drop = {})
-    : binary_(std::move(binary)), log_path_(std::move(log_path)) {
+      : binary_(std::move(binary)), log_path_(std::move(log_path)) {
     std::vector<std::string> argv_store{binary_};
     argv_store.insert(argv_store.end(), args.begin(), args.end());
     std::vector<char*> argv;

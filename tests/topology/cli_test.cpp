@@ -36,8 +36,7 @@ cli_command command_of(std::initializer_list<const char*> args) {
 }
 
 // A usage error: no command, exit 2, one line naming `needle`.
-void expect_usage_error(std::initializer_list<const char*> args,
-                        const std::string& needle) {
+void expect_usage_error(std::initializer_list<const char*> args, const std::string& needle) {
   const cli_result r = parse(args);
   EXPECT_FALSE(r.command.has_value());
   EXPECT_EQ(r.exit_code, 2);
@@ -75,10 +74,9 @@ TEST(Cli, RunDefaultsToTheShippedConfigAndNoOverrides) {
 }
 
 TEST(Cli, RunTakesTheConfigPathAndEveryOverrideFlag) {
-  const cli_command cmd = command_of(
-      {"run", "--config", "/etc/courier.json", "--cb-trip-after", "3",
-       "--pause-after", "30s", "--cb-open-timeout", "1m", "--brokers",
-       "b:9092", "--webhook-url", "http://h/x"});
+  const cli_command cmd = command_of({"run", "--config", "/etc/courier.json", "--cb-trip-after",
+                                      "3", "--pause-after", "30s", "--cb-open-timeout", "1m",
+                                      "--brokers", "b:9092", "--webhook-url", "http://h/x"});
   EXPECT_EQ(cmd.config_path, fs::path{"/etc/courier.json"});
   EXPECT_EQ(cmd.flags.cb_trip_after, 3);
   EXPECT_EQ(cmd.flags.pause_after, milliseconds{30000});
@@ -101,12 +99,32 @@ TEST(Cli, DemoHasTheDocumentedDefaults) {
 }
 
 TEST(Cli, DemoTakesEveryFlag) {
-  const cli_command cmd = command_of(
-      {"demo", "--records", "50", "--partitions", "2", "--fail-rate-503",
-       "0.25", "--fail-rate-timeout", "0.1", "--latency-ms", "15", "--outage",
-       "1.5", "--seed", "18446744073709551615", "--no-progress",
-       "--cb-trip-after", "2", "--pause-after", "500ms", "--cb-open-timeout",
-       "2s", "--webhook-url", "http://h/x", "--brokers", "b:1"});
+  const cli_command cmd = command_of({"demo",
+                                      "--records",
+                                      "50",
+                                      "--partitions",
+                                      "2",
+                                      "--fail-rate-503",
+                                      "0.25",
+                                      "--fail-rate-timeout",
+                                      "0.1",
+                                      "--latency-ms",
+                                      "15",
+                                      "--outage",
+                                      "1.5",
+                                      "--seed",
+                                      "18446744073709551615",
+                                      "--no-progress",
+                                      "--cb-trip-after",
+                                      "2",
+                                      "--pause-after",
+                                      "500ms",
+                                      "--cb-open-timeout",
+                                      "2s",
+                                      "--webhook-url",
+                                      "http://h/x",
+                                      "--brokers",
+                                      "b:1"});
   EXPECT_EQ(cmd.demo.records, 50U);
   EXPECT_EQ(cmd.demo.partitions, 2);
   EXPECT_DOUBLE_EQ(cmd.demo.fail_rate_503, 0.25);
@@ -172,8 +190,7 @@ TEST(Cli, AFailRateOutsideZeroToOneNamesTheFlag) {
   expect_usage_error({"demo", "--fail-rate-503", "1.5"}, "--fail-rate-503");
   expect_usage_error({"demo", "--fail-rate-timeout=-0.1"}, "--fail-rate-timeout");
   expect_usage_error({"demo", "--fail-rate-503", "nan"}, "--fail-rate-503");
-  EXPECT_DOUBLE_EQ(command_of({"demo", "--fail-rate-503", "1"}).demo.fail_rate_503,
-                   1.0);
+  EXPECT_DOUBLE_EQ(command_of({"demo", "--fail-rate-503", "1"}).demo.fail_rate_503, 1.0);
 }
 
 TEST(Cli, ANonHttpWebhookUrlNamesTheFlag) {
@@ -190,8 +207,7 @@ TEST(Cli, RunResolvesTheConfigFile) {
   const temp_dir dir;
   cli_command cmd;
   cmd.config_path = dir.write("c.json", file_config);
-  const courier_config cfg =
-      resolve_config(cmd, fake_env({{"HMAC_SECRET", "s"}}));
+  const courier_config cfg = resolve_config(cmd, fake_env({{"HMAC_SECRET", "s"}}));
   EXPECT_EQ(cfg.kafka.brokers, "file:9092");
   ASSERT_EQ(cfg.routes.size(), 1U);
   EXPECT_EQ(cfg.routes[0].url, "http://file/deliver");
@@ -205,10 +221,9 @@ TEST(Cli, TheEnvironmentOverridesTheFile) {
   const temp_dir dir;
   cli_command cmd;
   cmd.config_path = dir.write("c.json", file_config);
-  const courier_config cfg = resolve_config(
-      cmd, fake_env({{"HMAC_SECRET", "s"},
-                     {"KAFKA_BROKERS", "env:9092"},
-                     {"WEBHOOK_URL", "http://env/deliver"}}));
+  const courier_config cfg = resolve_config(cmd, fake_env({{"HMAC_SECRET", "s"},
+                                                           {"KAFKA_BROKERS", "env:9092"},
+                                                           {"WEBHOOK_URL", "http://env/deliver"}}));
   EXPECT_EQ(cfg.kafka.brokers, "env:9092");
   EXPECT_EQ(cfg.routes[0].url, "http://env/deliver");
 }
@@ -216,14 +231,12 @@ TEST(Cli, TheEnvironmentOverridesTheFile) {
 TEST(Cli, FlagsOverrideTheEnvironmentAndTheFile) {
   const temp_dir dir;
   const std::string path = dir.write("c.json", file_config).string();
-  const cli_command cmd = command_of(
-      {"run", "--config", path.c_str(), "--brokers", "flag:9092",
-       "--webhook-url", "http://flag/deliver", "--cb-trip-after", "9",
-       "--pause-after", "1m", "--cb-open-timeout", "45s"});
-  const courier_config cfg = resolve_config(
-      cmd, fake_env({{"HMAC_SECRET", "s"},
-                     {"KAFKA_BROKERS", "env:9092"},
-                     {"WEBHOOK_URL", "http://env/deliver"}}));
+  const cli_command cmd = command_of({"run", "--config", path.c_str(), "--brokers", "flag:9092",
+                                      "--webhook-url", "http://flag/deliver", "--cb-trip-after",
+                                      "9", "--pause-after", "1m", "--cb-open-timeout", "45s"});
+  const courier_config cfg = resolve_config(cmd, fake_env({{"HMAC_SECRET", "s"},
+                                                           {"KAFKA_BROKERS", "env:9092"},
+                                                           {"WEBHOOK_URL", "http://env/deliver"}}));
   EXPECT_EQ(cfg.kafka.brokers, "flag:9092");
   EXPECT_EQ(cfg.routes[0].url, "http://flag/deliver");
   EXPECT_EQ(cfg.routes[0].breaker.trip_after, 9);
@@ -236,8 +249,7 @@ TEST(Cli, RunTakesTheSecretFromHmacSecretFile) {
   cli_command cmd;
   cmd.config_path = dir.write("c.json", file_config);
   const fs::path secret = dir.write("secret", "from-file\n");
-  const courier_config cfg =
-      resolve_config(cmd, fake_env({{"HMAC_SECRET_FILE", secret.string()}}));
+  const courier_config cfg = resolve_config(cmd, fake_env({{"HMAC_SECRET_FILE", secret.string()}}));
   EXPECT_EQ(cfg.routes[0].hmac_secret, "from-file");
 }
 
@@ -278,8 +290,7 @@ TEST(Cli, DemoBuildsItsOwnShipmentsRoute) {
 
 TEST(Cli, DemoTakesTheSecretAndFlagsFromOverrides) {
   const cli_command cmd = command_of({"demo", "--cb-trip-after", "2"});
-  const courier_config cfg =
-      resolve_config(cmd, fake_env({{"HMAC_SECRET", "env-secret"}}));
+  const courier_config cfg = resolve_config(cmd, fake_env({{"HMAC_SECRET", "env-secret"}}));
   EXPECT_EQ(cfg.routes[0].hmac_secret, "env-secret");
   EXPECT_EQ(cfg.routes[0].breaker.trip_after, 2);
 }

@@ -75,14 +75,14 @@ std::map<std::string, std::int64_t> record_timestamps(const std::string& brokers
   std::map<std::string, std::int64_t> out;
   kafka::consumer c{kafka::consumer_settings{brokers, "bench-reader", {topic}, {}}, {}};
   wait_for(
-    [&] {
-      for (auto& r : c.poll(100ms, 1000)) {
-        out[r.topic + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset)] =
-          r.timestamp_ms;
-      }
-      return out.size() >= expected;
-    },
-    60s);
+      [&] {
+        for (auto& r : c.poll(100ms, 1000)) {
+          out[r.topic + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset)] =
+              r.timestamp_ms;
+        }
+        return out.size() >= expected;
+      },
+      60s);
   c.close();
   return out;
 }
@@ -140,14 +140,13 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   const auto paced_start = clock_type::now();
   for (std::size_t i = 0; i < paced; ++i) {
     std::this_thread::sleep_until(paced_start + std::chrono::duration_cast<clock_type::duration>(
-                                                  interval * static_cast<double>(i)));
+                                                    interval * static_cast<double>(i)));
     producer.produce(topic, -1, demo::shipment_id(backlog + i),
                      demo::make_shipment(backlog + i, 1));
     producer.poll(0ms);
   }
   producer.flush(30s);
-  const bool paced_done =
-    wait_for([&] { return receiver.snapshot().ok >= backlog + paced; }, 120s);
+  const bool paced_done = wait_for([&] { return receiver.snapshot().ok >= backlog + paced; }, 120s);
   p.stop();
   res.complete = drained && paced_done;
 
@@ -157,16 +156,15 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   for (const auto& a : receiver.arrivals()) {
     auto it = stamps.find(a.idempotency_key);
     if (it != stamps.end()) {
-      const auto at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           a.at.time_since_epoch())
-                           .count();
+      const auto at_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(a.at.time_since_epoch()).count();
       by_stamp.emplace_back(it->second, static_cast<double>(at_ms - it->second));
     }
   }
   std::sort(by_stamp.begin(), by_stamp.end());
   std::vector<double> paced_latencies;
-  for (std::size_t i = by_stamp.size() > paced ? by_stamp.size() - paced : 0;
-       i < by_stamp.size(); ++i) {
+  for (std::size_t i = by_stamp.size() > paced ? by_stamp.size() - paced : 0; i < by_stamp.size();
+       ++i) {
     paced_latencies.push_back(by_stamp[i].second);
   }
   res.p50_ms = percentile(paced_latencies, 0.50);
@@ -185,20 +183,21 @@ int run(int argc, char** argv) {
   std::size_t in_flight = 256;
   std::vector<long> latencies{0, 20};
   app.add_option("--backlog", backlog, "records seeded before courier starts")
-    ->check(CLI::Range(1, 200000));
+      ->check(CLI::Range(1, 200000));
   app.add_option("--paced", paced, "records produced at --rate while courier runs")
-    ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(1, 100000));
   app.add_option("--rate", paced_rate, "records/s of the paced phase")->check(CLI::Range(1, 50000));
   app.add_option("--partitions", partitions)->check(CLI::Range(1, 64));
   app.add_option("--in-flight", in_flight, "max records in flight (and connections)")
-    ->check(CLI::Range(1, 4096));
+      ->check(CLI::Range(1, 4096));
   app.add_option("--latency-ms", latencies, "receiver latencies to run")->expected(1, 8);
   CLI11_PARSE(app, argc, argv);
   log::set_level("error");
 
-  std::printf("courier_bench: mock cluster (1 broker, %d partitions), mock_webhook on loopback "
-              "(1 io thread, HMAC verified), %zu in flight, %u cores\n",
-              partitions, in_flight, std::thread::hardware_concurrency());
+  std::printf(
+      "courier_bench: mock cluster (1 broker, %d partitions), mock_webhook on loopback "
+      "(1 io thread, HMAC verified), %zu in flight, %u cores\n",
+      partitions, in_flight, std::thread::hardware_concurrency());
   std::printf("%-10s %10s %14s %10s %10s %10s %10s %9s\n", "receiver", "backlog", "deliveries/s",
               "paced", "rate/s", "p50 ms", "p99 ms", "rss MB");
   bool all = true;
@@ -206,10 +205,9 @@ int run(int argc, char** argv) {
     const auto r = run_scenario(std::chrono::milliseconds{l}, backlog, paced, paced_rate,
                                 partitions, in_flight);
     all = all && r.complete;
-    std::printf("%7ld ms %10zu %14.0f %10zu %10.0f %10.1f %10.1f %9ld%s\n", r.latency_ms,
-                r.backlog, static_cast<double>(r.backlog) / r.backlog_seconds, r.paced,
-                r.paced_rate, r.p50_ms, r.p99_ms, r.peak_rss_mb,
-                r.complete ? "" : "  INCOMPLETE");
+    std::printf("%7ld ms %10zu %14.0f %10zu %10.0f %10.1f %10.1f %9ld%s\n", r.latency_ms, r.backlog,
+                static_cast<double>(r.backlog) / r.backlog_seconds, r.paced, r.paced_rate, r.p50_ms,
+                r.p99_ms, r.peak_rss_mb, r.complete ? "" : "  INCOMPLETE");
     std::fflush(stdout);
   }
   return all ? 0 : 1;

@@ -54,8 +54,7 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
       ->type_name("C");
   app.add_option("--origin-topic", origin_topic, "Only records from this origin topic")
       ->type_name("T");
-  app.add_option("--origin-partition", origin_partition,
-                 "Only records from this origin partition")
+  app.add_option("--origin-partition", origin_partition, "Only records from this origin partition")
       ->type_name("P")
       ->check(integer_check(0, 1'000'000, max_digits));
   const auto time_check = argument_check(

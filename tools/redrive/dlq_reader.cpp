@@ -52,9 +52,9 @@ dlq_reader::~dlq_reader() {
 int dlq_reader::partition_count(const std::string& topic) {
   // All topics, not just this one: a request naming the topic may auto-create it.
   const rd_kafka_metadata_t* raw_metadata = nullptr;
-  const rd_kafka_resp_err_t err = rd_kafka_metadata(rk_.get(), /*all_topics=*/1,
-                                                    /*only_rkt=*/nullptr, &raw_metadata,
-                                                    to_ms(timeout_));
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(rk_.get(), /*all_topics=*/1,
+                        /*only_rkt=*/nullptr, &raw_metadata, to_ms(timeout_));
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw kafka::kafka_error(err, "reading metadata of topic '" + topic + "'");
   }
@@ -78,8 +78,8 @@ std::vector<partition_range> dlq_reader::ranges(const std::string& topic, int pa
     const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
         rk_.get(), topic.c_str(), p, &r.low, &r.high, to_ms(timeout_));
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      throw kafka::kafka_error(err, "reading the watermarks of " + topic + "[" +
-                                        std::to_string(p) + "]");
+      throw kafka::kafka_error(
+          err, "reading the watermarks of " + topic + "[" + std::to_string(p) + "]");
     }
     result.push_back(r);
   }
@@ -123,7 +123,8 @@ void dlq_reader::read(const std::string& topic, const std::vector<partition_rang
       continue;
     }
     if (msg->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      if (msg->err == RD_KAFKA_RESP_ERR__FATAL || msg->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+      if (msg->err == RD_KAFKA_RESP_ERR__FATAL ||
+          msg->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
           msg->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
         throw kafka::kafka_error(msg->err, "reading " + topic, rd_kafka_message_errstr(msg.get()));
       }
@@ -155,8 +156,8 @@ std::optional<record> dlq_reader::read_one(const std::string& topic, std::int32_
   const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
       rk_.get(), topic.c_str(), partition, &low, &high, to_ms(timeout_));
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka::kafka_error(err, "reading the watermarks of " + topic + "[" +
-                                      std::to_string(partition) + "]");
+    throw kafka::kafka_error(
+        err, "reading the watermarks of " + topic + "[" + std::to_string(partition) + "]");
   }
   if (offset < low || offset >= high) {
     return std::nullopt;

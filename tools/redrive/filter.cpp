@@ -5,9 +5,8 @@
 namespace courier::redrive {
 
 bool matches(const filter& f, const parked_record& r) {
-  if (!f.error_classes.empty() &&
-      std::find(f.error_classes.begin(), f.error_classes.end(), r.error_class) ==
-          f.error_classes.end()) {
+  if (!f.error_classes.empty() && std::find(f.error_classes.begin(), f.error_classes.end(),
+                                            r.error_class) == f.error_classes.end()) {
     return false;
   }
   if (f.origin_topic && r.origin_topic != f.origin_topic) {

@@ -28,8 +28,8 @@ std::optional<coordinates> parse_coordinates(std::string_view text) {
   c.topic = std::string{text.substr(0, middle)};
   const std::string_view partition = text.substr(middle + 1, last - middle - 1);
   const std::string_view offset = text.substr(last + 1);
-  const auto p = std::from_chars(partition.data(), partition.data() + partition.size(),
-                                 c.partition);
+  const auto p =
+      std::from_chars(partition.data(), partition.data() + partition.size(), c.partition);
   const auto o = std::from_chars(offset.data(), offset.data() + offset.size(), c.offset);
   if (partition.empty() || offset.empty() || p.ec != std::errc{} ||
       p.ptr != partition.data() + partition.size() || o.ec != std::errc{} ||

@@ -12,8 +12,8 @@ int main(int argc, char** argv) {
   const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count();
-  cli_result parsed =
-      parse_cli(argc, argv, [](const char* name) { return std::getenv(name); }, now_ms);
+  cli_result parsed = parse_cli(
+      argc, argv, [](const char* name) { return std::getenv(name); }, now_ms);
   if (!parsed.opts) {
     (parsed.exit_code == exit_done ? std::cout : std::cerr) << parsed.message << '\n';
     return parsed.exit_code;

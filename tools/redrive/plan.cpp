@@ -30,8 +30,7 @@ decision decide(const parked_record& r, const plan_settings& s, bool in_ledger) 
     case guard_verdict::refused:
       d.what = decision::action::refused;
       d.reason = r.coordinates + ": redriven " + std::to_string(r.redrive_count) +
-                 " times already (limit " + std::to_string(s.max_redrives) +
-                 "); --force overrides";
+                 " times already (limit " + std::to_string(s.max_redrives) + "); --force overrides";
       return d;
     case guard_verdict::allowed:
     case guard_verdict::forced:

@@ -21,9 +21,9 @@ struct plan_settings {
 struct decision {
   enum class action { move, already_redriven, filtered_out, refused, malformed };
   action what = action::move;
-  std::string target_topic;         // for move
+  std::string target_topic;            // for move
   std::int32_t target_partition = -1;  // the origin partition when returning home; -1: by key
-  std::string reason;               // for refused and malformed
+  std::string reason;                  // for refused and malformed
 };
 
 // In this order: the ledger has it; the filter excludes it; a malformed header (or no origin

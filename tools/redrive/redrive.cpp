@@ -38,13 +38,12 @@ std::int64_t now_ms() {
       .count();
 }
 
-std::string topic_problem(const options& o, const std::string& topic,
-                          const kafka::kafka_error& e) {
+std::string topic_problem(const options& o, const std::string& topic, const kafka::kafka_error& e) {
   if (e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
     return "topic '" + topic + "' does not exist on " + o.bootstrap;
   }
-  return "cannot reach Kafka at " + o.bootstrap + " within " + format_duration(o.timeout) +
-         " (" + e.what() + ")";
+  return "cannot reach Kafka at " + o.bootstrap + " within " + format_duration(o.timeout) + " (" +
+         e.what() + ")";
 }
 
 int checked_partition_count(dlq_reader& reader, const options& o, const std::string& topic) {
@@ -72,9 +71,9 @@ int ensure_ledger(dlq_reader& reader, const options& o) {
     return *n;
   }
   try {
-    kafka::create_topics_with_config(o.bootstrap, {kafka::new_topic_spec{o.ledger_topic, 1,
-                                                             {{"cleanup.policy", "compact"}}}},
-                         o.timeout);
+    kafka::create_topics_with_config(
+        o.bootstrap, {kafka::new_topic_spec{o.ledger_topic, 1, {{"cleanup.policy", "compact"}}}},
+        o.timeout);
   } catch (const kafka::kafka_error& e) {
     throw setup_error("cannot create the ledger topic '" + o.ledger_topic + "' (" + e.what() +
                       "); create it (compacted) and run again");
@@ -190,8 +189,8 @@ class redrive_run {
     batch_size_ = o.batch;
     if (o.rate) {
       // A quarter second's worth at most, so the pace stays even.
-      batch_size_ = std::min(batch_size_, std::max<std::size_t>(1, static_cast<std::size_t>(
-                                                                        *o.rate / 4)));
+      batch_size_ =
+          std::min(batch_size_, std::max<std::size_t>(1, static_cast<std::size_t>(*o.rate / 4)));
     }
   }
 
@@ -259,8 +258,8 @@ class redrive_run {
         return true;
       case decision::action::refused:
         ++summary_.refused;
-        summary_.records.push_back(outcome{p.coordinates, p.raw.key, "refused", "", -1, -1,
-                                           d.reason});
+        summary_.records.push_back(
+            outcome{p.coordinates, p.raw.key, "refused", "", -1, -1, d.reason});
         return true;
       case decision::action::malformed:
         fail(p, d.reason);
@@ -344,14 +343,14 @@ class redrive_run {
         if (p.raw.key) {
           key = *p.raw.key;
         }
-        producer_->produce(d.target_topic, d.target_partition, key, p.raw.value,
-                           redrive_headers(p.raw.headers, p.redrive_count, at, p.coordinates),
-                           [acked, i](rd_kafka_resp_err_t err, std::int32_t partition,
-                                      std::int64_t offset) {
-                             if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-                               (*acked)[i] = {partition, offset};
-                             }
-                           });
+        producer_->produce(
+            d.target_topic, d.target_partition, key, p.raw.value,
+            redrive_headers(p.raw.headers, p.redrive_count, at, p.coordinates),
+            [acked, i](rd_kafka_resp_err_t err, std::int32_t partition, std::int64_t offset) {
+              if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+                (*acked)[i] = {partition, offset};
+              }
+            });
         producer_->produce(o_.ledger_topic, RD_KAFKA_PARTITION_UA, p.coordinates,
                            ledger_value(d.target_topic, d.target_partition, at));
       }
@@ -365,8 +364,8 @@ class redrive_run {
     } catch (const kafka::kafka_error& e) {
       for (const auto& item : batch) {
         fail(item.record, item.record.coordinates +
-                              ": outcome unknown, the ledger decides on the next run (" +
-                              e.what() + ")");
+                              ": outcome unknown, the ledger decides on the next run (" + e.what() +
+                              ")");
       }
       throw;
     }
@@ -374,8 +373,8 @@ class redrive_run {
     for (std::size_t i = 0; i < batch.size(); ++i) {
       ++summary_.moved;
       summary_.records.push_back(outcome{batch[i].record.coordinates, batch[i].record.raw.key,
-                                         "moved", batch[i].target.target_topic,
-                                         (*acked)[i].first, (*acked)[i].second, ""});
+                                         "moved", batch[i].target.target_topic, (*acked)[i].first,
+                                         (*acked)[i].second, ""});
     }
   }
 

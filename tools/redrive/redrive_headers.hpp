@@ -21,8 +21,8 @@ inline constexpr int default_max_redrives = 3;
 bool is_dropped_on_redrive(std::string_view name);
 
 // The DLQ record's headers in order minus the dropped ones, then the three redrive headers.
-header_list redrive_headers(const header_list& dlq_headers, int previous_count,
-                            std::int64_t now_ms, std::string_view from_coordinates);
+header_list redrive_headers(const header_list& dlq_headers, int previous_count, std::int64_t now_ms,
+                            std::string_view from_coordinates);
 
 // The loop guard: a record redriven `max_redrives` times already is refused unless forced.
 enum class guard_verdict { allowed, refused, forced };

@@ -108,14 +108,10 @@ void print_stats(std::ostream& out, const dlq_stats& s, std::int64_t now_ms, boo
     for (const auto& [name, n] : s.by_origin) {
       by_origin[safe_string(name)] = n;
     }
-    out << nlohmann::json{{"total", s.total},
-                          {"redriven", s.redriven},
-                          {"malformed", s.malformed},
-                          {"by_error_class", by_class},
-                          {"by_origin", by_origin},
-                          {"by_age", by_age},
-                          {"oldest", dated(s.oldest)},
-                          {"newest", dated(s.newest)}}
+    out << nlohmann::json{{"total", s.total},          {"redriven", s.redriven},
+                          {"malformed", s.malformed},  {"by_error_class", by_class},
+                          {"by_origin", by_origin},    {"by_age", by_age},
+                          {"oldest", dated(s.oldest)}, {"newest", dated(s.newest)}}
                .dump()
         << '\n';
     return;
@@ -142,8 +138,8 @@ void print_stats(std::ostream& out, const dlq_stats& s, std::int64_t now_ms, boo
   if (s.oldest && s.newest) {
     out << "\noldest: " << s.oldest->coordinates << " " << format_utc(s.oldest->failed_at_ms)
         << " (" << format_age(now_ms - s.oldest->failed_at_ms) << " ago)\n"
-        << "newest: " << s.newest->coordinates << " " << format_utc(s.newest->failed_at_ms)
-        << " (" << format_age(now_ms - s.newest->failed_at_ms) << " ago)\n";
+        << "newest: " << s.newest->coordinates << " " << format_utc(s.newest->failed_at_ms) << " ("
+        << format_age(now_ms - s.newest->failed_at_ms) << " ago)\n";
   }
 }
 
@@ -153,12 +149,9 @@ void print_record(std::ostream& out, const record& r, bool json) {
     for (const auto& [name, value] : r.headers) {
       headers.push_back({{"name", safe_string(name)}, {"value", safe_string(value)}});
     }
-    out << nlohmann::json{{"topic", r.topic},
-                          {"partition", r.partition},
-                          {"offset", r.offset},
-                          {"timestamp_ms", r.timestamp_ms},
-                          {"key", optional_key(r.key)},
-                          {"value", safe_string(r.value)},
+    out << nlohmann::json{{"topic", r.topic},           {"partition", r.partition},
+                          {"offset", r.offset},         {"timestamp_ms", r.timestamp_ms},
+                          {"key", optional_key(r.key)}, {"value", safe_string(r.value)},
                           {"headers", headers}}
                .dump()
         << '\n';
@@ -178,9 +171,7 @@ void print_run(std::ostream& out, const run_summary& s, bool json) {
   if (json) {
     nlohmann::json records = nlohmann::json::array();
     for (const auto& o : s.records) {
-      nlohmann::json row{{"from", o.from},
-                         {"key", optional_key(o.key)},
-                         {"status", o.status}};
+      nlohmann::json row{{"from", o.from}, {"key", optional_key(o.key)}, {"status", o.status}};
       if (!o.target.empty()) {
         row["target"] = o.target;
         row["partition"] = o.partition;

@@ -25,8 +25,8 @@ struct dated_record {
 // --stats: a summary of the DLQ records that passed the filter.
 struct dlq_stats {
   std::size_t total = 0;
-  std::size_t redriven = 0;   // in the ledger already
-  std::size_t malformed = 0;  // with a malformed courier.* header
+  std::size_t redriven = 0;                           // in the ledger already
+  std::size_t malformed = 0;                          // with a malformed courier.* header
   std::map<std::string, std::size_t> by_error_class;  // "" -> "(none)"
   std::map<std::string, std::size_t> by_origin;       // "topic:partition", or "(none)"
   std::array<std::size_t, 4> by_age{};

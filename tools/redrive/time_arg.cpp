@@ -40,8 +40,8 @@ std::optional<std::int64_t> parse_iso_utc(std::string_view t) {
   const auto minute = digits(t, 14, 2);
   const auto second = digits(t, 17, 2);
   if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 ||
-      *day < 1 || *day > static_cast<int>(days_in_month(*year, static_cast<unsigned>(*month))) || *hour > 23 || *minute > 59 ||
-      *second > 59) {
+      *day < 1 || *day > static_cast<int>(days_in_month(*year, static_cast<unsigned>(*month))) ||
+      *hour > 23 || *minute > 59 || *second > 59) {
     return std::nullopt;
   }
   std::size_t pos = 19;
@@ -57,7 +57,8 @@ std::optional<std::int64_t> parse_iso_utc(std::string_view t) {
   if (pos + 1 != t.size() || (t[pos] != 'Z' && t[pos] != 'z')) {
     return std::nullopt;
   }
-  return days_from_civil({*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day)}) * ms_per_day +
+  return days_from_civil({*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day)}) *
+             ms_per_day +
          ((*hour * 60 + *minute) * 60 + *second) * std::int64_t{1000} + millis;
 }
 
@@ -67,8 +68,8 @@ std::optional<std::int64_t> parse_ago(std::string_view text, std::int64_t now_ms
     std::int64_t days = 0;
     const std::string_view number = text.substr(0, text.size() - 1);
     const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), days);
-    if (number.empty() || ec != std::errc{} || ptr != number.data() + number.size() ||
-        days < 0 || days > std::numeric_limits<std::int64_t>::max() / ms_per_day) {
+    if (number.empty() || ec != std::errc{} || ptr != number.data() + number.size() || days < 0 ||
+        days > std::numeric_limits<std::int64_t>::max() / ms_per_day) {
       return std::nullopt;
     }
     ago_ms = days * ms_per_day;

@@ -72,7 +72,7 @@ TEST(Config, MinimalRouteGetsEveryDefault) {
   EXPECT_EQ(r.retry.max_attempts, 4);
   EXPECT_EQ(r.retry.max_retry_after, milliseconds{30000});
   EXPECT_EQ(r.retry_tiers, (std::vector<milliseconds>{milliseconds{5000}, milliseconds{30000},
-                                                       milliseconds{300000}}));
+                                                      milliseconds{300000}}));
   EXPECT_EQ(r.dlq_topic, "");
   EXPECT_EQ(r.http.max_connections, 64U);
   EXPECT_EQ(r.http.timeout, milliseconds{5000});
@@ -166,18 +166,14 @@ TEST(Config, ReadsANumberDurationAsSeconds) {
 }
 
 TEST(Config, PassesKafkaPropertiesThroughAsText) {
-  const json doc = {{"kafka",
-                     {{"properties",
-                       {{"a", "x"}, {"b", 45000}, {"c", true}}}}}};
+  const json doc = {{"kafka", {{"properties", {{"a", "x"}, {"b", 45000}, {"c", true}}}}}};
   const auto props = parse_config(doc).kafka.properties;
-  EXPECT_EQ(props, (std::map<std::string, std::string>{
-                       {"a", "x"}, {"b", "45000"}, {"c", "true"}}));
+  EXPECT_EQ(props, (std::map<std::string, std::string>{{"a", "x"}, {"b", "45000"}, {"c", "true"}}));
 }
 
 TEST(Config, NamesAnUnknownKeyAtEveryLevel) {
   EXPECT_EQ(parse_error_of({{"rotues", json::array()}}).key(), "rotues");
-  EXPECT_EQ(parse_error_of({{"kafka", {{"broker", "x"}}}}).key(),
-            "kafka.broker");
+  EXPECT_EQ(parse_error_of({{"kafka", {{"broker", "x"}}}}).key(), "kafka.broker");
   json route = minimal_route();
   route["breaker"] = {{"trip_afer", 3}};
   const config_error e = parse_error_of(doc_with_route(route));
@@ -233,12 +229,10 @@ TEST(Config, NamesTheKeyOfANegativeInteger) {
 TEST(Config, NamesTheKeyOfAZeroCount) {
   json route = minimal_route();
   route["retry"] = {{"max_attempts", 0}};
-  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
-            "routes[0].retry.max_attempts");
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].retry.max_attempts");
   route = minimal_route();
   route["http"] = {{"max_connections", 0}};
-  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(),
-            "routes[0].http.max_connections");
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].http.max_connections");
   route = minimal_route();
   route["breaker"] = {{"half_open_max_requests", 0}};
   EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
@@ -269,12 +263,11 @@ TEST(Config, RejectsAZeroDuration) {
 }
 
 TEST(Config, RejectsAUrlThatIsNotHttp) {
-  for (const char* url : {"", "ftp://h/x", "127.0.0.1:8090/deliver", "http://",
-                          "http:///x", "HTTP//h"}) {
+  for (const char* url :
+       {"", "ftp://h/x", "127.0.0.1:8090/deliver", "http://", "http:///x", "HTTP//h"}) {
     json route = minimal_route();
     route["url"] = url;
-    EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].url")
-        << url;
+    EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].url") << url;
   }
 }
 
@@ -310,8 +303,7 @@ TEST(Config, RequiresANameAndATopic) {
 TEST(Config, RejectsAMultiplierBelowOne) {
   json route = minimal_route();
   route["retry"] = {{"multiplier", 0.5}};
-  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
-            "routes[0].retry.multiplier");
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].retry.multiplier");
 }
 
 TEST(Config, RejectsAMaximumBackoffBelowTheInitialOne) {
@@ -325,9 +317,9 @@ TEST(Config, ReadsRetryTiersAndTheDlqTopic) {
   route["retry_tiers"] = {"1s", 30, "2m"};
   route["dlq_topic"] = "orders.parked";
   const courier_config cfg = parse_config(doc_with_route(route));
-  EXPECT_EQ(cfg.routes[0].retry_tiers,
-            (std::vector<milliseconds>{milliseconds{1000}, milliseconds{30000},
-                                       milliseconds{120000}}));
+  EXPECT_EQ(
+      cfg.routes[0].retry_tiers,
+      (std::vector<milliseconds>{milliseconds{1000}, milliseconds{30000}, milliseconds{120000}}));
   EXPECT_EQ(cfg.routes[0].dlq_topic, "orders.parked");
 }
 
@@ -377,8 +369,7 @@ TEST(Config, NamesTheFileItCannotRead) {
   const config_error e = error_of([&] { load_config_file(missing); });
   EXPECT_EQ(e.key(), missing.string());
   EXPECT_THAT(e.what(), HasSubstr("cannot read"));
-  EXPECT_EQ(error_of([&] { load_config_file(dir.path()); }).key(),
-            dir.path().string());
+  EXPECT_EQ(error_of([&] { load_config_file(dir.path()); }).key(), dir.path().string());
 }
 
 TEST(Config, GivesTheBytePositionOfAJsonSyntaxError) {
@@ -391,8 +382,7 @@ TEST(Config, GivesTheBytePositionOfAJsonSyntaxError) {
 }
 
 TEST(Config, ShippedTopologyLoadsAndValidatesWithASecretFromTheEnvironment) {
-  courier_config cfg =
-      load_config_file(fs::path{COURIER_SOURCE_DIR} / "topology/courier.json");
+  courier_config cfg = load_config_file(fs::path{COURIER_SOURCE_DIR} / "topology/courier.json");
   ASSERT_EQ(cfg.routes.size(), 1U);
   const route_config& r = cfg.routes[0];
   EXPECT_EQ(r.name, "shipments");
@@ -408,10 +398,8 @@ TEST(Config, ShippedTopologyLoadsAndValidatesWithASecretFromTheEnvironment) {
 }
 
 TEST(Config, ReadsOverridesFromTheEnvironment) {
-  const config_overrides o = overrides_from_env(
-      fake_env({{"KAFKA_BROKERS", "k:1"},
-                {"WEBHOOK_URL", "http://h/x"},
-                {"HMAC_SECRET", "s3cret"}}));
+  const config_overrides o = overrides_from_env(fake_env(
+      {{"KAFKA_BROKERS", "k:1"}, {"WEBHOOK_URL", "http://h/x"}, {"HMAC_SECRET", "s3cret"}}));
   EXPECT_EQ(o.brokers, "k:1");
   EXPECT_EQ(o.webhook_url, "http://h/x");
   EXPECT_EQ(o.hmac_secret, "s3cret");
@@ -431,12 +419,10 @@ TEST(Config, TreatsAnEmptyVariableAsUnset) {
 TEST(Config, ReadsTheSecretFromHmacSecretFileWithoutTheTrailingNewline) {
   const temp_dir dir;
   const fs::path unix_file = dir.write("secret", "s3cret\n");
-  EXPECT_EQ(overrides_from_env(fake_env({{"HMAC_SECRET_FILE", unix_file.string()}}))
-                .hmac_secret,
+  EXPECT_EQ(overrides_from_env(fake_env({{"HMAC_SECRET_FILE", unix_file.string()}})).hmac_secret,
             "s3cret");
   const fs::path dos_file = dir.write("secret.dos", "s3 cret\r\n");
-  EXPECT_EQ(overrides_from_env(fake_env({{"HMAC_SECRET_FILE", dos_file.string()}}))
-                .hmac_secret,
+  EXPECT_EQ(overrides_from_env(fake_env({{"HMAC_SECRET_FILE", dos_file.string()}})).hmac_secret,
             "s3 cret");
 }
 
@@ -448,8 +434,9 @@ TEST(Config, RejectsAnUnreadableOrEmptySecretFile) {
             }).key(),
             "HMAC_SECRET_FILE");
   const std::string empty = dir.write("empty", "\n").string();
-  const config_error e = error_of(
-      [&] { overrides_from_env(fake_env({{"HMAC_SECRET_FILE", empty}})); });
+  const config_error e = error_of([&] {
+    overrides_from_env(fake_env({{"HMAC_SECRET_FILE", empty}}));
+  });
   EXPECT_EQ(e.key(), "HMAC_SECRET_FILE");
   EXPECT_THAT(e.what(), HasSubstr("empty"));
 }
@@ -458,8 +445,7 @@ TEST(Config, RejectsBothHmacSecretAndHmacSecretFile) {
   const temp_dir dir;
   const std::string file = dir.write("secret", "a").string();
   EXPECT_EQ(error_of([&] {
-              overrides_from_env(
-                  fake_env({{"HMAC_SECRET", "b"}, {"HMAC_SECRET_FILE", file}}));
+              overrides_from_env(fake_env({{"HMAC_SECRET", "b"}, {"HMAC_SECRET_FILE", file}}));
             }).key(),
             "HMAC_SECRET_FILE");
 }
@@ -474,8 +460,7 @@ TEST(Config, NamesWebhookUrlWhenItIsNotHttp) {
 TEST(Config, AppliesOverridesToEveryRoute) {
   json second = minimal_route();
   second["name"] = "other";
-  courier_config cfg =
-      parse_config({{"routes", json::array({minimal_route(), second})}});
+  courier_config cfg = parse_config({{"routes", json::array({minimal_route(), second})}});
   config_overrides o;
   o.brokers = "k:1";
   o.webhook_url = "http://h/x";
@@ -503,8 +488,7 @@ TEST(Config, LeavesTheConfigAloneWhenNothingIsOverridden) {
   EXPECT_EQ(after.routes[0].hmac_secret, before.routes[0].hmac_secret);
   EXPECT_EQ(after.routes[0].breaker.trip_after, before.routes[0].breaker.trip_after);
   EXPECT_EQ(after.routes[0].pause_after, before.routes[0].pause_after);
-  EXPECT_EQ(after.routes[0].breaker.open_timeout,
-            before.routes[0].breaker.open_timeout);
+  EXPECT_EQ(after.routes[0].breaker.open_timeout, before.routes[0].breaker.open_timeout);
 }
 
 }  // namespace

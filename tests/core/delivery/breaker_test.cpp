@@ -58,8 +58,7 @@ TEST(Breaker, OpensAfterTripAfterConsecutiveFailures) {
   EXPECT_EQ(b.on_failure(t0), std::nullopt);
   EXPECT_EQ(b.on_failure(t0), std::nullopt);
   EXPECT_EQ(b.consecutive_failures(), 2);
-  expect_transition(b.on_failure(t0 + milliseconds{5}), breaker_state::closed,
-                    breaker_state::open);
+  expect_transition(b.on_failure(t0 + milliseconds{5}), breaker_state::closed, breaker_state::open);
   EXPECT_EQ(b.state(), breaker_state::open);
   EXPECT_EQ(b.opened_at(), t0 + milliseconds{5});
   EXPECT_EQ(b.trips(), 1U);

@@ -39,8 +39,7 @@ TEST(DeliveryRequest, SendsTheValueByteForByteWithItsSignature) {
 TEST(DeliveryRequest, CarriesTheRecordsIdempotencyKey) {
   const hmac_signer signer{"s3cret"};
   const auto r = shipment();
-  const auto req =
-    make_delivery_request(r, idempotency_key_for(r), signer, "application/json");
+  const auto req = make_delivery_request(r, idempotency_key_for(r), signer, "application/json");
   EXPECT_EQ(header_value(req, "Idempotency-Key"), "brew.shipments.v1:3:42");
 }
 

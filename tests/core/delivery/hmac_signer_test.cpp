@@ -8,8 +8,7 @@
 namespace courier {
 namespace {
 
-constexpr const char* jefe_mac =
-    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+constexpr const char* jefe_mac = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
 
 TEST(Signer, MatchesRfc4231TestCase1) {
   const hmac_signer signer{std::string(20, '\x0b')};
@@ -36,8 +35,7 @@ TEST(Signer, MatchesRfc4231TestCase6WithKeyLongerThanABlock) {
 
 TEST(Signer, SignsAnEmptyBodyWithAnEmptySecret) {
   const hmac_signer signer{""};
-  EXPECT_EQ(signer.sign(""),
-            "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+  EXPECT_EQ(signer.sign(""), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
 }
 
 TEST(Signer, TreatsBodyBytesVerbatimIncludingNul) {

@@ -62,10 +62,8 @@ TEST(RetryAfter, ReadsRfc850DateRelativeToNow) {
 }
 
 TEST(RetryAfter, ReadsAsctimeDateRelativeToNow) {
-  EXPECT_EQ(parse_retry_after("Sun Nov  6 08:49:37 1994", ten_seconds_before),
-            milliseconds{10000});
-  EXPECT_EQ(parse_retry_after("Sun Nov 06 08:49:37 1994", ten_seconds_before),
-            milliseconds{10000});
+  EXPECT_EQ(parse_retry_after("Sun Nov  6 08:49:37 1994", ten_seconds_before), milliseconds{10000});
+  EXPECT_EQ(parse_retry_after("Sun Nov 06 08:49:37 1994", ten_seconds_before), milliseconds{10000});
 }
 
 TEST(RetryAfter, RoundsASubSecondWaitUpSoItNeverWakesEarly) {

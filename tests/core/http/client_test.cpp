@@ -124,8 +124,8 @@ TEST(HttpClient, RefusedConnectionIsAConnectError) {
 TEST(HttpClient, BodyOverTheCapIsResponseTooLargeWithTheStatus) {
   scripted_server server(1, [](tcp::socket& s) {
     scripted_server::read_request(s);
-    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" +
-                                      std::string(100000, 'x'));
+    scripted_server::write_raw(
+        s, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + std::string(100000, 'x'));
   });
   io_runner io;
   auto settings = quick();
@@ -327,7 +327,8 @@ TEST(HttpClient, Completes256ConcurrentRequestsInAboutOneServerLatency) {
     }
   }
   // Serialised it would take 256 x 20 ms = 5 s; generous bound for loaded CI machines.
-  EXPECT_LT(warm_wave, 1s) << std::chrono::duration_cast<std::chrono::milliseconds>(warm_wave).count();
+  EXPECT_LT(warm_wave, 1s)
+      << std::chrono::duration_cast<std::chrono::milliseconds>(warm_wave).count();
   EXPECT_LE(c.connections_opened(), 256U);
   EXPECT_EQ(partner.snapshot().ok, 2 * wave);
 }

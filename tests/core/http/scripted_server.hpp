@@ -63,8 +63,7 @@ class scripted_server {
   }
 
   // Helpers for handlers; errors end up as an empty/partial result, never an exception.
-  static boost::beast::http::request<boost::beast::http::string_body> read_request(
-      tcp::socket& s) {
+  static boost::beast::http::request<boost::beast::http::string_body> read_request(tcp::socket& s) {
     boost::beast::flat_buffer buffer;
     boost::beast::http::request<boost::beast::http::string_body> req;
     boost::system::error_code ec;

@@ -29,8 +29,8 @@ TEST(KafkaAdmin, PartitionCountOfAnUnknownTopicThrowsNamingIt) {
 TEST(KafkaAdmin, CommittedOffsetsOfAGroupThatNeverCommittedAreEmpty) {
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
-  EXPECT_TRUE(committed_offsets(cluster.bootstrap_servers(), "fresh-group", "orders", 4, 5s)
-                  .empty());
+  EXPECT_TRUE(
+      committed_offsets(cluster.bootstrap_servers(), "fresh-group", "orders", 4, 5s).empty());
 }
 
 TEST(KafkaAdmin, CreateTopicsWithNothingToCreateIsANoOp) {

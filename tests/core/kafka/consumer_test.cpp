@@ -63,8 +63,8 @@ std::vector<std::int64_t> range(std::int64_t from, std::int64_t to) {
   return result;
 }
 
-void produce_per_partition(const std::string& bootstrap, const std::string& topic,
-                           int partitions, int per_partition) {
+void produce_per_partition(const std::string& bootstrap, const std::string& topic, int partitions,
+                           int per_partition) {
   producer prod{bootstrap};
   for (int i = 0; i < per_partition; ++i) {
     for (int p = 0; p < partitions; ++p) {
@@ -94,13 +94,11 @@ TEST(KafkaConsumer, ConsumesEveryRecordExactlyOnceWithHeadersIntact) {
   consumer cons{{cluster.bootstrap_servers(), "exactly-once", {"orders"}, fast_group()},
                 {nullptr, nullptr, [&errors](const std::string& e) { errors.push_back(e); }}};
   consumed got;
-  ASSERT_TRUE(wait_until(
-      [&] { return got.total >= n; }, 30s,
-      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }))
+  ASSERT_TRUE(wait_until([&] { return got.total >= n; }, 30s,
+                         [&] { got.add(cons.poll(poll_timeout, poll_batch)); }))
       << "consumed " << got.total;
   // Nothing more arrives: every record came exactly once.
-  wait_until(
-      [] { return false; }, 300ms, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
+  wait_until([] { return false; }, 300ms, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
   EXPECT_EQ(got.total, static_cast<std::size_t>(n));
   EXPECT_EQ(got.duplicates, 0U);
 
@@ -126,8 +124,7 @@ TEST(KafkaConsumer, NullKeyAndNullHeaderValueArriveAsAbsentAndEmpty) {
   {
     producer prod{cluster.bootstrap_servers()};
     headers_ptr hdrs{rd_kafka_headers_new(1)};
-    ASSERT_EQ(rd_kafka_header_add(hdrs.get(), "empty", -1, nullptr, 0),
-              RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_EQ(rd_kafka_header_add(hdrs.get(), "empty", -1, nullptr, 0), RD_KAFKA_RESP_ERR_NO_ERROR);
     rd_kafka_vu_t vus[3]{};
     vus[0].vtype = RD_KAFKA_VTYPE_TOPIC;
     vus[0].u.cstr = "orders";
@@ -142,8 +139,8 @@ TEST(KafkaConsumer, NullKeyAndNullHeaderValueArriveAsAbsentAndEmpty) {
   }
   consumer cons{{cluster.bootstrap_servers(), "nulls", {"orders"}, fast_group()}, {}};
   std::vector<record> got;
-  ASSERT_TRUE(wait_until(
-      [&] { return !got.empty(); }, 30s, [&] { got = cons.poll(poll_timeout, poll_batch); }));
+  ASSERT_TRUE(wait_until([&] { return !got.empty(); }, 30s,
+                         [&] { got = cons.poll(poll_timeout, poll_batch); }));
   ASSERT_EQ(got.size(), 1U);
   EXPECT_FALSE(got[0].key.has_value());
   EXPECT_EQ(got[0].value, "");
@@ -154,16 +151,14 @@ TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
   produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 40);
-  const consumer_settings settings{cluster.bootstrap_servers(), "resume", {"orders"},
-                                   fast_group()};
+  const consumer_settings settings{cluster.bootstrap_servers(), "resume", {"orders"}, fast_group()};
   // Done: p0 [0,10), p1 everything, p2 [0,25), p3 nothing.
   const std::map<std::int32_t, std::int64_t> stored{{0, 10}, {1, 40}, {2, 25}};
   {
     consumer first{settings, {}};
     consumed got;
-    ASSERT_TRUE(wait_until(
-        [&] { return got.total >= 160; }, 30s,
-        [&] { got.add(first.poll(poll_timeout, poll_batch)); }));
+    ASSERT_TRUE(wait_until([&] { return got.total >= 160; }, 30s,
+                           [&] { got.add(first.poll(poll_timeout, poll_batch)); }));
     for (const auto& [p, next] : stored) {
       EXPECT_TRUE(first.store_offset({"orders", p}, next));
     }
@@ -175,12 +170,10 @@ TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
   consumer second{settings, {}};
   consumed got;
   constexpr std::size_t not_done = 30 + 0 + 15 + 40;
-  ASSERT_TRUE(wait_until(
-      [&] { return got.total >= not_done; }, 30s,
-      [&] { got.add(second.poll(poll_timeout, poll_batch)); }))
+  ASSERT_TRUE(wait_until([&] { return got.total >= not_done; }, 30s,
+                         [&] { got.add(second.poll(poll_timeout, poll_batch)); }))
       << "consumed " << got.total;
-  wait_until(
-      [] { return false; }, 300ms, [&] { got.add(second.poll(poll_timeout, poll_batch)); });
+  wait_until([] { return false; }, 300ms, [&] { got.add(second.poll(poll_timeout, poll_batch)); });
   EXPECT_EQ(got.offsets(0), range(10, 40));
   EXPECT_EQ(got.offsets(1), range(40, 40));
   EXPECT_EQ(got.offsets(2), range(25, 40));
@@ -193,26 +186,22 @@ TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDelivers
   cluster.create_topic("orders", 4);
   consumer cons{{cluster.bootstrap_servers(), "pause", {"orders"}, fast_group()}, {}};
   consumed got;
-  ASSERT_TRUE(wait_until(
-      [&] { return cons.assignment().size() == 4; }, 30s,
-      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
+  ASSERT_TRUE(wait_until([&] { return cons.assignment().size() == 4; }, 30s,
+                         [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   const partition_id p0{"orders", 0};
   cons.pause({p0});
   EXPECT_NO_THROW(cons.resume({{"orders", 3}}));  // never paused: a no-op, not a rewind
 
   produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 30);
-  ASSERT_TRUE(wait_until(
-      [&] { return got.total >= 90; }, 10s,
-      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
-  wait_until(
-      [] { return false; }, 500ms, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
+  ASSERT_TRUE(wait_until([&] { return got.total >= 90; }, 10s,
+                         [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
+  wait_until([] { return false; }, 500ms, [&] { got.add(cons.poll(poll_timeout, poll_batch)); });
   EXPECT_TRUE(got.offsets(0).empty());
   EXPECT_EQ(got.total, 90U);
 
   cons.resume({p0});
-  ASSERT_TRUE(wait_until(
-      [&] { return got.total >= 120; }, 10s,
-      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
+  ASSERT_TRUE(wait_until([&] { return got.total >= 120; }, 10s,
+                         [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   EXPECT_EQ(got.offsets(0), range(0, 30));
   EXPECT_EQ(got.duplicates, 0U);
 }
@@ -220,8 +209,7 @@ TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDelivers
 TEST(KafkaConsumer, StoreOffsetOnAnUnassignedPartitionReturnsFalse) {
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
-  const consumer_settings settings{cluster.bootstrap_servers(), "split", {"orders"},
-                                   fast_group()};
+  const consumer_settings settings{cluster.bootstrap_servers(), "split", {"orders"}, fast_group()};
   std::vector<partition_id> revoked_from_a;
   consumer::callbacks a_callbacks;
   a_callbacks.on_revoked = [&](const std::vector<partition_id>& ps) {
@@ -231,17 +219,16 @@ TEST(KafkaConsumer, StoreOffsetOnAnUnassignedPartitionReturnsFalse) {
   a_callbacks.on_error = [](const std::string&) {};
   consumer a{settings, a_callbacks};
   EXPECT_FALSE(a.store_offset({"orders", 0}, 1));  // nothing assigned yet
-  ASSERT_TRUE(wait_until(
-      [&] { return a.assignment().size() == 4; }, 30s,
-      [&] { static_cast<void>(a.poll(poll_timeout, poll_batch)); }));
+  ASSERT_TRUE(wait_until([&] { return a.assignment().size() == 4; }, 30s,
+                         [&] { static_cast<void>(a.poll(poll_timeout, poll_batch)); }));
 
   consumer b{settings, {}};
-  ASSERT_TRUE(wait_until(
-      [&] { return a.assignment().size() == 2 && b.assignment().size() == 2; }, 30s,
-      [&] {
-        static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
-        static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
-      }));
+  ASSERT_TRUE(wait_until([&] { return a.assignment().size() == 2 && b.assignment().size() == 2; },
+                         30s,
+                         [&] {
+                           static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
+                           static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
+                         }));
   // Eager rebalancing revokes all four; a loaded machine may see one more rebalance.
   EXPECT_GE(revoked_from_a.size(), 4U);
 
@@ -269,9 +256,8 @@ TEST(KafkaConsumer, WhatOnRevokedStoresIsCommittedWhenTheConsumerCloses) {
   consumer cons{{cluster.bootstrap_servers(), "final", {"orders"}, fast_group()}, cb};
   self = &cons;
   consumed got;
-  ASSERT_TRUE(wait_until(
-      [&] { return got.total >= 40; }, 30s,
-      [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
+  ASSERT_TRUE(wait_until([&] { return got.total >= 40; }, 30s,
+                         [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
   cons.close();
   EXPECT_EQ(revoked.size(), 4U);
   const std::map<std::int32_t, std::int64_t> seven{{0, 7}, {1, 7}, {2, 7}, {3, 7}};
@@ -283,9 +269,8 @@ TEST(KafkaConsumer, CommitWithNothingStoredIsFine) {
   cluster.create_topic("orders", 1);
   consumer cons{{cluster.bootstrap_servers(), "nothing", {"orders"}, fast_group()}, {}};
   EXPECT_NO_THROW(cons.commit_sync());
-  ASSERT_TRUE(wait_until(
-      [&] { return cons.assignment().size() == 1; }, 30s,
-      [&] { static_cast<void>(cons.poll(poll_timeout, poll_batch)); }));
+  ASSERT_TRUE(wait_until([&] { return cons.assignment().size() == 1; }, 30s,
+                         [&] { static_cast<void>(cons.poll(poll_timeout, poll_batch)); }));
   EXPECT_NO_THROW(cons.commit_sync());
   EXPECT_NO_THROW(cons.close());
   EXPECT_NO_THROW(cons.close());
@@ -300,15 +285,14 @@ TEST(KafkaConsumer, AnExceptionFromACallbackSurfacesFromPoll) {
   };
   consumer cons{{cluster.bootstrap_servers(), "throws", {"orders"}, fast_group()}, cb};
   bool thrown = false;
-  ASSERT_TRUE(wait_until(
-      [&] { return thrown; }, 30s,
-      [&] {
-        try {
-          static_cast<void>(cons.poll(poll_timeout, poll_batch));
-        } catch (const std::runtime_error& e) {
-          thrown = std::string(e.what()) == "owner failed in on_assigned";
-        }
-      }));
+  ASSERT_TRUE(wait_until([&] { return thrown; }, 30s,
+                         [&] {
+                           try {
+                             static_cast<void>(cons.poll(poll_timeout, poll_batch));
+                           } catch (const std::runtime_error& e) {
+                             thrown = std::string(e.what()) == "owner failed in on_assigned";
+                           }
+                         }));
   EXPECT_EQ(cons.assignment().size(), 1U);  // the rebalance itself completed
 }
 

@@ -22,7 +22,9 @@ class JsonLog : public testing::Test {
 };
 
 TEST_F(JsonLog, WritesOneJsonObjectALineWithTimestampLevelEventAndFields) {
-  const auto out = captured([] { info("partitions_paused", {{"route", "shipments"}, {"count", 4}}); });
+  const auto out = captured([] {
+    info("partitions_paused", {{"route", "shipments"}, {"count", 4}});
+  });
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(out.back(), '\n');
   EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line: " << out;
@@ -50,7 +52,9 @@ TEST_F(JsonLog, AnUnknownLevelIsRefused) {
 }
 
 TEST_F(JsonLog, InvalidUtf8InAFieldIsReplacedNotThrown) {
-  const auto out = captured([] { warn("delivery_failed", {{"body", std::string{"\xff\xfe ok"}}}); });
+  const auto out = captured([] {
+    warn("delivery_failed", {{"body", std::string{"\xff\xfe ok"}}});
+  });
   const auto line = nlohmann::json::parse(out);
   EXPECT_NE(line.at("body").get<std::string>().find("ok"), std::string::npos);
 }

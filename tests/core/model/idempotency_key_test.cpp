@@ -17,8 +17,7 @@ record shipment_at(std::string topic, std::int32_t partition, std::int64_t offse
 }
 
 TEST(IdempotencyKey, IsTopicPartitionOffsetOfTheFirstAppearance) {
-  EXPECT_EQ(idempotency_key_for(shipment_at("brew.shipments.v1", 3, 42)),
-            "brew.shipments.v1:3:42");
+  EXPECT_EQ(idempotency_key_for(shipment_at("brew.shipments.v1", 3, 42)), "brew.shipments.v1:3:42");
 }
 
 TEST(IdempotencyKey, ACarriedKeyWinsOverTheRecordsOwnCoordinates) {

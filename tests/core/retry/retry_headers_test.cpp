@@ -173,10 +173,10 @@ TEST(RetryHeaders, TheTraceCarriesTheWholeHistoryOldestFirst) {
   const auto first = retry_headers(source_record(), "r", to_tier(0), http_503(2, now), now);
   const auto second = retry_headers(moved(source_record(), first, "t", 1), "r", to_tier(1),
                                     http_503(1, now + 9'000), now + 9'000);
-  EXPECT_EQ(value_of(second, error_trace_header),
-            format_trace_entry(now - 1'000, "http_503") + "\n" +
-                format_trace_entry(now, "http_503") + "\n" +
-                format_trace_entry(now + 9'000, "http_503"));
+  EXPECT_EQ(value_of(second, error_trace_header), format_trace_entry(now - 1'000, "http_503") +
+                                                      "\n" + format_trace_entry(now, "http_503") +
+                                                      "\n" +
+                                                      format_trace_entry(now + 9'000, "http_503"));
 }
 
 TEST(RetryHeaders, ADlqRecordHasNoDueAndNamesTheTierItCameFrom) {
@@ -185,8 +185,8 @@ TEST(RetryHeaders, ADlqRecordHasNoDueAndNamesTheTierItCameFrom) {
   EXPECT_EQ(value_of(straight, retry_tier_header), "none");
 
   const auto in_tier = retry_headers(source_record(), "r", to_tier(1), http_503(1, now), now);
-  const auto dlq = retry_headers(moved(source_record(), in_tier, "t", 1), "r", to_dlq(),
-                                 http_503(1, now), now);
+  const auto dlq =
+      retry_headers(moved(source_record(), in_tier, "t", 1), "r", to_dlq(), http_503(1, now), now);
   EXPECT_EQ(count_of(dlq, retry_due_header), 0U);
   EXPECT_EQ(value_of(dlq, retry_tier_header), "1");
 }
@@ -243,8 +243,7 @@ TEST(RetryHeaders, InvalidUtf8BecomesReplacementCharacters) {
 
 TEST(RetryHeaders, TraceEntriesAreIsoUtcWithMilliseconds) {
   EXPECT_EQ(format_trace_entry(0, "connect"), "1970-01-01T00:00:00.000Z connect");
-  EXPECT_EQ(format_trace_entry(1'796'032'800'123, "http_503"),
-            "2026-11-30T10:00:00.123Z http_503");
+  EXPECT_EQ(format_trace_entry(1'796'032'800'123, "http_503"), "2026-11-30T10:00:00.123Z http_503");
   EXPECT_EQ(format_trace_entry(951'782'400'007, "tls"), "2000-02-29T00:00:00.007Z tls");
   EXPECT_EQ(format_trace_entry(-1, "x"), "1969-12-31T23:59:59.999Z x");
 }

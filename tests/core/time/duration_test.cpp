@@ -48,16 +48,14 @@ TEST(Duration, RejectsNegatives) {
 }
 
 TEST(Duration, RejectsEmptyInputAndJunk) {
-  for (const char* junk : {"", " ", "s", "ms", "abc", "3x", "3sec", "3 s",
-                           " 3s", "3s ", ".5", "5.", "+3s", "1e3", "3s5",
-                           "0x10", "1..5", "3S"}) {
+  for (const char* junk : {"", " ", "s", "ms", "abc", "3x", "3sec", "3 s", " 3s", "3s ", ".5", "5.",
+                           "+3s", "1e3", "3s5", "0x10", "1..5", "3S"}) {
     EXPECT_EQ(parse_duration(junk), std::nullopt) << '"' << junk << '"';
   }
 }
 
 TEST(Duration, RejectsValuesThatOverflowMilliseconds) {
-  EXPECT_EQ(parse_duration("9223372036854775807ms"),
-            milliseconds{9223372036854775807LL});
+  EXPECT_EQ(parse_duration("9223372036854775807ms"), milliseconds{9223372036854775807LL});
   EXPECT_EQ(parse_duration("9223372036854775808ms"), std::nullopt);
   EXPECT_EQ(parse_duration("9223372036854775807s"), std::nullopt);
   EXPECT_EQ(parse_duration("99999999999999999999999"), std::nullopt);
@@ -77,8 +75,8 @@ TEST(Duration, FormatsTheShortestExactForm) {
 }
 
 TEST(Duration, FormattedValuesParseBackToThemselves) {
-  for (long long ms : {1LL, 999LL, 1000LL, 1001LL, 59000LL, 60000LL,
-                       7200000LL, 86400000LL, 9223372036854775807LL}) {
+  for (long long ms : {1LL, 999LL, 1000LL, 1001LL, 59000LL, 60000LL, 7200000LL, 86400000LL,
+                       9223372036854775807LL}) {
     const milliseconds d{ms};
     EXPECT_EQ(parse_duration(format_duration(d)), d) << ms;
   }
