@@ -104,6 +104,14 @@ int tier_of(const delivery_pool_state& st, const std::string& topic) {
   return -1;
 }
 
+// The receiver's Retry-After, when it sent one that parses.
+std::optional<std::chrono::milliseconds> retry_after_of(const attempt_result& r) {
+  if (!r.has_retry_after) {
+    return std::nullopt;
+  }
+  return parse_retry_after(r.retry_after, std::chrono::system_clock::now());
+}
+
 std::string failure_message(int status, const attempt_result& r) {
   if (!r.error_message.empty()) {
     return r.error_message;
@@ -186,11 +194,7 @@ void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const at
     return;
   }
   if (st.backoff->may_retry(p.attempts)) {
-    std::optional<std::chrono::milliseconds> retry_after;
-    if (r.has_retry_after) {
-      retry_after = parse_retry_after(r.retry_after, std::chrono::system_clock::now());
-    }
-    const auto delay = st.backoff->delay_after(p.attempts, retry_after);
+    const auto delay = st.backoff->delay_after(p.attempts, retry_after_of(r));
     ++st.metrics->retries;
     log::info("delivery retry scheduled", {{"route", st.route.name},
                                            {"idempotency_key", p.idempotency_key},
@@ -244,11 +248,7 @@ void hold(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_re
   --p.attempts;
   ++p.held_attempts;
   ++st.metrics->endpoint_failures;
-  std::optional<std::chrono::milliseconds> retry_after;
-  if (r.has_retry_after) {
-    retry_after = parse_retry_after(r.retry_after, std::chrono::system_clock::now());
-  }
-  const auto delay = st.backoff->delay_after(p.held_attempts, retry_after);
+  const auto delay = st.backoff->delay_after(p.held_attempts, retry_after_of(r));
   log::info("delivery held: the endpoint refused it", {{"route", st.route.name},
                                                        {"idempotency_key", p.idempotency_key},
                                                        {"error_class", error_class},
