@@ -36,7 +36,7 @@ struct retry_config {
 };
 
 struct http_config {
-  std::size_t max_connections = 64;
+  std::size_t max_connections = 256;
   std::chrono::milliseconds timeout{5000};
   std::size_t max_response_bytes = 65536;
 };

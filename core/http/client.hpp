@@ -19,7 +19,7 @@ namespace courier::http {
 
 struct client_settings {
   // Upper bound of open connections (busy + idle) to the endpoint; more requests queue.
-  std::size_t max_connections = 64;
+  std::size_t max_connections = 256;
   // Per request, measured from post(): time waiting for a free connection counts, then
   // resolve + connect + write + read. So on_done always comes about `timeout` after post()
   // at the latest, whatever the pool is doing, which is what a delivery deadline needs.

@@ -74,7 +74,7 @@ TEST(Config, MinimalRouteGetsEveryDefault) {
   EXPECT_EQ(r.retry_tiers, (std::vector<milliseconds>{milliseconds{5000}, milliseconds{30000},
                                                       milliseconds{300000}}));
   EXPECT_EQ(r.dlq_topic, "");
-  EXPECT_EQ(r.http.max_connections, 64U);
+  EXPECT_EQ(r.http.max_connections, 256U) << "as many as max_in_flight: connections do not cap it";
   EXPECT_EQ(r.http.timeout, milliseconds{5000});
   EXPECT_EQ(r.http.max_response_bytes, 65536U);
   EXPECT_NO_THROW(validate(cfg));
