@@ -5,7 +5,7 @@ COURIER := $(BUILD_DIR)/topology/courier
 MOCK_URL ?= http://127.0.0.1:8090
 DEMO_ARGS ?=
 
-.PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench \
+.PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench bench-one-partition \
         mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean \
         lint lint-format lint-tidy format
 
@@ -69,8 +69,14 @@ demo-outage: build
 demo-chaos: build
 	$(COURIER) demo --records 2000 --fail-rate-503 0.5 $(DEMO_ARGS)
 
+# The quick benchmark: everything in one process on librdkafka's mock cluster.
 bench: build
 	$(BUILD_DIR)/tools/bench/courier_bench
+
+# One partition on a real broker (tools/kafka-local) against nginx with a 20 ms echo_sleep,
+# courier's default settings, beside the bound max_in_flight / latency.
+bench-one-partition: build
+	tools/bench/one_partition.sh
 
 mock-webhook: build
 	$(BUILD_DIR)/mock_webhook/mock_webhook --port 8090
