@@ -48,10 +48,14 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
       auto& m = *self->state.machine;
       const bool probe = m.state() == breaker_state::half_open;
       const bool granted = m.try_acquire(self->clock().now());
-      return breaker_permit{granted, granted && probe};
+      return breaker_permit{granted, granted && probe, m.generation()};
     },
-    [=](outcome_atom, bool ok, bool probe) {
+    [=](outcome_atom, bool ok, bool probe, std::uint64_t generation) {
       auto& m = *self->state.machine;
+      // A delivery that began in an earlier generation (before a trip) does not count now.
+      if (generation != m.generation()) {
+        return;
+      }
       // In Half-Open only the probe decides; late results of older deliveries do not.
       if (m.state() == breaker_state::half_open && !probe) {
         return;

@@ -72,6 +72,7 @@ void try_attempt(self_ptr self, std::uint64_t id) {
         s.parked.push_back(id);
         return;
       }
+      s.pending.at(id).breaker_generation = permit.generation;
       send_attempt(self, id, permit.probe);
     });
 }
@@ -179,7 +180,7 @@ void route_onward(self_ptr self, std::uint64_t id, bool permanent, const std::st
 void give_up(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
              const std::string& error_class) {
   auto& st = self->state;
-  self->send(st.breaker, outcome_atom::value, false, p.probe);
+  self->send(st.breaker, outcome_atom::value, false, p.probe, p.breaker_generation);
   p.probe = false;
   ++st.metrics->exhausted;
   route_onward(self, id, /*permanent=*/false, error_class, r);
@@ -243,7 +244,7 @@ void expedite(self_ptr self, const std::string& topic, std::int32_t partition,
 void hold(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
           const std::string& error_class) {
   auto& st = self->state;
-  self->send(st.breaker, outcome_atom::value, false, p.probe);
+  self->send(st.breaker, outcome_atom::value, false, p.probe, p.breaker_generation);
   p.probe = false;
   --p.attempts;
   ++p.held_attempts;
@@ -274,7 +275,7 @@ void on_attempted(self_ptr self, const attempt_result& r) {
   }
   switch (verdict) {
     case answer_verdict::delivered:
-      self->send(st.breaker, outcome_atom::value, true, p.probe);
+      self->send(st.breaker, outcome_atom::value, true, p.probe, p.breaker_generation);
       ++st.metrics->delivered;
       finish(self, r.delivery_id, outcome_kind::delivered, r.status, {});
       return;
@@ -283,7 +284,7 @@ void on_attempted(self_ptr self, const attempt_result& r) {
       return;
     case answer_verdict::dead_letter:
       // The receiver answered: it is up, so this counts as a success for the breaker.
-      self->send(st.breaker, outcome_atom::value, true, p.probe);
+      self->send(st.breaker, outcome_atom::value, true, p.probe, p.breaker_generation);
       p.probe = false;
       ++st.metrics->permanent;
       route_onward(self, r.delivery_id, /*permanent=*/true,

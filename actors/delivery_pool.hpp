@@ -30,6 +30,7 @@ struct pending_delivery {
   int total_attempts = 0;
   int held_attempts = 0;  // answered with an endpoint failure: not counted in `attempts`
   bool probe = false;
+  std::uint64_t breaker_generation = 0;  // of the permit of its latest attempt
   // Head-of-line bound: `in_backoff` while a retriable failure waits for its next attempt,
   // `expedited` once the consumer asked to move the record on (it does at its next retriable
   // failure), `moving_on` once it is on its way to a tier or the DLQ (no more attempts).

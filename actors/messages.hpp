@@ -60,11 +60,12 @@ typename Inspector::result_type inspect(Inspector& f, delivery_outcome& x) {
 struct breaker_permit {
   bool granted = false;
   bool probe = false;  // granted in Half-Open: the result decides the breaker's next state
+  std::uint64_t generation = 0;  // the breaker's; the outcome of this attempt carries it back
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, breaker_permit& x) {
-  return f(caf::meta::type_name("breaker_permit"), x.granted, x.probe);
+  return f(caf::meta::type_name("breaker_permit"), x.granted, x.probe, x.generation);
 }
 
 struct breaker_change {

@@ -98,9 +98,12 @@ const breaker_settings& breaker::settings() const { return settings_; }
 
 int breaker::outstanding_probes() const { return outstanding_probes_; }
 
+std::uint64_t breaker::generation() const { return generation_; }
+
 breaker_transition breaker::move_to(breaker_state next, clock::time_point now) {
   const breaker_transition t{state_, next};
   state_ = next;
+  ++generation_;
   // A new generation: counts from the previous state say nothing about this one.
   consecutive_failures_ = 0;
   outstanding_probes_ = 0;

@@ -62,6 +62,9 @@ class breaker {
   [[nodiscard]] const breaker_settings& settings() const;
   // Half-open probes out right now.
   [[nodiscard]] int outstanding_probes() const;
+  // Counts transitions. A result that belongs to an earlier generation (a delivery that began
+  // before the breaker opened and closed again) says nothing about this one: callers drop it.
+  [[nodiscard]] std::uint64_t generation() const;
 
  private:
   breaker_transition move_to(breaker_state next, clock::time_point now);
@@ -72,6 +75,7 @@ class breaker {
   int outstanding_probes_ = 0;
   clock::time_point opened_at_{};
   std::uint64_t trips_ = 0;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace courier

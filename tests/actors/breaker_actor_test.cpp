@@ -45,21 +45,23 @@ struct BreakerActor : ::testing::Test {
     d.run();
   }
 
-  void fail(bool probe = false) {
-    caf::anon_send(breaker, actors::outcome_atom::value, false, probe);
-    d.run();
-  }
-
-  void succeed(bool probe = false) {
-    caf::anon_send(breaker, actors::outcome_atom::value, true, probe);
+  // An outcome of a delivery whose latest permit came from `generation` (by default, the
+  // generation of the last permit asked for: 0, Closed, before any).
+  void fail(bool probe = false) { outcome(false, probe, generation); }
+  void succeed(bool probe = false) { outcome(true, probe, generation); }
+  void outcome(bool ok, bool probe, std::uint64_t of_generation) {
+    caf::anon_send(breaker, actors::outcome_atom::value, ok, probe, of_generation);
     d.run();
   }
 
   breaker_permit ask() {
     caf::anon_send(asker, actors::permit_atom::value);
     d.run();
+    generation = permits->back().generation;
     return permits->back();
   }
+
+  std::uint64_t generation = 0;
 
   deterministic_system d;
   std::shared_ptr<actors::route_metrics> metrics;
@@ -151,6 +153,26 @@ TEST_F(BreakerActor, InHalfOpenOnlyTheProbeDecides) {
   succeed(/*probe=*/false);
   EXPECT_EQ(changes->size(), before);
   EXPECT_EQ(changes->back().to, breaker_state::half_open);
+}
+
+TEST_F(BreakerActor, AFailureOfADeliveryFromBeforeATripDoesNotCountTowardTheNext) {
+  fail();
+  fail();
+  fail();
+  d.advance(1000ms);
+  ASSERT_TRUE(ask().probe);
+  succeed(/*probe=*/true);
+  ASSERT_EQ(changes->back().to, breaker_state::closed);
+  const auto before = changes->size();
+  for (int i = 0; i < 3; ++i) {
+    outcome(false, false, /*of_generation=*/0);  // deliveries that began before the trip
+  }
+  EXPECT_EQ(changes->size(), before) << "stale failures do not trip the closed breaker";
+  EXPECT_TRUE(ask().granted);
+  fail();
+  fail();
+  fail();
+  EXPECT_EQ(changes->back().to, breaker_state::open) << "failures of this generation do";
 }
 
 }  // namespace

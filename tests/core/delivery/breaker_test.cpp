@@ -101,6 +101,22 @@ TEST(Breaker, StaysOpenUntilTheOpenTimeoutHasPassed) {
   EXPECT_EQ(b.state(), breaker_state::half_open);
 }
 
+TEST(Breaker, EveryTransitionStartsANewGenerationAndNothingElseDoes) {
+  breaker b{settings(2, milliseconds{1000})};
+  EXPECT_EQ(b.generation(), 0U);
+  (void)b.on_failure(t0);
+  (void)b.on_success(t0);
+  EXPECT_EQ(b.generation(), 0U) << "no transition yet";
+  (void)b.on_failure(t0);
+  (void)b.on_failure(t0);
+  EXPECT_EQ(b.generation(), 1U) << "closed -> open";
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  EXPECT_EQ(b.generation(), 2U) << "open -> half-open";
+  ASSERT_TRUE(b.try_acquire(t0 + milliseconds{1000}));
+  (void)b.on_success(t0 + milliseconds{1000});
+  EXPECT_EQ(b.generation(), 3U) << "half-open -> closed";
+}
+
 TEST(Breaker, OpenTimeoutOutsideOpenDoesNothing) {
   breaker b{settings(1, milliseconds{1000})};
   EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{5000}), std::nullopt);
