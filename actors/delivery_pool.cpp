@@ -182,7 +182,6 @@ void give_up(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt
   auto& st = self->state;
   self->send(st.breaker, outcome_atom::value, false, p.probe, p.breaker_generation);
   p.probe = false;
-  ++st.metrics->exhausted;
   route_onward(self, id, /*permanent=*/false, error_class, r);
 }
 
@@ -210,6 +209,7 @@ void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const at
     return;
   }
   // One delivery is one breaker event, however many attempts it took.
+  ++st.metrics->exhausted;
   give_up(self, p, id, r, error_class);
 }
 
@@ -227,7 +227,9 @@ void expedite(self_ptr self, const std::string& topic, std::int32_t partition,
       return;
     }
     p.expedited = true;
-    if (p.in_backoff) {
+    // While the breaker is Open nothing moves to a tier (DESIGN.md section 2): the record moves
+    // at its next retriable failure, once the breaker let it try again.
+    if (p.in_backoff && !st.breaker_open) {
       ++st.metrics->head_of_line_moves;
       log::info("head of line moved to a retry tier", {{"route", st.route.name},
                                                        {"idempotency_key", p.idempotency_key},
@@ -336,6 +338,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
       expedite(self, topic, partition, offset);
     },
     [=](state_atom, const breaker_change& change) {
+      self->state.breaker_open = change.to == breaker_state::open;
       if (change.to == breaker_state::open) {
         return;
       }

@@ -54,6 +54,7 @@ struct delivery_pool_state {
   std::string dlq_topic;
   std::unordered_map<std::uint64_t, pending_delivery> pending;
   std::deque<std::uint64_t> parked;  // waiting for the breaker to leave Open
+  bool breaker_open = false;         // as the breaker's latest state change said
   std::uint64_t next_id = 1;
   std::shared_ptr<route_metrics> metrics;
 };
