@@ -112,7 +112,10 @@ function(courier_check_every_source_built)
        "${PROJECT_SOURCE_DIR}/*.cpp")
   set(_left_out "")
   foreach(f IN LISTS _all)
-    if(f MATCHES "^build[^/]*/" OR (NOT COURIER_BUILD_TESTS AND f MATCHES "^tests/"))
+    # Build trees (build/, or any binary dir inside the source tree) hold CMake's own probes.
+    if(f MATCHES "^build[^/]*/" OR f MATCHES "(^|/)CMakeFiles/"
+       OR "${PROJECT_SOURCE_DIR}/${f}" MATCHES "^${PROJECT_BINARY_DIR}/"
+       OR (NOT COURIER_BUILD_TESTS AND f MATCHES "^tests/"))
       continue()
     endif()
     if(NOT "${PROJECT_SOURCE_DIR}/${f}" IN_LIST _built)
