@@ -8,7 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include "core/kafka/admin.hpp"
 #include "core/model/idempotency_key.hpp"
 #include "demo/topic_reader.hpp"
 #include "tests/integration/stand.hpp"
@@ -18,23 +17,6 @@ namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::set<std::string> delivered_keys(const mock::server& receiver) {
-  std::set<std::string> keys;
-  for (const auto& a : receiver.arrivals()) {
-    keys.insert(a.idempotency_key);
-  }
-  return keys;
-}
-
-long long committed_total(const stand& s) {
-  long long sum = 0;
-  for (const auto& [partition, offset] : kafka::committed_offsets(
-           s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, s.partitions_, 10s)) {
-    sum += offset;
-  }
-  return sum;
-}
 
 TEST(EndpointFailures,
      AReceiverOnAnotherSecretOpensTheBreakerHoldsEveryRecordAndGetsThemAllOnceFixed) {
@@ -58,7 +40,7 @@ TEST(EndpointFailures,
   EXPECT_EQ(m.retried_to_tier.load(), 0U);
   EXPECT_EQ(s.receiver->snapshot().ok, 100U);
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U) << "each record delivered once";
-  EXPECT_EQ(committed_total(s), 100) << "everything delivered is committed";
+  EXPECT_EQ(s.committed_total(), 100) << "everything delivered is committed";
 }
 
 TEST(EndpointFailures,
@@ -98,7 +80,7 @@ TEST(EndpointFailures,
   EXPECT_EQ(delivered.size() + parked.size(), n);
   EXPECT_EQ(s.receiver->snapshot().ok, delivered.size()) << "no record delivered twice";
   EXPECT_LT(parked.size(), 60U);
-  EXPECT_EQ(committed_total(s), static_cast<long long>(n));
+  EXPECT_EQ(s.committed_total(), static_cast<long long>(n));
 }
 
 }  // namespace

@@ -5,12 +5,14 @@
 
 #include <chrono>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
 #include "core/config/config.hpp"
+#include "core/kafka/admin.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
@@ -60,6 +62,17 @@ struct stand {
 
   route_config& route() { return cfg.routes.front(); }
 
+  // The group's committed offsets on the source topic, added up: with nothing skipped, the
+  // number of records the partitions committed past.
+  long long committed_total() const {
+    long long sum = 0;
+    for (const auto& [partition, offset] : kafka::committed_offsets(
+             cfg.kafka.brokers, cfg.kafka.group_id, topic, partitions_, std::chrono::seconds{10})) {
+      sum += offset;
+    }
+    return sum;
+  }
+
   const std::string topic = "brew.shipments.v1";
   const std::string dlq = "brew.shipments.dlq";
   int partitions_;
@@ -69,5 +82,14 @@ struct stand {
   caf::actor_system_config sys_cfg;
   std::size_t seeded = 0;
 };
+
+// The Idempotency-Keys the receiver answered 200 for the first time.
+inline std::set<std::string> delivered_keys(const mock::server& receiver) {
+  std::set<std::string> keys;
+  for (const auto& a : receiver.arrivals()) {
+    keys.insert(a.idempotency_key);
+  }
+  return keys;
+}
 
 }  // namespace courier::testing
