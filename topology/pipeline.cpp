@@ -55,12 +55,13 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
     cs.kafka.bootstrap = cfg.kafka.brokers;
     cs.kafka.group_id = cfg.kafka.group_id;
     cs.kafka.topics = route_topics_to_consume(route);
-    cs.gated_topics = {cs.kafka.topics.begin() + 1, cs.kafka.topics.end()};
+    cs.core.gated_topics = {cs.kafka.topics.begin() + 1, cs.kafka.topics.end()};
     cs.kafka.extra = cfg.kafka.properties;
     cs.route = route.name;
-    cs.max_in_flight = route.max_in_flight;
-    cs.max_in_flight_per_partition = route.max_in_flight_per_partition;
-    cs.head_of_line_records = route.head_of_line_records;
+    cs.core.max_in_flight = route.max_in_flight;
+    cs.core.max_in_flight_per_partition = route.max_in_flight_per_partition;
+    cs.core.head_of_line_records = route.head_of_line_records;
+    cs.core.head_of_line_age = route.head_of_line_age;
     cs.drain_timeout = options_.drain_timeout;
     g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
 

@@ -54,6 +54,9 @@ struct route_config {
   // The head-of-line bound: when a partition's lowest record in flight holds its commit point
   // back by more than this many offsets, it moves to the next retry tier at once (0: off).
   std::size_t head_of_line_records = 1000;
+  // The same bound in time: a head that has held its partition's commit point this long moves
+  // on (0: off).
+  std::chrono::milliseconds head_of_line_age{0};
   std::chrono::milliseconds pause_after{10000};
   // Delay topics "<topic>.retry-<delay>" a record moves through before the DLQ.
   std::vector<std::chrono::milliseconds> retry_tiers{

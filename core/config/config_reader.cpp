@@ -239,8 +239,8 @@ http_config parse_http(const json& obj, const std::string& path) {
 route_config parse_route(const json& obj, const std::string& path) {
   check_object(obj, path,
                {"name", "topic", "url", "hmac_secret", "content_type", "max_in_flight",
-                "max_in_flight_per_partition", "head_of_line_records", "pause_after", "retry_tiers",
-                "dlq_topic", "breaker", "retry", "http"});
+                "max_in_flight_per_partition", "head_of_line_records", "head_of_line_age",
+                "pause_after", "retry_tiers", "dlq_topic", "breaker", "retry", "http"});
   route_config r;
   r.name = read_string(obj, path, "name", r.name);
   r.topic = read_string(obj, path, "topic", r.topic);
@@ -252,6 +252,7 @@ route_config parse_route(const json& obj, const std::string& path) {
                                             r.max_in_flight_per_partition, zero::allowed);
   r.head_of_line_records =
       read_size(obj, path, "head_of_line_records", r.head_of_line_records, zero::allowed);
+  r.head_of_line_age = read_duration(obj, path, "head_of_line_age", r.head_of_line_age);
   r.pause_after = read_duration(obj, path, "pause_after", r.pause_after);
   if (const json* tiers = find(obj, "retry_tiers")) {
     const std::string tiers_path = join_key(path, "retry_tiers");

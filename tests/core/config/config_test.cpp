@@ -88,6 +88,7 @@ TEST(Config, ReadsEveryField) {
       "name": "n", "topic": "t", "url": "https://h/p", "hmac_secret": "x",
       "content_type": "text/plain", "max_in_flight": 10,
       "max_in_flight_per_partition": 3, "pause_after": "1m",
+      "head_of_line_records": 40, "head_of_line_age": "45s",
       "breaker": {"trip_after": 7, "open_timeout": "2s",
                   "half_open_max_requests": 2},
       "retry": {"initial": "100ms", "multiplier": 1.5, "max": "1m",
@@ -107,6 +108,8 @@ TEST(Config, ReadsEveryField) {
   EXPECT_EQ(r.max_in_flight, 10U);
   EXPECT_EQ(r.max_in_flight_per_partition, 3U);
   EXPECT_EQ(r.pause_after, milliseconds{60000});
+  EXPECT_EQ(r.head_of_line_records, 40U);
+  EXPECT_EQ(r.head_of_line_age, milliseconds{45000});
   EXPECT_EQ(r.breaker.trip_after, 7);
   EXPECT_EQ(r.breaker.open_timeout, milliseconds{2000});
   EXPECT_EQ(r.breaker.half_open_max_requests, 2);

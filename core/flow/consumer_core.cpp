@@ -1,0 +1,260 @@
+#include "core/flow/consumer_core.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/retry/retry_headers.hpp"
+
+namespace courier {
+
+std::string to_string(consumer_core::intake i) {
+  switch (i) {
+    case consumer_core::intake::dispatched:
+      return "dispatched";
+    case consumer_core::intake::overflowed:
+      return "overflowed";
+    case consumer_core::intake::gated:
+      return "gated";
+    case consumer_core::intake::duplicate:
+      return "duplicate";
+    case consumer_core::intake::not_assigned:
+      return "not_assigned";
+  }
+  return "unknown";
+}
+
+consumer_core::consumer_core(consumer_core_settings settings, consumer_backend& io)
+    : settings_(std::move(settings)), io_(io) {}
+
+void consumer_core::assign(const std::vector<partition_id>& ps, std::int64_t now_ms) {
+  for (const auto& p : ps) {
+    auto [it, fresh] =
+        book_.try_emplace(p, partition_entry{offset_tracker{},
+                                             head_of_line_guard{settings_.head_of_line_records,
+                                                                settings_.head_of_line_age.count()},
+                                             std::nullopt});
+    if (fresh) {
+      (void)it->second.head.check(it->second.tracker, now_ms);
+    }
+    apply(pauses_.assign(p));
+  }
+}
+
+void consumer_core::revoke(const std::vector<partition_id>& ps) {
+  for (const auto& p : ps) {
+    auto it = book_.find(p);
+    if (it == book_.end()) {
+      continue;
+    }
+    store(p, it->second.tracker);
+    tracked_ -= it->second.tracker.in_flight();
+    book_.erase(it);
+    pauses_.revoke(p);  // the librdkafka wrapper resumes a revoked partition before giving it up
+    gate_.drop(p);
+    overflow_.erase(std::remove_if(overflow_.begin(), overflow_.end(),
+                                   [&](const record& r) {
+                                     return r.topic == p.topic && r.partition == p.partition;
+                                   }),
+                    overflow_.end());
+  }
+}
+
+consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
+  const partition_id p{r.topic, r.partition};
+  auto it = book_.find(p);
+  if (it == book_.end()) {
+    return intake::not_assigned;
+  }
+  auto& e = it->second;
+  if (!e.tracker.track(r.offset)) {
+    // A rewind re-delivered a record this consumer holds or finished: the copy it has (or had)
+    // is the one that counts; handing this one out too would make the in-flight bookkeeping
+    // disagree with the tracker.
+    ++counts_.rewound_duplicates;
+    return intake::duplicate;
+  }
+  ++counts_.fetched;
+  intake result = intake::dispatched;
+  if (settings_.gated_topics.count(r.topic) != 0) {
+    std::int64_t due = 0;
+    try {
+      due = read_retry_state(r.headers).due_ms.value_or(0);
+    } catch (const header_error& err) {
+      io_.malformed_due(r, err.what());
+    }
+    const bool was_holding = gate_.holds(p);
+    if (auto admitted = gate_.admit(std::move(r), due, now_ms)) {
+      r = std::move(*admitted);
+    } else {
+      result = intake::gated;
+      if (!was_holding) {
+        apply(pauses_.set(p, pause_reason::retry_due, true));
+      }
+    }
+  }
+  if (result != intake::gated) {
+    result = hand_out(std::move(r));
+  }
+  ++tracked_;  // after hand_out: room() counts the records handed out so far
+  update_backpressure(p, e.tracker);
+  check_head(p, e, now_ms);
+  return result;
+}
+
+bool consumer_core::complete(const partition_id& p, std::int64_t offset, std::int64_t now_ms) {
+  auto it = book_.find(p);
+  if (it == book_.end()) {
+    return false;  // revoked: the partition's new owner delivers it again (at-least-once)
+  }
+  auto& e = it->second;
+  if (!e.tracker.complete(offset)) {
+    return false;
+  }
+  --tracked_;
+  store(p, e.tracker);
+  update_backpressure(p, e.tracker);
+  check_head(p, e, now_ms);
+  return true;
+}
+
+void consumer_core::release_overflow() {
+  while (room() > 0 && !overflow_.empty()) {
+    auto r = std::move(overflow_.front());
+    overflow_.pop_front();
+    io_.dispatch(std::move(r));
+  }
+}
+
+void consumer_core::wake(const partition_id& p, std::int64_t now_ms) {
+  auto it = book_.find(p);
+  if (it == book_.end()) {
+    return;
+  }
+  auto& e = it->second;
+  if (e.wake_armed_ms && now_ms >= *e.wake_armed_ms) {
+    e.wake_armed_ms.reset();  // that timer fired; an earlier one is not pending any more
+  }
+  if (gate_.holds(p)) {
+    auto due = gate_.release(p, now_ms);
+    releasing_ = due.size();  // out of the gate, not yet handed out: not outstanding either
+    for (auto& r : due) {
+      (void)hand_out(std::move(r));
+      --releasing_;
+    }
+    if (!gate_.holds(p)) {
+      apply(pauses_.set(p, pause_reason::retry_due, false));
+    }
+  }
+  check_head(p, e, now_ms);
+}
+
+std::vector<partition_id> consumer_core::set_route_reason(pause_reason r, bool on) {
+  const auto c = pauses_.set_everywhere(r, on);
+  apply(c);
+  return c.touched;
+}
+
+void consumer_core::store_all() {
+  for (const auto& [p, e] : book_) {
+    store(p, e.tracker);
+  }
+}
+
+std::size_t consumer_core::outstanding() const {
+  return tracked_ - overflow_.size() - gate_.size() - releasing_;
+}
+
+std::size_t consumer_core::in_flight() const { return tracked_; }
+
+std::size_t consumer_core::room() const {
+  const auto out = outstanding();
+  return settings_.max_in_flight > out ? settings_.max_in_flight - out : 0;
+}
+
+std::vector<partition_id> consumer_core::assignment() const {
+  std::vector<partition_id> out;
+  out.reserve(book_.size());
+  for (const auto& [p, e] : book_) {
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::optional<consumer_core::partition_view> consumer_core::view(const partition_id& p) const {
+  auto it = book_.find(p);
+  if (it == book_.end()) {
+    return std::nullopt;
+  }
+  return partition_view{it->second.tracker.committable(), it->second.tracker.in_flight(),
+                        pauses_.is_paused(p)};
+}
+
+consumer_core::intake consumer_core::hand_out(record r) {
+  if (room() == 0 || !overflow_.empty()) {
+    overflow_.push_back(std::move(r));
+    return intake::overflowed;
+  }
+  io_.dispatch(std::move(r));
+  return intake::dispatched;
+}
+
+void consumer_core::apply(const partition_pauses::change& c) {
+  if (!c.pause.empty()) {
+    io_.pause(c.pause);
+  }
+  if (!c.resume.empty()) {
+    io_.resume(c.resume);
+  }
+}
+
+void consumer_core::store(const partition_id& p, const offset_tracker& t) {
+  if (auto next = t.committable()) {
+    io_.store_offset(p, *next);
+  }
+}
+
+// The head-of-line bound: a head that holds its partition back too far is moved on by the
+// delivery pool (to the next retry tier, unless it is held by the breaker or the endpoint).
+void consumer_core::check_head(const partition_id& p, partition_entry& e, std::int64_t now_ms) {
+  if (const auto head = e.head.check(e.tracker, now_ms)) {
+    io_.expedite(p, *head);
+  }
+  arm_wake(p, e);
+}
+
+// One pending wake per partition at most, for the earlier of its gate's next due time and its
+// head's age deadline: no timer per record.
+void consumer_core::arm_wake(const partition_id& p, partition_entry& e) {
+  std::optional<std::int64_t> at;
+  if (auto due = gate_.next_due(p)) {
+    at = *due + 1;
+  }
+  if (auto deadline = e.head.age_deadline_ms()) {
+    at = at ? std::min(*at, *deadline) : *deadline;
+  }
+  if (!at || (e.wake_armed_ms && *e.wake_armed_ms <= *at)) {
+    return;
+  }
+  e.wake_armed_ms = at;
+  io_.wake_at(p, *at);
+}
+
+// Backpressure per partition, with hysteresis: paused at its bound, resumed at half of it.
+// Without a bound of its own (the default) a partition is never paused for backpressure.
+void consumer_core::update_backpressure(const partition_id& p, const offset_tracker& t) {
+  const auto high = settings_.max_in_flight_per_partition;
+  if (high == 0) {
+    return;
+  }
+  if (t.in_flight() >= high) {
+    const auto c = pauses_.set(p, pause_reason::backpressure, true);
+    if (!c.touched.empty()) {
+      ++counts_.backpressure_pauses;
+    }
+    apply(c);
+  } else if (t.in_flight() <= high / 2) {
+    apply(pauses_.set(p, pause_reason::backpressure, false));
+  }
+}
+
+}  // namespace courier

@@ -1,0 +1,160 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/flow/due_gate.hpp"
+#include "core/flow/head_of_line.hpp"
+#include "core/flow/offset_tracker.hpp"
+#include "core/flow/partition_pauses.hpp"
+#include "core/model/partition_id.hpp"
+#include "core/model/record.hpp"
+
+namespace courier {
+
+// What the consumer core needs done outside itself. The consumer actor implements it with
+// librdkafka and CAF messages; tests implement it with plain vectors.
+class consumer_backend {
+ public:
+  // Hand the record to the delivery pool.
+  virtual void dispatch(record r) = 0;
+  // Ask the delivery pool to move a head-of-line record on to the next retry tier.
+  virtual void expedite(const partition_id& p, std::int64_t offset) = 0;
+  // Flip librdkafka's fetch flag of these partitions.
+  virtual void pause(const std::vector<partition_id>& ps) = 0;
+  virtual void resume(const std::vector<partition_id>& ps) = 0;
+  // Store the next offset to commit (last done + 1).
+  virtual void store_offset(const partition_id& p, std::int64_t next_offset) = 0;
+  // Call consumer_core::wake(p) at `at_ms` (wall clock): a gated record may be due, or a head
+  // may pass the age bound. Arming again before it fired is fine (the core ignores early calls).
+  virtual void wake_at(const partition_id& p, std::int64_t at_ms) = 0;
+  // A retry-tier record whose due-time header does not parse: delivered now; say so.
+  virtual void malformed_due(const record& r, const std::string& error) = 0;
+
+ protected:
+  ~consumer_backend() = default;
+};
+
+struct consumer_core_settings {
+  std::size_t max_in_flight = 256;                // whole route
+  std::size_t max_in_flight_per_partition = 0;    // one partition; 0: no bound of its own
+  std::size_t head_of_line_records = 1000;        // 0: no bound in records
+  std::chrono::milliseconds head_of_line_age{0};  // 0: no bound in time
+  // Retry-tier topics: their records pass the due-time gate before delivery.
+  std::set<std::string> gated_topics;
+};
+
+// Counters for the route's metrics.
+struct consumer_core_counts {
+  std::uint64_t fetched = 0;
+  std::uint64_t rewound_duplicates = 0;  // fetched again after a rewind: dropped
+  std::uint64_t backpressure_pauses = 0;
+};
+
+// The consumer's protocol, with no I/O of its own (in the manner of Zeek Broker's
+// channel<Backend>): the book of assigned partitions (offset tracker, head-of-line guard, pause
+// reasons, records held in the due gate and in overflow, in-flight counts with O(1) totals),
+// the intake of fetched records, outcomes, revoke and drain. It decides; the backend carries
+// the decisions out. Single-threaded: the consumer actor calls it from its own thread (and
+// from librdkafka's rebalance callbacks, which run inside that thread's poll).
+//
+// A record is in flight from take() to complete(). In flight = handed to the delivery pool
+// (`outstanding`) + held in the due gate + held in overflow. The route's bound applies to the
+// records handed out; overflow holds what was fetched while the route was full, so a full
+// route never pauses a partition (a pause drops librdkafka's prefetch and a resume waits for a
+// refetch): the caller simply polls rarely while room() is 0. librdkafka's own prefetch,
+// bounded by queued.max.messages.kbytes, is the byte budget.
+//
+// A backend (an interface rather than a template parameter): the core is compiled once, in
+// its module, and tested through a fake; one virtual call per decision is nothing beside the
+// message it becomes.
+class consumer_core {
+ public:
+  consumer_core(consumer_core_settings settings, consumer_backend& io);
+  consumer_core(const consumer_core&) = delete;
+  consumer_core& operator=(const consumer_core&) = delete;
+
+  // Rebalance. A new partition takes the route-wide pause reasons; a revoked one stores its
+  // offset and forgets its records (those not handed out are fetched again by its next owner;
+  // outcomes of those handed out are ignored from now on).
+  void assign(const std::vector<partition_id>& ps, std::int64_t now_ms);
+  void revoke(const std::vector<partition_id>& ps);
+
+  enum class intake : std::uint8_t {
+    dispatched,    // handed to the delivery pool
+    overflowed,    // kept until there is room
+    gated,         // a retry-tier record waiting for its due time
+    duplicate,     // seen before (a rewind): dropped, the copy already counted is the one
+    not_assigned,  // revoked while the record was in the poll's hands: dropped
+  };
+  // A record fetched from librdkafka.
+  intake take(record r, std::int64_t now_ms);
+
+  // The delivery pool finished the record (delivered, or acknowledged in a tier or the DLQ).
+  // False for one of a partition no longer assigned, or not in flight.
+  bool complete(const partition_id& p, std::int64_t offset, std::int64_t now_ms);
+
+  // Hands out overflow records while there is room, oldest first.
+  void release_overflow();
+
+  // The backend's wake_at fired: releases the partition's due records, checks its head's age.
+  void wake(const partition_id& p, std::int64_t now_ms);
+
+  // A route-wide pause reason (breaker, shutdown) on every assigned partition and later ones;
+  // returns the partitions whose reasons changed.
+  std::vector<partition_id> set_route_reason(pause_reason r, bool on);
+
+  // Stores the commit point of every assigned partition (before close).
+  void store_all();
+
+  std::size_t room() const;
+  std::size_t outstanding() const;  // handed to the delivery pool, not finished
+  std::size_t in_flight() const;    // outstanding + gated + overflow
+  std::size_t paused_count() const { return pauses_.paused_count(); }
+  bool assigned(const partition_id& p) const { return book_.count(p) != 0; }
+  std::vector<partition_id> assignment() const;
+  const consumer_core_counts& counts() const { return counts_; }
+
+  // Per partition, for inspection: the commit point and what is in flight.
+  struct partition_view {
+    std::optional<std::int64_t> committable;
+    std::size_t in_flight = 0;
+    bool paused = false;
+  };
+  std::optional<partition_view> view(const partition_id& p) const;
+
+ private:
+  struct partition_entry {
+    offset_tracker tracker;
+    head_of_line_guard head;
+    std::optional<std::int64_t> wake_armed_ms;  // the earliest wake_at still to fire
+  };
+
+  intake hand_out(record r);
+  void apply(const partition_pauses::change& c);
+  void store(const partition_id& p, const offset_tracker& t);
+  void check_head(const partition_id& p, partition_entry& e, std::int64_t now_ms);
+  void update_backpressure(const partition_id& p, const offset_tracker& t);
+  void arm_wake(const partition_id& p, partition_entry& e);
+
+  consumer_core_settings settings_;
+  consumer_backend& io_;
+  std::map<partition_id, partition_entry> book_;
+  partition_pauses pauses_;
+  due_gate gate_;
+  std::deque<record> overflow_;
+  std::size_t tracked_ = 0;    // the sum of the trackers' in_flight()
+  std::size_t releasing_ = 0;  // let out of the gate by wake(), being handed out
+  consumer_core_counts counts_;
+};
+
+std::string to_string(consumer_core::intake i);
+
+}  // namespace courier

@@ -1,0 +1,436 @@
+#include "core/flow/consumer_core.hpp"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "core/retry/retry_headers.hpp"
+
+namespace courier {
+namespace {
+
+using ids = std::vector<partition_id>;
+
+const partition_id p0{"brew.shipments.v1", 0};
+const partition_id p1{"brew.shipments.v1", 1};
+const partition_id tier0{"brew.shipments.v1.retry-5s", 0};
+
+// Records what the core decided, and checks librdkafka's rules on the way: a partition is
+// resumed only when paused, and paused only when not.
+class fake_io final : public consumer_backend {
+ public:
+  void dispatch(record r) override { dispatched.push_back(std::move(r)); }
+  void expedite(const partition_id& p, std::int64_t offset) override {
+    expedited.emplace_back(p, offset);
+  }
+  void pause(const std::vector<partition_id>& ps) override {
+    for (const auto& p : ps) {
+      EXPECT_TRUE(paused.insert(p).second) << "paused twice: " << p.topic << p.partition;
+    }
+  }
+  void resume(const std::vector<partition_id>& ps) override {
+    for (const auto& p : ps) {
+      EXPECT_EQ(paused.erase(p), 1U) << "resumed without a pause: " << p.topic << p.partition;
+    }
+  }
+  void store_offset(const partition_id& p, std::int64_t next_offset) override {
+    stored[p] = next_offset;
+  }
+  void wake_at(const partition_id& p, std::int64_t at_ms) override { wakes.emplace_back(p, at_ms); }
+  void malformed_due(const record& r, const std::string& /*error*/) override {
+    malformed.push_back(r.offset);
+  }
+
+  std::vector<record> dispatched;
+  std::vector<std::pair<partition_id, std::int64_t>> expedited;
+  std::set<partition_id> paused;
+  std::map<partition_id, std::int64_t> stored;
+  std::vector<std::pair<partition_id, std::int64_t>> wakes;
+  std::vector<std::int64_t> malformed;
+};
+
+record rec(const partition_id& p, std::int64_t offset) {
+  record r;
+  r.topic = p.topic;
+  r.partition = p.partition;
+  r.offset = offset;
+  r.value = "{\"shipment\":" + std::to_string(offset) + "}";
+  return r;
+}
+
+record due_rec(const partition_id& p, std::int64_t offset, std::int64_t due_ms) {
+  auto r = rec(p, offset);
+  r.headers.emplace_back("courier.retry.due", std::to_string(due_ms));
+  return r;
+}
+
+consumer_core_settings bounded(std::size_t max_in_flight) {
+  consumer_core_settings s;
+  s.max_in_flight = max_in_flight;
+  s.head_of_line_records = 0;
+  return s;
+}
+
+TEST(ConsumerCore, DispatchesWhileTheRouteHasRoomAndKeepsTheRestInOverflowInOrder) {
+  fake_io io;
+  consumer_core core{bounded(2), io};
+  core.assign({p0}, 0);
+  EXPECT_EQ(core.take(rec(p0, 0), 0), consumer_core::intake::dispatched);
+  EXPECT_EQ(core.take(rec(p0, 1), 0), consumer_core::intake::dispatched);
+  EXPECT_EQ(core.take(rec(p0, 2), 0), consumer_core::intake::overflowed);
+  EXPECT_EQ(core.take(rec(p0, 3), 0), consumer_core::intake::overflowed);
+  EXPECT_EQ(io.dispatched.size(), 2U);
+  EXPECT_EQ(core.room(), 0U);
+  EXPECT_EQ(core.outstanding(), 2U);
+  EXPECT_EQ(core.in_flight(), 4U);
+  EXPECT_TRUE(io.paused.empty()) << "a full route pauses nothing: it polls rarely instead";
+
+  ASSERT_TRUE(core.complete(p0, 1, 0));
+  core.release_overflow();
+  ASSERT_EQ(io.dispatched.size(), 3U);
+  EXPECT_EQ(io.dispatched.back().offset, 2) << "oldest first";
+  EXPECT_EQ(core.take(rec(p0, 4), 0), consumer_core::intake::overflowed)
+      << "behind the overflow, even with room";
+}
+
+TEST(ConsumerCore, StoresTheLowestOffsetStillInFlightAsRecordsCompleteOutOfOrder) {
+  fake_io io;
+  consumer_core core{bounded(10), io};
+  core.assign({p0}, 0);
+  for (std::int64_t o = 10; o < 14; ++o) {
+    core.take(rec(p0, o), 0);
+  }
+  core.complete(p0, 12, 0);
+  EXPECT_EQ(io.stored.at(p0), 10) << "10 is still in flight";
+  core.complete(p0, 10, 0);
+  EXPECT_EQ(io.stored.at(p0), 11);
+  core.complete(p0, 11, 0);
+  EXPECT_EQ(io.stored.at(p0), 13);
+  core.complete(p0, 13, 0);
+  EXPECT_EQ(io.stored.at(p0), 14) << "nothing in flight: the next one to read";
+  EXPECT_FALSE(core.complete(p0, 13, 0)) << "an outcome twice changes nothing";
+  EXPECT_EQ(core.outstanding(), 0U);
+}
+
+TEST(ConsumerCore, DropsARecordSeenAgainAfterARewindWithoutDisturbingTheCounts) {
+  fake_io io;
+  consumer_core core{bounded(4), io};
+  core.assign({p0}, 0);
+  core.take(rec(p0, 0), 0);
+  core.take(rec(p0, 1), 0);
+  core.complete(p0, 0, 0);
+  EXPECT_EQ(core.take(rec(p0, 0), 0), consumer_core::intake::duplicate) << "finished";
+  EXPECT_EQ(core.take(rec(p0, 1), 0), consumer_core::intake::duplicate) << "still in flight";
+  EXPECT_EQ(core.counts().rewound_duplicates, 2U);
+  EXPECT_EQ(io.dispatched.size(), 2U);
+  EXPECT_EQ(core.outstanding(), 1U);
+  core.complete(p0, 1, 0);
+  EXPECT_EQ(core.outstanding(), 0U) << "no underflow";
+  EXPECT_EQ(core.room(), 4U);
+}
+
+TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) {
+  fake_io io;
+  consumer_core core{bounded(8), io};
+  core.assign({p0, p1}, 0);
+  core.take(rec(p0, 5), 0);
+  core.take(rec(p0, 6), 0);
+  core.take(rec(p1, 0), 0);
+  EXPECT_EQ(core.set_route_reason(pause_reason::breaker, true), (ids{p0, p1}));
+  EXPECT_EQ(io.paused, (std::set<partition_id>{p0, p1}));
+  core.complete(p0, 6, 0);
+
+  core.revoke({p0});
+  io.paused.erase(p0);  // the librdkafka wrapper resumes a revoked partition itself
+  EXPECT_EQ(io.stored.at(p0), 5);
+  EXPECT_FALSE(core.assigned(p0));
+  EXPECT_EQ(core.outstanding(), 1U) << "p0's record in flight no longer counts";
+  EXPECT_FALSE(core.complete(p0, 5, 0)) << "its outcome comes too late: the next owner has it";
+  EXPECT_EQ(core.take(rec(p0, 7), 0), consumer_core::intake::not_assigned);
+
+  core.assign({p0}, 0);
+  EXPECT_TRUE(io.paused.count(p0)) << "a new assignment takes the route-wide reason";
+  core.set_route_reason(pause_reason::breaker, false);
+  EXPECT_TRUE(io.paused.empty());
+}
+
+TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
+  fake_io io;
+  auto s = bounded(1);
+  s.gated_topics = {tier0.topic};
+  consumer_core core{s, io};
+  core.assign({p0, tier0}, 0);
+  core.take(rec(p0, 0), 0);
+  core.take(rec(p0, 1), 0);  // overflow: the route is full
+  EXPECT_EQ(core.take(due_rec(tier0, 0, 10'000), 1'000), consumer_core::intake::gated);
+  EXPECT_EQ(core.in_flight(), 3U);
+
+  core.revoke({p0, tier0});
+  EXPECT_EQ(core.in_flight(), 0U);
+  EXPECT_EQ(core.outstanding(), 0U);
+  EXPECT_EQ(core.room(), 1U);
+  EXPECT_EQ(io.stored.at(p0), 0) << "nothing of p0 finished";
+  EXPECT_EQ(io.stored.at(tier0), 0);
+  core.release_overflow();
+  core.wake(tier0, 20'000);
+  EXPECT_EQ(io.dispatched.size(), 1U) << "nothing of a revoked partition is handed out";
+}
+
+TEST(ConsumerCore, ARetryRecordWaitsInTheGateWithItsPartitionPausedUntilItIsDue) {
+  fake_io io;
+  auto s = bounded(8);
+  s.gated_topics = {tier0.topic};
+  consumer_core core{s, io};
+  core.assign({tier0}, 0);
+  EXPECT_EQ(core.take(due_rec(tier0, 0, 5'000), 1'000), consumer_core::intake::gated);
+  EXPECT_EQ(core.take(due_rec(tier0, 1, 4'000), 1'000), consumer_core::intake::gated)
+      << "behind the first, in offset order";
+  EXPECT_TRUE(io.paused.count(tier0));
+  ASSERT_EQ(io.wakes.size(), 1U) << "one wake per partition, not one per record";
+  EXPECT_EQ(io.wakes[0].second, 5'001);
+
+  core.wake(tier0, 3'000);  // early: nothing is due
+  EXPECT_TRUE(io.dispatched.empty());
+  core.wake(tier0, 5'001);
+  ASSERT_EQ(io.dispatched.size(), 2U);
+  EXPECT_EQ(io.dispatched[0].offset, 0);
+  EXPECT_FALSE(io.paused.count(tier0));
+  EXPECT_EQ(core.take(due_rec(tier0, 2, 0), 6'000), consumer_core::intake::dispatched);
+}
+
+TEST(ConsumerCore, RecordsLeavingTheGateTakeTheRoomThereIsAndOverflowTheRest) {
+  fake_io io;
+  auto s = bounded(3);
+  s.gated_topics = {tier0.topic};
+  consumer_core core{s, io};
+  core.assign({p0, tier0}, 0);
+  core.take(rec(p0, 0), 0);
+  core.take(rec(p0, 1), 0);
+  for (std::int64_t o = 0; o < 3; ++o) {
+    EXPECT_EQ(core.take(due_rec(tier0, o, 1'000), 0), consumer_core::intake::gated);
+  }
+  core.wake(tier0, 1'001);
+  ASSERT_EQ(io.dispatched.size(), 3U) << "one slot was free";
+  EXPECT_EQ(io.dispatched.back().topic, tier0.topic);
+  EXPECT_EQ(core.outstanding(), 3U);
+  EXPECT_EQ(core.in_flight(), 5U);
+}
+
+TEST(ConsumerCore, AMalformedDueTimeIsReportedAndTheRecordDeliveredNow) {
+  fake_io io;
+  auto s = bounded(8);
+  s.gated_topics = {tier0.topic};
+  consumer_core core{s, io};
+  core.assign({tier0}, 0);
+  auto r = rec(tier0, 3);
+  r.headers.emplace_back("courier.retry.due", "soon");
+  EXPECT_EQ(core.take(std::move(r), 0), consumer_core::intake::dispatched);
+  EXPECT_EQ(io.malformed, std::vector<std::int64_t>{3});
+}
+
+TEST(ConsumerCore, AHeadThatHoldsThePartitionBackBeyondTheRecordBoundIsExpeditedOnce) {
+  fake_io io;
+  auto s = bounded(100);
+  s.head_of_line_records = 3;
+  consumer_core core{s, io};
+  core.assign({p0}, 0);
+  for (std::int64_t o = 0; o < 6; ++o) {
+    core.take(rec(p0, o), 0);
+    core.complete(p0, o == 0 ? -1 : o, 0);  // all but the head finish
+  }
+  using hit = std::pair<partition_id, std::int64_t>;
+  EXPECT_EQ(io.expedited, (std::vector<hit>{{p0, 0}}));
+  core.complete(p0, 0, 0);  // moved to a tier and acknowledged
+  EXPECT_EQ(io.stored.at(p0), 6);
+}
+
+TEST(ConsumerCore, AHeadOlderThanTheAgeBoundIsExpeditedWhenItsWakeFires) {
+  fake_io io;
+  auto s = bounded(100);
+  s.head_of_line_age = std::chrono::milliseconds{30'000};
+  consumer_core core{s, io};
+  core.assign({p0}, 0);
+  core.take(rec(p0, 0), 1'000);
+  core.take(rec(p0, 1), 2'000);
+  ASSERT_FALSE(io.wakes.empty());
+  EXPECT_EQ(io.wakes.back(), (std::pair<partition_id, std::int64_t>{p0, 31'000}));
+  core.wake(p0, 20'000);  // a stray early wake
+  EXPECT_TRUE(io.expedited.empty());
+  core.wake(p0, 31'000);
+  using hit = std::pair<partition_id, std::int64_t>;
+  EXPECT_EQ(io.expedited, (std::vector<hit>{{p0, 0}}));
+  core.complete(p0, 0, 32'000);  // offset 1 takes over as the head now
+  EXPECT_EQ(io.wakes.back(), (std::pair<partition_id, std::int64_t>{p0, 62'000}));
+}
+
+TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
+  fake_io io;
+  auto s = bounded(100);
+  s.max_in_flight_per_partition = 4;
+  consumer_core core{s, io};
+  core.assign({p0, p1}, 0);
+  for (std::int64_t o = 0; o < 4; ++o) {
+    core.take(rec(p0, o), 0);
+  }
+  EXPECT_EQ(io.paused, std::set<partition_id>{p0});
+  EXPECT_EQ(core.counts().backpressure_pauses, 1U);
+  core.complete(p0, 0, 0);
+  EXPECT_TRUE(io.paused.count(p0)) << "3 > 4/2";
+  core.complete(p0, 1, 0);
+  EXPECT_TRUE(io.paused.empty());
+  core.take(rec(p1, 0), 0);
+  EXPECT_TRUE(io.paused.empty()) << "the other partition was never touched";
+}
+
+TEST(ConsumerCore, DrainWithEverythingInFlightStoresEachCommitPointAndCountsDown) {
+  fake_io io;
+  consumer_core core{bounded(6), io};
+  core.assign({p0, p1}, 0);
+  for (std::int64_t o = 0; o < 3; ++o) {
+    core.take(rec(p0, o), 0);
+    core.take(rec(p1, 100 + o), 0);
+  }
+  core.set_route_reason(pause_reason::shutdown, true);
+  EXPECT_EQ(core.outstanding(), 6U);
+  core.store_all();
+  EXPECT_EQ(io.stored.at(p0), 0);
+  EXPECT_EQ(io.stored.at(p1), 100);
+  for (std::int64_t o = 0; o < 3; ++o) {
+    core.complete(p0, o, 0);
+    core.complete(p1, 100 + o, 0);
+  }
+  EXPECT_EQ(core.outstanding(), 0U);
+  core.store_all();
+  EXPECT_EQ(io.stored.at(p0), 3);
+  EXPECT_EQ(io.stored.at(p1), 103);
+}
+
+// Random operation sequences against a plain model of the book: per partition the offsets in
+// flight and the last one taken, and the records handed out and not finished.
+TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng{seed};
+    auto pick = [&](std::size_t n) {
+      return std::uniform_int_distribution<std::size_t>{0, n - 1}(rng);
+    };
+    fake_io io;
+    auto s = bounded(1 + pick(6));
+    s.max_in_flight_per_partition = pick(2) == 0 ? 0 : 1 + pick(4);
+    s.head_of_line_records = pick(3);
+    s.gated_topics = {tier0.topic};
+    consumer_core core{s, io};
+    const std::vector<partition_id> all{p0, p1, tier0};
+
+    struct model_partition {
+      std::set<std::int64_t> in_flight;
+      std::int64_t next = 0;  // the next offset librdkafka would fetch
+      std::optional<std::int64_t> last;
+    };
+    std::map<partition_id, model_partition> model;
+    std::map<partition_id, std::int64_t> fetch_position;  // survives revoke, like the broker's
+    std::set<std::pair<partition_id, std::int64_t>> handed_out;  // dispatched, not finished
+    std::size_t seen = 0;
+
+    for (int step = 0; step < 300; ++step) {
+      const auto& p = all[pick(all.size())];
+      switch (pick(9)) {
+        case 0:
+          if (!model.count(p)) {
+            core.assign({p}, step);
+            model[p];
+            model[p].next = fetch_position[p];
+          }
+          break;
+        case 1:
+          if (model.count(p)) {
+            core.revoke({p});
+            io.paused.erase(p);
+            const auto& m = model[p];
+            fetch_position[p] =
+                m.in_flight.empty() ? (m.last ? *m.last + 1 : m.next) : *m.in_flight.begin();
+            EXPECT_EQ(io.stored.count(p) ? io.stored.at(p) : fetch_position[p], fetch_position[p]);
+            for (auto it = handed_out.begin(); it != handed_out.end();) {
+              it = it->first == p ? handed_out.erase(it) : std::next(it);
+            }
+            model.erase(p);
+          }
+          break;
+        case 2:
+        case 3: {  // a poll hands over a record, sometimes one seen before (a rewind)
+          if (!model.count(p)) {
+            EXPECT_EQ(core.take(rec(p, fetch_position[p]), step),
+                      consumer_core::intake::not_assigned);
+            break;
+          }
+          auto& m = model[p];
+          const bool rewind = m.last && pick(5) == 0;
+          const auto offset = rewind ? *m.last - static_cast<std::int64_t>(pick(2)) : m.next;
+          const auto got = p == tier0 ? core.take(due_rec(p, offset, step + pick(20)), step)
+                                      : core.take(rec(p, offset), step);
+          if (rewind || (m.last && offset <= *m.last)) {
+            EXPECT_EQ(got, consumer_core::intake::duplicate);
+          } else {
+            EXPECT_NE(got, consumer_core::intake::duplicate);
+            m.in_flight.insert(offset);
+            m.last = offset;
+            m.next = offset + 1 + static_cast<std::int64_t>(pick(2));  // gaps: compaction
+          }
+          break;
+        }
+        case 4:
+        case 5:
+          if (!handed_out.empty()) {
+            auto it = std::next(handed_out.begin(), static_cast<long>(pick(handed_out.size())));
+            EXPECT_TRUE(core.complete(it->first, it->second, step));
+            model[it->first].in_flight.erase(it->second);
+            handed_out.erase(it);
+          }
+          break;
+        case 6:
+          core.release_overflow();
+          break;
+        case 7: {
+          const auto reason = pick(2) == 0 ? pause_reason::breaker : pause_reason::shutdown;
+          core.set_route_reason(reason, pick(2) == 0);
+          break;
+        }
+        case 8:
+          core.wake(p, step);
+          break;
+      }
+      for (; seen < io.dispatched.size(); ++seen) {
+        const auto& r = io.dispatched[seen];
+        const partition_id rp{r.topic, r.partition};
+        EXPECT_TRUE(model.count(rp) && model[rp].in_flight.count(r.offset))
+            << "handed out a record not in flight";
+        EXPECT_TRUE(handed_out.emplace(rp, r.offset).second) << "handed out twice";
+      }
+      std::size_t in_flight = 0;
+      for (const auto& [mp, m] : model) {
+        in_flight += m.in_flight.size();
+        const auto v = core.view(mp);
+        ASSERT_TRUE(v.has_value());
+        EXPECT_EQ(v->in_flight, m.in_flight.size());
+        const std::optional<std::int64_t> expected =
+            !m.in_flight.empty()
+                ? std::optional<std::int64_t>{*m.in_flight.begin()}
+                : (m.last ? std::optional<std::int64_t>{*m.last + 1} : std::nullopt);
+        EXPECT_EQ(v->committable, expected);
+        if (io.stored.count(mp) && expected) {
+          EXPECT_LE(io.stored.at(mp), *expected) << "never stores past a record in flight";
+        }
+      }
+      EXPECT_EQ(core.in_flight(), in_flight);
+      EXPECT_EQ(core.outstanding(), handed_out.size());
+      EXPECT_LE(core.outstanding(), s.max_in_flight) << "the route's bound holds";
+      EXPECT_EQ(core.paused_count(), io.paused.size());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace courier
