@@ -1,20 +1,33 @@
 #include "actors/delivery_pool.hpp"
 
+#include <chrono>
+
 #include "actors/failure_log.hpp"
-#include "core/delivery/delivery_request.hpp"
-#include "actors/messages.hpp"
-#include "core/model/idempotency_key.hpp"
 #include "core/log/json_log.hpp"
-#include "core/delivery/retry_after.hpp"
-#include "core/retry/retry_headers.hpp"
-#include "core/retry/retry_tiers.hpp"
-#include "core/delivery/status_classifier.hpp"
+#include "core/retry/header_value.hpp"  // max_header_value
 
 namespace courier::actors {
 namespace {
 
 using self_ptr = caf::stateful_actor<delivery_pool_state>*;
+using policy = attempt_policy;
 
+attempt_policy_settings settings_of(const route_config& route) {
+  attempt_policy_settings s;
+  s.route = route.name;
+  s.source_topic = route.topic;
+  s.retry_tiers = route.retry_tiers;
+  s.dlq_topic = route.dlq_topic;
+  s.content_type = route.content_type;
+  s.hmac_secret = route.hmac_secret;
+  s.backoff = backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
+                             route.retry.max_attempts, route.retry.max_retry_after};
+  s.judge = answer_judge_settings{route.breaker.endpoint_failure_statuses,
+                                  route.breaker.trip_on_permanent_run};
+  return s;
+}
+
+// On the HTTP client's thread: what travels back to the actor.
 attempt_result to_attempt_result(std::uint64_t id, const http::response& r) {
   attempt_result out;
   out.delivery_id = id;
@@ -27,276 +40,133 @@ attempt_result to_attempt_result(std::uint64_t id, const http::response& r) {
   return out;
 }
 
-void send_attempt(self_ptr self, std::uint64_t id, bool probe) {
-  auto& st = self->state;
-  auto it = st.pending.find(id);
-  if (it == st.pending.end()) {
-    return;
-  }
-  auto& p = it->second;
-  if (probe && !p.probe) {
-    p.attempts = 0;  // the probe is a whole delivery, whatever it spent before the breaker opened
-  }
-  p.probe = probe;
-  ++p.attempts;
-  ++p.total_attempts;
-  ++st.metrics->attempts;
-  auto req = make_delivery_request(p.rec, p.idempotency_key, *st.signer, st.route.content_type);
-  auto handle = caf::actor_cast<caf::actor>(self);
-  st.client->post(std::move(req), [handle, id](const http::response& resp) {
-    caf::anon_send(handle, attempted_atom::value, to_attempt_result(id, resp));
-  });
+attempt_answer to_answer(const attempt_result& r) {
+  return attempt_answer{
+    r.delivery_id,
+    r.status,
+    static_cast<transport_error>(r.transport),
+    r.error_message,
+    r.has_retry_after ? std::optional<std::string>{r.retry_after} : std::nullopt,
+    r.body};
 }
 
-// Every attempt needs the breaker's permit; while it is Open the record waits, spending nothing.
-// The Half-Open probe holds its permit for its whole attempt sequence: one delivery is one
-// breaker event, however many attempts it took.
-void try_attempt(self_ptr self, std::uint64_t id) {
-  auto& st = self->state;
-  auto it = st.pending.find(id);
-  if (it == st.pending.end() || it->second.moving_on) {
-    return;  // done, or moved on to a tier while it waited for this attempt
+outcome_kind to_outcome_kind(policy::outcome how) {
+  switch (how) {
+    case policy::outcome::delivered:
+      return outcome_kind::delivered;
+    case policy::outcome::retried:
+      return outcome_kind::retried;
+    case policy::outcome::dead_lettered:
+      return outcome_kind::dead_lettered;
   }
-  it->second.in_backoff = false;
-  if (it->second.probe) {
-    send_attempt(self, id, /*probe=*/true);
-    return;
-  }
-  self->request(st.breaker, caf::infinite, permit_atom::value)
-    .then([=](const breaker_permit& permit) {
-      auto& s = self->state;
-      if (s.pending.count(id) == 0) {
-        return;
-      }
-      if (!permit.granted) {
-        s.parked.push_back(id);
-        return;
-      }
-      s.pending.at(id).breaker_generation = permit.generation;
-      send_attempt(self, id, permit.probe);
-    });
+  return outcome_kind::delivered;
 }
 
-void finish(self_ptr self, std::uint64_t id, outcome_kind kind, int status,
-            std::string error_class) {
-  auto& st = self->state;
-  auto it = st.pending.find(id);
-  auto& p = it->second;
-  delivery_outcome out{p.rec.topic,      p.rec.partition, p.rec.offset,          kind,
-                       p.total_attempts, status,          std::move(error_class)};
-  self->send(p.reply_to, outcome_atom::value, std::move(out));
-  st.pending.erase(it);
-  st.metrics->in_flight = static_cast<std::int64_t>(st.pending.size());
+// Adds what the policy counted since the last event to the route's metrics.
+void publish(delivery_pool_state& st) {
+  const auto& now = st.policy->counts();
+  auto& was = st.published;
+  auto& m = *st.metrics;
+  m.attempts += now.attempts - was.attempts;
+  m.delivered += now.delivered - was.delivered;
+  m.retries += now.retries - was.retries;
+  m.exhausted += now.exhausted - was.exhausted;
+  m.permanent += now.permanent - was.permanent;
+  m.endpoint_failures += now.endpoint_failures - was.endpoint_failures;
+  m.head_of_line_moves += now.head_of_line_moves - was.head_of_line_moves;
+  m.retried_to_tier += now.retried_to_tier - was.retried_to_tier;
+  m.dead_lettered += now.dead_lettered - was.dead_lettered;
+  was = now;
+  m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
 }
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
+void carry_out(self_ptr self, policy::actions todo);
 
-// The tier a record was fetched from, or -1 for the route's source topic.
-int tier_of(const delivery_pool_state& st, const std::string& topic) {
-  for (std::size_t i = 0; i < st.route.retry_tiers.size(); ++i) {
-    if (topic == tier_topic(st.route.topic, st.route.retry_tiers[i])) {
-      return static_cast<int>(i);
-    }
-  }
-  return -1;
-}
+struct shell {
+  self_ptr self;
 
-// The receiver's Retry-After, when it sent one that parses.
-std::optional<std::chrono::milliseconds> retry_after_of(const attempt_result& r) {
-  if (!r.has_retry_after) {
-    return std::nullopt;
-  }
-  return parse_retry_after(r.retry_after, std::chrono::system_clock::now());
-}
-
-std::string failure_message(int status, const attempt_result& r) {
-  if (!r.error_message.empty()) {
-    return r.error_message;
-  }
-  return "the receiver answered " + std::to_string(status);
-}
-
-// Sends a record that is done with its in-process attempts to the next tier or the DLQ; the
-// outcome goes to its consumer only once the broker acknowledged it.
-void route_onward(self_ptr self, std::uint64_t id, bool permanent, const std::string& error_class,
-                  const attempt_result& r) {
-  auto& st = self->state;
-  auto& p = st.pending.at(id);
-  p.moving_on = true;
-  const auto dest = next_destination(tier_of(st, p.rec.topic), permanent, st.route.retry_tiers,
-                                     st.route.topic, st.dlq_topic);
-  const auto now = now_ms();
-  failure_info f;
-  f.error_class = error_class;
-  f.error_message = failure_message(r.status, r);
-  f.status = r.status;
-  f.response_excerpt = r.body;
-  f.trace = p.trace;
-  f.attempts = p.attempts;
-  f.failed_at_ms = now;
-  dispatch_request req;
-  req.topic = dest.topic;
-  req.partition = p.rec.partition;
-  req.has_key = p.rec.key.has_value();
-  req.key = p.rec.key.value_or(std::string{});
-  req.value = p.rec.value;
-  req.headers = retry_headers(p.rec, st.route.name, dest, f, now);
-  const bool to_tier = dest.what == destination::kind::tier;
-  log::warn(to_tier ? "record moved to a retry tier" : "record dead-lettered",
-            {{"route", st.route.name},
-             {"idempotency_key", p.idempotency_key},
-             {"from", p.rec.topic},
-             {"to", dest.topic},
-             {"error_class", error_class},
-             {"status", r.status},
-             {"attempts", p.attempts}});
-  const int status = r.status;
-  self->request(st.router, caf::infinite, route_atom::value, std::move(req))
-    .then(
-      [=](bool) {
-        auto& s = self->state;
-        if (to_tier) {
-          ++s.metrics->retried_to_tier;
-        } else {
-          ++s.metrics->dead_lettered;
-        }
-        finish(self, id, to_tier ? outcome_kind::retried : outcome_kind::dead_lettered, status,
-               error_class);
-      },
-      [=](const caf::error& err) {
-        // Only when the router is gone (shutdown): the record stays uncommitted.
-        log::error("a retry/DLQ record was not acknowledged; its offset stays uncommitted",
-                   {{"route", self->state.route.name}, {"error", to_string(err)}});
-        self->state.pending.erase(id);
+  void operator()(policy::request_permit& a) const {
+    const auto id = a.id;
+    self->request(self->state.breaker, caf::infinite, permit_atom::value)
+      .then([s = self, id](const breaker_permit& p) {
+        carry_out(s,
+                  s->state.policy->on_permit(id, attempt_permit{p.granted, p.probe, p.generation}));
       });
-}
-
-// The record's attempt sequence ends without a delivery: one failed breaker event, and the
-// record moves to the next tier (or the DLQ after the last one).
-void give_up(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
-             const std::string& error_class) {
-  auto& st = self->state;
-  self->send(st.breaker, outcome_atom::value, false, p.probe, p.breaker_generation);
-  p.probe = false;
-  route_onward(self, id, /*permanent=*/false, error_class, r);
-}
-
-void on_retriable(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
-                  const std::string& error_class) {
-  auto& st = self->state;
-  if (p.expedited) {
-    ++st.metrics->head_of_line_moves;
-    give_up(self, p, id, r, error_class);
-    return;
   }
-  if (st.backoff->may_retry(p.attempts)) {
-    const auto delay = st.backoff->delay_after(p.attempts, retry_after_of(r));
-    ++st.metrics->retries;
-    log::info("delivery retry scheduled", {{"route", st.route.name},
-                                           {"idempotency_key", p.idempotency_key},
-                                           {"attempt", p.attempts},
-                                           {"error_class", error_class},
-                                           {"status", r.status},
-                                           {"delay_ms", delay.count()}});
-    p.in_backoff = true;
-    p.last_error_class = error_class;
-    p.last_result = r;
-    self->delayed_send(self, delay, attempt_atom::value, id);
-    return;
-  }
-  // One delivery is one breaker event, however many attempts it took.
-  ++st.metrics->exhausted;
-  give_up(self, p, id, r, error_class);
-}
 
-// The consumer's head-of-line bound: a record waiting in its backoff moves to the next tier
-// now; one in an attempt moves at its next retriable failure. A record parked by the breaker
-// or held for an endpoint failure stays (they wait for the endpoint, not for their data).
-void expedite(self_ptr self, const std::string& topic, std::int32_t partition,
-              std::int64_t offset) {
-  auto& st = self->state;
-  for (auto& [id, p] : st.pending) {
-    if (p.rec.offset != offset || p.rec.partition != partition || p.rec.topic != topic) {
-      continue;
-    }
-    if (p.moving_on || p.expedited) {
+  void operator()(policy::post_attempt& a) const {
+    auto handle = caf::actor_cast<caf::actor>(self);
+    self->state.client->post(std::move(a.request), [handle, id = a.id](const http::response& r) {
+      caf::anon_send(handle, attempted_atom::value, to_attempt_result(id, r));
+    });
+  }
+
+  void operator()(policy::schedule_retry& a) const {
+    self->delayed_send(self, a.delay, attempt_atom::value, a.id);
+  }
+
+  void operator()(policy::breaker_outcome& a) const {
+    self->send(self->state.breaker, outcome_atom::value, a.success, a.probe, a.generation);
+  }
+
+  void operator()(policy::produce_onward& a) const {
+    auto& r = a.onward;
+    dispatch_request req{std::move(r.topic),
+                         r.partition,
+                         r.key.has_value(),
+                         r.key.value_or(std::string{}),
+                         std::move(r.value),
+                         std::move(r.headers),
+                         0};
+    const auto id = a.id;
+    self->request(self->state.router, caf::infinite, route_atom::value, std::move(req))
+      .then([s = self, id](bool) { carry_out(s, s->state.policy->on_onward_acked(id)); },
+            [s = self, id](const caf::error& err) {
+              // Only when the router is gone (shutdown): the record stays uncommitted.
+              carry_out(s, s->state.policy->on_onward_failed(id, to_string(err)));
+              s->state.consumers.erase(id);
+            });
+  }
+
+  void operator()(policy::report_outcome& a) const {
+    auto it = self->state.consumers.find(a.id);
+    if (it == self->state.consumers.end()) {
       return;
     }
-    p.expedited = true;
-    // While the breaker is Open nothing moves to a tier (DESIGN.md section 2): the record moves
-    // at its next retriable failure, once the breaker let it try again.
-    if (p.in_backoff && !st.breaker_open) {
-      ++st.metrics->head_of_line_moves;
-      log::info("head of line moved to a retry tier", {{"route", st.route.name},
-                                                       {"idempotency_key", p.idempotency_key},
-                                                       {"attempts", p.attempts}});
-      give_up(self, p, id, p.last_result, p.last_error_class);
+    self->send(it->second, outcome_atom::value,
+               delivery_outcome{std::move(a.topic), a.partition, a.offset, to_outcome_kind(a.how),
+                                a.attempts, a.status, std::move(a.error_class)});
+    self->state.consumers.erase(it);
+  }
+
+  void operator()(policy::log_line& a) const {
+    auto fields = nlohmann::json::object();
+    for (auto& [name, value] : a.fields) {
+      std::visit([&fields, &name = name](auto& v) { fields[name] = std::move(v); }, value);
     }
-    return;
+    switch (a.level) {
+      case policy::log_level::info:
+        log::info(a.event, fields);
+        return;
+      case policy::log_level::warn:
+        log::warn(a.event, fields);
+        return;
+      case policy::log_level::error:
+        log::error(a.event, fields);
+        return;
+    }
+  }
+};
+
+// The metrics first, as the policy counted before it decided to send anything.
+void carry_out(self_ptr self, policy::actions todo) {
+  publish(self->state);
+  for (auto& a : todo) {
+    std::visit(shell{self}, a);
   }
 }
 
-// The endpoint refused the record for a reason that is not about the record: a failed delivery
-// for the breaker, and the record tries again after a backoff (asking the breaker's permit, so
-// it waits while the breaker is Open). The attempt does not count toward the record's attempts.
-void hold(self_ptr self, pending_delivery& p, std::uint64_t id, const attempt_result& r,
-          const std::string& error_class) {
-  auto& st = self->state;
-  self->send(st.breaker, outcome_atom::value, false, p.probe, p.breaker_generation);
-  p.probe = false;
-  --p.attempts;
-  ++p.held_attempts;
-  ++st.metrics->endpoint_failures;
-  const auto delay = st.backoff->delay_after(p.held_attempts, retry_after_of(r));
-  log::info("delivery held: the endpoint refused it", {{"route", st.route.name},
-                                                       {"idempotency_key", p.idempotency_key},
-                                                       {"error_class", error_class},
-                                                       {"status", r.status},
-                                                       {"held_attempts", p.held_attempts},
-                                                       {"delay_ms", delay.count()}});
-  self->delayed_send(self, delay, attempt_atom::value, id);
-}
-
-void on_attempted(self_ptr self, const attempt_result& r) {
-  auto& st = self->state;
-  auto it = st.pending.find(r.delivery_id);
-  if (it == st.pending.end()) {
-    return;
-  }
-  auto& p = it->second;
-  const auto transport = static_cast<transport_error>(r.transport);
-  const auto verdict = st.judge->judge(r.status, transport, p.probe);
-  if (verdict != answer_verdict::delivered) {
-    p.trace.push_back(format_trace_entry(
-      now_ms(), courier::error_class(r.status, transport) +
-                  (r.error_message.empty() ? std::string{} : ": " + r.error_message)));
-  }
-  switch (verdict) {
-    case answer_verdict::delivered:
-      self->send(st.breaker, outcome_atom::value, true, p.probe, p.breaker_generation);
-      ++st.metrics->delivered;
-      finish(self, r.delivery_id, outcome_kind::delivered, r.status, {});
-      return;
-    case answer_verdict::endpoint_failure:
-      hold(self, p, r.delivery_id, r, courier::error_class(r.status, transport));
-      return;
-    case answer_verdict::dead_letter:
-      // The receiver answered: it is up, so this counts as a success for the breaker.
-      self->send(st.breaker, outcome_atom::value, true, p.probe, p.breaker_generation);
-      p.probe = false;
-      ++st.metrics->permanent;
-      route_onward(self, r.delivery_id, /*permanent=*/true,
-                   courier::error_class(r.status, transport), r);
-      return;
-    case answer_verdict::retry:
-      on_retriable(self, p, r.delivery_id, r, courier::error_class(r.status, transport));
-      return;
-  }
-}
+std::chrono::system_clock::time_point now() { return std::chrono::system_clock::now(); }
 
 }  // namespace
 
@@ -305,48 +175,27 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
                             std::shared_ptr<route_metrics> metrics, std::uint64_t seed) {
   log_failures(self, "delivery_pool", route.name);
   auto& st = self->state;
-  st.signer.emplace(route.hmac_secret);
-  st.backoff.emplace(backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
-                                    route.retry.max_attempts, route.retry.max_retry_after},
-                     make_random_source(seed));
-  st.judge.emplace(answer_judge_settings{route.breaker.endpoint_failure_statuses,
-                                         route.breaker.trip_on_permanent_run});
-  st.route = std::move(route);
+  st.policy.emplace(settings_of(route), make_random_source(seed));
   st.client = std::move(client);
   st.breaker = std::move(breaker);
   st.router = std::move(router);
-  st.dlq_topic =
-    st.route.dlq_topic.empty() ? default_dlq_topic(st.route.topic) : st.route.dlq_topic;
   st.metrics = std::move(metrics);
   return {
     [=](deliver_atom, record& r) {
-      auto& s = self->state;
-      const auto id = s.next_id++;
-      auto key = idempotency_key_for(r);
-      auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
-      pending_delivery p;
-      p.rec = std::move(r);
-      p.idempotency_key = std::move(key);
-      p.reply_to = std::move(reply_to);
-      s.pending.emplace(id, std::move(p));
-      s.metrics->in_flight = static_cast<std::int64_t>(s.pending.size());
-      try_attempt(self, id);
+      auto accepted = self->state.policy->on_record(std::move(r));
+      self->state.consumers.emplace(accepted.id,
+                                    caf::actor_cast<caf::actor>(self->current_sender()));
+      carry_out(self, std::move(accepted.todo));
     },
-    [=](attempted_atom, const attempt_result& r) { on_attempted(self, r); },
-    [=](attempt_atom, std::uint64_t id) { try_attempt(self, id); },
+    [=](attempted_atom, const attempt_result& r) {
+      carry_out(self, self->state.policy->on_answer(to_answer(r), now()));
+    },
+    [=](attempt_atom, std::uint64_t id) { carry_out(self, self->state.policy->on_retry_due(id)); },
     [=](expedite_atom, const std::string& topic, std::int32_t partition, std::int64_t offset) {
-      expedite(self, topic, partition, offset);
+      carry_out(self, self->state.policy->on_expedite(topic, partition, offset, now()));
     },
     [=](state_atom, const breaker_change& change) {
-      self->state.breaker_open = change.to == breaker_state::open;
-      if (change.to == breaker_state::open) {
-        return;
-      }
-      auto waiting = std::move(self->state.parked);
-      self->state.parked.clear();
-      for (auto id : waiting) {
-        try_attempt(self, id);
-      }
+      carry_out(self, self->state.policy->on_breaker_change(change.to));
     },
   };
 }

@@ -1,0 +1,377 @@
+#include "core/delivery/attempt_policy.hpp"
+
+#include <functional>
+
+#include "core/delivery/delivery_request.hpp"
+#include "core/delivery/retry_after.hpp"
+#include "core/delivery/status_classifier.hpp"
+#include "core/model/idempotency_key.hpp"
+#include "core/retry/error_trace.hpp"
+#include "core/retry/retry_headers.hpp"
+
+namespace courier {
+namespace {
+
+std::int64_t to_ms(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+// The receiver's Retry-After, when it sent one that parses.
+std::optional<std::chrono::milliseconds> retry_after_of(const attempt_answer& a,
+                                                        std::chrono::system_clock::time_point now) {
+  if (!a.retry_after) {
+    return std::nullopt;
+  }
+  return parse_retry_after(*a.retry_after, now);
+}
+
+std::string failure_message(const attempt_answer& a) {
+  if (!a.error_message.empty()) {
+    return a.error_message;
+  }
+  return "the receiver answered " + std::to_string(a.status);
+}
+
+}  // namespace
+
+bool attempt_policy::coordinates::operator==(const coordinates& other) const {
+  return offset == other.offset && partition == other.partition && topic == other.topic;
+}
+
+std::size_t attempt_policy::coordinates_hash::operator()(const coordinates& c) const {
+  std::size_t h = std::hash<std::string>{}(c.topic);
+  h ^= std::hash<std::int64_t>{}(c.offset) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
+  h ^= std::hash<std::int32_t>{}(c.partition) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
+  return h;
+}
+
+attempt_policy::attempt_policy(attempt_policy_settings settings,
+                               full_jitter_backoff::uniform_source uniform)
+    : settings_(std::move(settings)),
+      signer_(settings_.hmac_secret),
+      backoff_(settings_.backoff, std::move(uniform)),
+      judge_(settings_.judge) {
+  if (settings_.dlq_topic.empty()) {
+    settings_.dlq_topic = default_dlq_topic(settings_.source_topic);
+  }
+  for (const auto delay : settings_.retry_tiers) {
+    tier_topics_.push_back(tier_topic(settings_.source_topic, delay));
+  }
+}
+
+// -- events -----------------------------------------------------------------------------------
+
+attempt_policy::accepted attempt_policy::on_record(record r) {
+  accepted out;
+  out.id = next_id_++;
+  delivery d;
+  d.idempotency_key = idempotency_key_for(r);
+  d.rec = std::move(r);
+  by_coordinates_.insert_or_assign(coordinates{d.rec.topic, d.rec.partition, d.rec.offset}, out.id);
+  pending_.emplace(out.id, std::move(d));
+  try_attempt(out.id, out.todo);
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const attempt_permit& permit) {
+  actions out;
+  auto it = pending_.find(id);
+  if (it == pending_.end()) {
+    return out;
+  }
+  if (!permit.granted) {
+    parked_.push_back(id);
+    return out;
+  }
+  it->second.breaker_generation = permit.generation;
+  send_attempt(id, it->second, permit.probe, out);
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_point now) {
+  actions out;
+  auto it = pending_.find(a.delivery_id);
+  if (it == pending_.end()) {
+    return out;
+  }
+  const auto id = a.delivery_id;
+  auto& d = it->second;
+  const auto now_ms = to_ms(now);
+  const auto verdict = judge_.judge(a.status, a.transport, d.probe);
+  const auto klass = error_class(a.status, a.transport);
+  if (verdict != answer_verdict::delivered) {
+    d.trace.push_back(format_trace_entry(
+        now_ms, klass + (a.error_message.empty() ? std::string{} : ": " + a.error_message)));
+  }
+  switch (verdict) {
+    case answer_verdict::delivered:
+      out.emplace_back(breaker_outcome{true, d.probe, d.breaker_generation});
+      ++counters_.delivered;
+      finish(id, outcome::delivered, a.status, {}, out);
+      return out;
+    case answer_verdict::endpoint_failure:
+      hold(id, d, a, klass, now, out);
+      return out;
+    case answer_verdict::dead_letter:
+      // The receiver answered: it is up, so this counts as a success for the breaker.
+      out.emplace_back(breaker_outcome{true, d.probe, d.breaker_generation});
+      d.probe = false;
+      ++counters_.permanent;
+      route_onward(id, d, /*permanent=*/true, klass, a, now, out);
+      return out;
+    case answer_verdict::retry:
+      on_retriable(id, d, a, klass, now, out);
+      return out;
+  }
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_retry_due(std::uint64_t id) {
+  actions out;
+  try_attempt(id, out);
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_expedite(const std::string& topic,
+                                                    std::int32_t partition, std::int64_t offset,
+                                                    time_point now) {
+  actions out;
+  const auto at = by_coordinates_.find(coordinates{topic, partition, offset});
+  if (at == by_coordinates_.end()) {
+    return out;
+  }
+  const auto id = at->second;
+  auto& d = pending_.at(id);
+  if (d.moving_on || d.expedited) {
+    return out;
+  }
+  d.expedited = true;
+  // While the breaker is Open nothing moves to a tier (DESIGN.md section 2): the record moves
+  // at its next retriable failure, once the breaker let it try again.
+  if (d.in_backoff && !breaker_open_) {
+    ++counters_.head_of_line_moves;
+    out.emplace_back(log_line{log_level::info,
+                              "head of line moved to a retry tier",
+                              {{"route", settings_.route},
+                               {"idempotency_key", d.idempotency_key},
+                               {"attempts", std::int64_t{d.attempts}}}});
+    give_up(id, d, d.last_answer, d.last_error_class, now, out);
+  }
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to) {
+  actions out;
+  breaker_open_ = to == breaker_state::open;
+  if (breaker_open_) {
+    return out;
+  }
+  auto waiting = std::move(parked_);
+  parked_.clear();
+  for (const auto id : waiting) {
+    try_attempt(id, out);
+  }
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_onward_acked(std::uint64_t id) {
+  actions out;
+  auto it = pending_.find(id);
+  if (it == pending_.end() || !it->second.moving_on) {
+    return out;
+  }
+  auto& d = it->second;
+  if (d.to_tier) {
+    ++counters_.retried_to_tier;
+  } else {
+    ++counters_.dead_lettered;
+  }
+  finish(id, d.to_tier ? outcome::retried : outcome::dead_lettered, d.final_status,
+         std::move(d.final_error_class), out);
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_onward_failed(std::uint64_t id, const std::string& why) {
+  actions out;
+  auto it = pending_.find(id);
+  if (it == pending_.end()) {
+    return out;
+  }
+  out.emplace_back(log_line{log_level::error,
+                            "a retry/DLQ record was not acknowledged; its offset stays uncommitted",
+                            {{"route", settings_.route}, {"error", why}}});
+  forget(it);
+  return out;
+}
+
+// -- observers --------------------------------------------------------------------------------
+
+const attempt_policy::delivery* attempt_policy::find(std::uint64_t id) const {
+  auto it = pending_.find(id);
+  return it == pending_.end() ? nullptr : &it->second;
+}
+
+std::size_t attempt_policy::in_flight() const { return pending_.size(); }
+
+std::size_t attempt_policy::parked() const { return parked_.size(); }
+
+const attempt_policy::counters& attempt_policy::counts() const { return counters_; }
+
+// -- decisions --------------------------------------------------------------------------------
+
+// Every attempt needs the breaker's permit; while it is Open the record waits, spending nothing.
+// The Half-Open probe holds its permit for its whole attempt sequence: one delivery is one
+// breaker event, however many attempts it took.
+void attempt_policy::try_attempt(std::uint64_t id, actions& out) {
+  auto it = pending_.find(id);
+  if (it == pending_.end() || it->second.moving_on) {
+    return;  // done, or moved on to a tier while it waited for this attempt
+  }
+  it->second.in_backoff = false;
+  if (it->second.probe) {
+    send_attempt(id, it->second, /*probe=*/true, out);
+    return;
+  }
+  out.emplace_back(request_permit{id});
+}
+
+void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, actions& out) {
+  if (probe && !d.probe) {
+    d.attempts = 0;  // the probe is a whole delivery, whatever it spent before the breaker opened
+  }
+  d.probe = probe;
+  ++d.attempts;
+  ++d.total_attempts;
+  ++counters_.attempts;
+  out.emplace_back(post_attempt{
+      id, make_delivery_request(d.rec, d.idempotency_key, signer_, settings_.content_type)});
+}
+
+void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
+                                  const std::string& error_class, time_point now, actions& out) {
+  if (d.expedited) {
+    ++counters_.head_of_line_moves;
+    give_up(id, d, a, error_class, now, out);
+    return;
+  }
+  if (backoff_.may_retry(d.attempts)) {
+    const auto delay = backoff_.delay_after(d.attempts, retry_after_of(a, now));
+    ++counters_.retries;
+    out.emplace_back(log_line{log_level::info,
+                              "delivery retry scheduled",
+                              {{"route", settings_.route},
+                               {"idempotency_key", d.idempotency_key},
+                               {"attempt", std::int64_t{d.attempts}},
+                               {"error_class", error_class},
+                               {"status", std::int64_t{a.status}},
+                               {"delay_ms", std::int64_t{delay.count()}}}});
+    d.in_backoff = true;
+    d.last_error_class = error_class;
+    d.last_answer = a;
+    out.emplace_back(schedule_retry{id, delay});
+    return;
+  }
+  // One delivery is one breaker event, however many attempts it took.
+  ++counters_.exhausted;
+  give_up(id, d, a, error_class, now, out);
+}
+
+// The endpoint refused the record for a reason that is not about the record: a failed delivery
+// for the breaker, and the record tries again after a backoff (asking the breaker's permit, so
+// it waits while the breaker is Open). The attempt does not count toward the record's attempts.
+void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a,
+                          const std::string& error_class, time_point now, actions& out) {
+  out.emplace_back(breaker_outcome{false, d.probe, d.breaker_generation});
+  d.probe = false;
+  --d.attempts;
+  ++d.held_attempts;
+  ++counters_.endpoint_failures;
+  const auto delay = backoff_.delay_after(d.held_attempts, retry_after_of(a, now));
+  out.emplace_back(log_line{log_level::info,
+                            "delivery held: the endpoint refused it",
+                            {{"route", settings_.route},
+                             {"idempotency_key", d.idempotency_key},
+                             {"error_class", error_class},
+                             {"status", std::int64_t{a.status}},
+                             {"held_attempts", std::int64_t{d.held_attempts}},
+                             {"delay_ms", std::int64_t{delay.count()}}}});
+  out.emplace_back(schedule_retry{id, delay});
+}
+
+// The record's attempt sequence ends without a delivery: one failed breaker event, and the
+// record moves to the next tier (or the DLQ after the last one).
+void attempt_policy::give_up(std::uint64_t id, delivery& d, const attempt_answer& a,
+                             const std::string& error_class, time_point now, actions& out) {
+  out.emplace_back(breaker_outcome{false, d.probe, d.breaker_generation});
+  d.probe = false;
+  route_onward(id, d, /*permanent=*/false, error_class, a, now, out);
+}
+
+// Sends a record that is done with its in-process attempts to the next tier or the DLQ; the
+// outcome goes to its consumer only once the broker acknowledged it.
+void attempt_policy::route_onward(std::uint64_t id, delivery& d, bool permanent,
+                                  const std::string& error_class, const attempt_answer& a,
+                                  time_point now, actions& out) {
+  d.moving_on = true;
+  const auto now_ms = to_ms(now);
+  auto dest = next_destination(tier_of(d.rec.topic), permanent, settings_.retry_tiers,
+                               settings_.source_topic, settings_.dlq_topic);
+  failure_info f;
+  f.error_class = error_class;
+  f.error_message = failure_message(a);
+  f.status = a.status;
+  f.response_excerpt = a.body;
+  f.trace = d.trace;
+  f.attempts = d.attempts;
+  f.failed_at_ms = now_ms;
+  d.to_tier = dest.what == destination::kind::tier;
+  d.final_status = a.status;
+  d.final_error_class = error_class;
+  record onward;
+  onward.topic = dest.topic;
+  onward.partition = d.rec.partition;
+  onward.key = d.rec.key;
+  onward.value = d.rec.value;
+  onward.headers = retry_headers(d.rec, settings_.route, dest, f, now_ms);
+  out.emplace_back(log_line{log_level::warn,
+                            d.to_tier ? "record moved to a retry tier" : "record dead-lettered",
+                            {{"route", settings_.route},
+                             {"idempotency_key", d.idempotency_key},
+                             {"from", d.rec.topic},
+                             {"to", dest.topic},
+                             {"error_class", error_class},
+                             {"status", std::int64_t{a.status}},
+                             {"attempts", std::int64_t{d.attempts}}}});
+  out.emplace_back(produce_onward{id, std::move(dest), std::move(onward)});
+}
+
+void attempt_policy::finish(std::uint64_t id, outcome how, int status, std::string error_class,
+                            actions& out) {
+  auto it = pending_.find(id);
+  const auto& d = it->second;
+  out.emplace_back(report_outcome{id, d.rec.topic, d.rec.partition, d.rec.offset, how,
+                                  d.total_attempts, status, std::move(error_class)});
+  forget(it);
+}
+
+void attempt_policy::forget(std::unordered_map<std::uint64_t, delivery>::iterator it) {
+  const auto& r = it->second.rec;
+  const auto at = by_coordinates_.find(coordinates{r.topic, r.partition, r.offset});
+  // The index names the newest delivery of a record that was handed in twice.
+  if (at != by_coordinates_.end() && at->second == it->first) {
+    by_coordinates_.erase(at);
+  }
+  pending_.erase(it);
+}
+
+// The tier a record was fetched from, or -1 for the route's source topic.
+int attempt_policy::tier_of(const std::string& topic) const {
+  for (std::size_t i = 0; i < tier_topics_.size(); ++i) {
+    if (topic == tier_topics_[i]) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+}  // namespace courier

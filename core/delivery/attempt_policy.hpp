@@ -1,0 +1,254 @@
+#pragma once
+
+// The delivery attempt policy of one route: which records are pending, and for each event what
+// must happen next (ask the breaker, post an attempt, wait, move the record on, report it).
+//
+// The shape is Zeek Broker's channel: the logic decides, the actor that owns it carries out.
+// Each event returns the list of actions it decided, in the order they must be carried out,
+// instead of calling a Backend template parameter. Why: every answer the shell gets for an
+// action (a permit, an HTTP answer, the broker's acknowledgement) arrives later as a message
+// and comes back as another event, so a decision never needs a result from the shell while it
+// runs; a list keeps the class an ordinary compiled class in this module (no template in the
+// header), cannot re-enter the policy while it is changing its own state, and lets a test
+// compare what one event decided as a value, without a fake backend.
+//
+// Pure and thread-free: time comes in with the events that need it, the random source of the
+// backoff through the constructor. No logging: log lines are actions too.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/delivery/answer_judge.hpp"
+#include "core/delivery/backoff.hpp"
+#include "core/delivery/breaker.hpp"
+#include "core/delivery/hmac_signer.hpp"
+#include "core/http/client.hpp"  // http::request
+#include "core/http/transport_error.hpp"
+#include "core/model/record.hpp"
+#include "core/retry/retry_tiers.hpp"
+
+namespace courier {
+
+struct attempt_policy_settings {
+  std::string route;         // the route's name, for the retry headers and log lines
+  std::string source_topic;  // the route's topic; its tiers are named after it
+  std::vector<std::chrono::milliseconds> retry_tiers;
+  std::string dlq_topic;  // empty: default_dlq_topic(source_topic)
+  std::string content_type = "application/json";
+  std::string hmac_secret;
+  backoff_policy backoff;
+  answer_judge_settings judge;
+};
+
+// One finished HTTP attempt, as the HTTP client reported it.
+struct attempt_answer {
+  std::uint64_t delivery_id = 0;
+  int status = 0;  // 0 when `transport` says why there was no answer
+  transport_error transport = transport_error::none;
+  std::string error_message;
+  std::optional<std::string> retry_after;  // the receiver's Retry-After header
+  std::string body;                        // the first bytes of the receiver's answer
+};
+
+// The breaker's answer to a permit request.
+struct attempt_permit {
+  bool granted = false;
+  bool probe = false;  // granted in Half-Open: this delivery decides the breaker's next state
+  std::uint64_t generation = 0;
+};
+
+class attempt_policy {
+ public:
+  using time_point = std::chrono::system_clock::time_point;
+
+  // One record on its way to the receiver.
+  struct delivery {
+    record rec;
+    std::string idempotency_key;
+    int attempts = 0;  // attempts of the current sequence
+    int total_attempts = 0;
+    int held_attempts = 0;  // answered with an endpoint failure: not counted in `attempts`
+    bool probe = false;
+    std::uint64_t breaker_generation = 0;  // of the permit of its latest attempt
+    // Head-of-line bound: `in_backoff` while a retriable failure waits for its next attempt,
+    // `expedited` once the consumer asked to move the record on (it does at its next retriable
+    // failure), `moving_on` once it is on its way to a tier or the DLQ (no more attempts).
+    bool in_backoff = false;
+    bool expedited = false;
+    bool moving_on = false;
+    std::string last_error_class;
+    attempt_answer last_answer;
+    std::vector<std::string> trace;  // one entry per failed attempt, for the retry/DLQ headers
+    // Set once it is moving on: what its outcome reports when the broker acknowledged it.
+    bool to_tier = false;
+    int final_status = 0;
+    std::string final_error_class;
+  };
+
+  // How a record's delivery ended.
+  enum class outcome {
+    delivered,      // the receiver answered 2xx
+    retried,        // the broker acknowledged it in the next retry tier
+    dead_lettered,  // the broker acknowledged it in the DLQ
+  };
+
+  enum class log_level { info, warn, error };
+
+  using log_value = std::variant<std::string, std::int64_t>;
+  using log_fields = std::vector<std::pair<std::string, log_value>>;
+
+  // -- actions: what the shell carries out ---------------------------------------------------
+
+  // Ask the breaker for a permit; its answer goes to on_permit.
+  struct request_permit {
+    std::uint64_t id = 0;
+  };
+  // Post the request; the answer goes to on_answer with delivery_id = id.
+  struct post_attempt {
+    std::uint64_t id = 0;
+    http::request request;
+  };
+  // Call on_retry_due(id) after `delay`.
+  struct schedule_retry {
+    std::uint64_t id = 0;
+    std::chrono::milliseconds delay{0};
+  };
+  // One breaker event: a whole delivery (or one endpoint failure) ended this way.
+  struct breaker_outcome {
+    bool success = false;
+    bool probe = false;
+    std::uint64_t generation = 0;  // of the permit of the delivery's latest attempt
+  };
+  // Produce `onward` (a retry-tier or DLQ record, headers from retry_headers) and call
+  // on_onward_acked(id) once the broker acknowledged it, or on_onward_failed(id, why).
+  struct produce_onward {
+    std::uint64_t id = 0;
+    destination to;
+    record onward;  // topic = to.topic, the source's partition, key, value; offset unused
+  };
+  // Tell the record's consumer how its delivery ended; the record is no longer pending.
+  struct report_outcome {
+    std::uint64_t id = 0;
+    std::string topic;
+    std::int32_t partition = 0;
+    std::int64_t offset = 0;
+    outcome how = outcome::delivered;
+    int attempts = 0;  // all attempts, held ones included
+    int status = 0;
+    std::string error_class;
+  };
+  struct log_line {
+    log_level level = log_level::info;
+    std::string event;
+    log_fields fields;
+  };
+
+  using action = std::variant<request_permit, post_attempt, schedule_retry, breaker_outcome,
+                              produce_onward, report_outcome, log_line>;
+  using actions = std::vector<action>;
+
+  // Counters the policy keeps itself; the shell publishes them.
+  struct counters {
+    std::uint64_t attempts = 0;
+    std::uint64_t delivered = 0;
+    std::uint64_t retries = 0;             // in-process retries scheduled
+    std::uint64_t exhausted = 0;           // attempt sequences that ran out
+    std::uint64_t permanent = 0;           // permanent rejections by the receiver
+    std::uint64_t endpoint_failures = 0;   // answers that hold their record
+    std::uint64_t head_of_line_moves = 0;  // moved on by the head-of-line bound
+    std::uint64_t retried_to_tier = 0;     // acknowledged in a retry tier
+    std::uint64_t dead_lettered = 0;       // acknowledged in the DLQ
+  };
+
+  attempt_policy(attempt_policy_settings settings, full_jitter_backoff::uniform_source uniform);
+
+  // -- events ---------------------------------------------------------------------------------
+
+  // A record from a consumer. `id` names the new delivery in the actions (the shell keeps the
+  // consumer to report to under it).
+  struct accepted {
+    std::uint64_t id = 0;
+    actions todo;
+  };
+  accepted on_record(record r);
+
+  // The breaker's answer to request_permit{id}. Denied: the record is parked until the breaker
+  // leaves Open, spending nothing.
+  actions on_permit(std::uint64_t id, const attempt_permit& permit);
+
+  // The answer to post_attempt{answer.delivery_id}.
+  actions on_answer(const attempt_answer& answer, time_point now);
+
+  // The timer of schedule_retry{id} fired.
+  actions on_retry_due(std::uint64_t id);
+
+  // The consumer's head-of-line bound names a record: one waiting in its backoff moves on now
+  // (unless the breaker is Open), one in an attempt at its next retriable failure. Records
+  // parked by the breaker or held for an endpoint failure stay: they wait for the endpoint.
+  actions on_expedite(const std::string& topic, std::int32_t partition, std::int64_t offset,
+                      time_point now);
+
+  // The breaker changed state; leaving Open gives the parked records their permit requests.
+  actions on_breaker_change(breaker_state to);
+
+  // The broker acknowledged produce_onward{id}.
+  actions on_onward_acked(std::uint64_t id);
+
+  // produce_onward{id} will never be acknowledged (the router is gone): the record is dropped
+  // without an outcome, so its offset stays uncommitted.
+  actions on_onward_failed(std::uint64_t id, const std::string& why);
+
+  // -- observers ------------------------------------------------------------------------------
+
+  [[nodiscard]] const delivery* find(std::uint64_t id) const;
+  [[nodiscard]] std::size_t in_flight() const;
+  [[nodiscard]] std::size_t parked() const;
+  [[nodiscard]] const counters& counts() const;
+
+ private:
+  struct coordinates {
+    std::string topic;
+    std::int32_t partition = 0;
+    std::int64_t offset = 0;
+    bool operator==(const coordinates& other) const;
+  };
+  struct coordinates_hash {
+    std::size_t operator()(const coordinates& c) const;
+  };
+
+  void try_attempt(std::uint64_t id, actions& out);
+  void send_attempt(std::uint64_t id, delivery& d, bool probe, actions& out);
+  void on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
+                    const std::string& error_class, time_point now, actions& out);
+  void hold(std::uint64_t id, delivery& d, const attempt_answer& a, const std::string& error_class,
+            time_point now, actions& out);
+  void give_up(std::uint64_t id, delivery& d, const attempt_answer& a,
+               const std::string& error_class, time_point now, actions& out);
+  void route_onward(std::uint64_t id, delivery& d, bool permanent, const std::string& error_class,
+                    const attempt_answer& a, time_point now, actions& out);
+  void finish(std::uint64_t id, outcome how, int status, std::string error_class, actions& out);
+  void forget(std::unordered_map<std::uint64_t, delivery>::iterator it);
+  [[nodiscard]] int tier_of(const std::string& topic) const;
+
+  attempt_policy_settings settings_;
+  hmac_signer signer_;
+  full_jitter_backoff backoff_;
+  answer_judge judge_;
+  std::vector<std::string> tier_topics_;  // tier_topic(source, delay) of each tier, in order
+  std::unordered_map<std::uint64_t, delivery> pending_;
+  std::unordered_map<coordinates, std::uint64_t, coordinates_hash> by_coordinates_;
+  std::deque<std::uint64_t> parked_;  // waiting for the breaker to leave Open
+  bool breaker_open_ = false;         // as the breaker's latest state change said
+  std::uint64_t next_id_ = 1;
+  counters counters_;
+};
+
+}  // namespace courier

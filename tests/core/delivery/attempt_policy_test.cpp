@@ -1,0 +1,503 @@
+#include "core/delivery/attempt_policy.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/model/idempotency_key.hpp"
+#include "core/retry/retry_headers.hpp"
+
+namespace courier {
+namespace {
+
+using namespace std::chrono_literals;
+using policy = attempt_policy;
+
+const std::string source = "brew.shipments.v1";
+const policy::time_point t0 = policy::time_point{std::chrono::seconds{1'800'000'000}};
+
+attempt_policy_settings test_settings() {
+  attempt_policy_settings s;
+  s.route = "shipments";
+  s.source_topic = source;
+  s.retry_tiers = {5s, 30s};
+  s.hmac_secret = "secret";
+  // With the uniform source at the top of [0, 1), every delay is its ceiling: 100, 200, 400 ms.
+  s.backoff = backoff_policy{100ms, 2.0, 1000ms, /*max_attempts=*/3, /*max_retry_after=*/5000ms};
+  s.judge = answer_judge_settings{{401, 403}, /*trip_on_permanent_run=*/3};
+  return s;
+}
+
+policy make_policy(attempt_policy_settings s = test_settings()) {
+  return policy{std::move(s), [] { return 0.999999999; }};
+}
+
+record make_record(std::int64_t offset, std::string topic = source, std::int32_t partition = 0) {
+  record r;
+  r.topic = std::move(topic);
+  r.partition = partition;
+  r.offset = offset;
+  r.key = "key-" + std::to_string(offset);
+  r.value = R"({"n":)" + std::to_string(offset) + "}";
+  return r;
+}
+
+attempt_answer answer(std::uint64_t id, int status,
+                      transport_error transport = transport_error::none) {
+  attempt_answer a;
+  a.delivery_id = id;
+  a.status = status;
+  a.transport = transport;
+  a.body = "the receiver's body";
+  return a;
+}
+
+template <class T>
+std::vector<T> all_of(const policy::actions& todo) {
+  std::vector<T> out;
+  for (const auto& a : todo) {
+    if (const auto* x = std::get_if<T>(&a)) {
+      out.push_back(*x);
+    }
+  }
+  return out;
+}
+
+template <class T>
+bool has(const policy::actions& todo) {
+  return !all_of<T>(todo).empty();
+}
+
+// The one action of type T in `todo`; fails the test if there is not exactly one.
+template <class T>
+T only(const policy::actions& todo) {
+  const auto found = all_of<T>(todo);
+  EXPECT_EQ(found.size(), 1U);
+  return found.empty() ? T{} : found.front();
+}
+
+// What a list of actions does, by kind, in order: "permit post" etc.
+std::string kinds(const policy::actions& todo) {
+  std::string out;
+  for (const auto& a : todo) {
+    static const char* const names[] = {"permit", "post",   "retry", "breaker",
+                                        "onward", "report", "log"};
+    if (!out.empty()) {
+      out += ' ';
+    }
+    out += names[a.index()];
+  }
+  return out;
+}
+
+std::string header_of(const record& r, std::string_view name) {
+  const auto v = find_header(r.headers, name);
+  return v ? std::string{*v} : std::string{"<absent>"};
+}
+
+// A record accepted and given its first attempt with a permit of `generation`.
+std::uint64_t start(policy& p, record r, std::uint64_t generation = 1) {
+  auto in = p.on_record(std::move(r));
+  EXPECT_EQ(kinds(in.todo), "permit");
+  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{true, false, generation})), "post");
+  return in.id;
+}
+
+// The backoff of `id` ran out and the breaker granted the next attempt.
+void next_attempt(policy& p, std::uint64_t id, std::uint64_t generation = 1) {
+  EXPECT_EQ(kinds(p.on_retry_due(id)), "permit");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, false, generation})), "post");
+}
+
+// -- delivered ----------------------------------------------------------------------------------
+
+TEST(AttemptPolicy, DeliversOnTheFirstTryAndReportsItOnce) {
+  auto p = make_policy();
+  auto in = p.on_record(make_record(7));
+  ASSERT_EQ(kinds(in.todo), "permit");
+  EXPECT_EQ(only<policy::request_permit>(in.todo).id, in.id);
+  EXPECT_EQ(p.in_flight(), 1U);
+
+  const auto posted = p.on_permit(in.id, attempt_permit{true, false, 4});
+  const auto post = only<policy::post_attempt>(posted);
+  EXPECT_EQ(post.id, in.id);
+  EXPECT_EQ(post.request.body, R"({"n":7})");
+  const auto& hs = post.request.headers;
+  EXPECT_NE(std::find(hs.begin(), hs.end(),
+                      std::pair<std::string, std::string>{"Idempotency-Key", source + ":0:7"}),
+            hs.end());
+
+  const auto done = p.on_answer(answer(in.id, 200), t0);
+  ASSERT_EQ(kinds(done), "breaker report");
+  const auto b = only<policy::breaker_outcome>(done);
+  EXPECT_TRUE(b.success);
+  EXPECT_FALSE(b.probe);
+  EXPECT_EQ(b.generation, 4U);
+  const auto r = only<policy::report_outcome>(done);
+  EXPECT_EQ(r.id, in.id);
+  EXPECT_EQ(r.topic, source);
+  EXPECT_EQ(r.offset, 7);
+  EXPECT_EQ(r.how, policy::outcome::delivered);
+  EXPECT_EQ(r.attempts, 1);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(p.in_flight(), 0U);
+  EXPECT_EQ(p.counts().delivered, 1U);
+  EXPECT_EQ(p.counts().attempts, 1U);
+}
+
+TEST(AttemptPolicy, RetriesARetriableAnswerAfterItsBackoffThenDelivers) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(1));
+  const auto failed = p.on_answer(answer(id, 503), t0);
+  ASSERT_EQ(kinds(failed), "log retry") << "no breaker event for one attempt of a delivery";
+  EXPECT_EQ(only<policy::schedule_retry>(failed).delay, 100ms);
+  EXPECT_TRUE(p.find(id)->in_backoff);
+
+  next_attempt(p, id);
+  const auto failed_again = p.on_answer(answer(id, 0, transport_error::timeout), t0);
+  EXPECT_EQ(only<policy::schedule_retry>(failed_again).delay, 200ms);
+
+  next_attempt(p, id);
+  const auto done = p.on_answer(answer(id, 204), t0);
+  ASSERT_EQ(kinds(done), "breaker report");
+  EXPECT_TRUE(only<policy::breaker_outcome>(done).success);
+  EXPECT_EQ(only<policy::report_outcome>(done).attempts, 3);
+  EXPECT_EQ(p.counts().retries, 2U);
+  EXPECT_EQ(p.counts().attempts, 3U);
+}
+
+TEST(AttemptPolicy, HonoursTheReceiversRetryAfterUpToItsClamp) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(1));
+  auto a = answer(id, 429);
+  a.retry_after = "2";
+  EXPECT_EQ(only<policy::schedule_retry>(p.on_answer(a, t0)).delay, 2000ms);
+  next_attempt(p, id);
+  a.retry_after = "3600";
+  EXPECT_EQ(only<policy::schedule_retry>(p.on_answer(a, t0)).delay, 5000ms);
+}
+
+// -- moving on ------------------------------------------------------------------------------------
+
+TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTier) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(3));
+  p.on_answer(answer(id, 503), t0);
+  next_attempt(p, id);
+  p.on_answer(answer(id, 503), t0);
+  next_attempt(p, id);
+  const auto last = p.on_answer(answer(id, 503), t0);
+  ASSERT_EQ(kinds(last), "breaker log onward");
+  EXPECT_FALSE(only<policy::breaker_outcome>(last).success);
+  const auto onward = only<policy::produce_onward>(last);
+  EXPECT_EQ(onward.id, id);
+  EXPECT_EQ(onward.to.what, destination::kind::tier);
+  EXPECT_EQ(onward.to.tier_index, 0);
+  EXPECT_EQ(onward.onward.topic, source + ".retry-5s");
+  EXPECT_EQ(onward.onward.partition, 0);
+  EXPECT_EQ(onward.onward.key, std::optional<std::string>{"key-3"});
+  EXPECT_EQ(onward.onward.value, R"({"n":3})");
+  EXPECT_EQ(header_of(onward.onward, attempts_header), "3");
+  EXPECT_EQ(header_of(onward.onward, retry_tier_header), "0");
+  EXPECT_EQ(header_of(onward.onward, error_class_header), "http_503");
+  EXPECT_EQ(header_of(onward.onward, idempotency_key_header), source + ":0:3");
+  EXPECT_EQ(p.counts().exhausted, 1U);
+  EXPECT_EQ(kinds(p.on_retry_due(id)), "") << "no attempt once it is moving on";
+
+  EXPECT_TRUE(all_of<policy::report_outcome>(last).empty()) << "reported only once acked";
+  const auto acked = p.on_onward_acked(id);
+  ASSERT_EQ(kinds(acked), "report");
+  const auto r = only<policy::report_outcome>(acked);
+  EXPECT_EQ(r.how, policy::outcome::retried);
+  EXPECT_EQ(r.attempts, 3);
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.error_class, "http_503");
+  EXPECT_EQ(p.counts().retried_to_tier, 1U);
+  EXPECT_EQ(p.in_flight(), 0U);
+}
+
+TEST(AttemptPolicy, ARecordFromATierMovesToTheNextAndFromTheLastTierToTheDlq) {
+  auto p = make_policy([] {
+    auto s = test_settings();
+    s.backoff.max_attempts = 1;
+    return s;
+  }());
+  const auto from_first = start(p, make_record(1, source + ".retry-5s"));
+  EXPECT_EQ(only<policy::produce_onward>(p.on_answer(answer(from_first, 500), t0)).onward.topic,
+            source + ".retry-30s");
+
+  const auto from_last = start(p, make_record(2, source + ".retry-30s"));
+  const auto onward = only<policy::produce_onward>(p.on_answer(answer(from_last, 500), t0));
+  EXPECT_EQ(onward.to.what, destination::kind::dlq);
+  EXPECT_EQ(onward.onward.topic, "brew.shipments.dlq");
+  const auto acked = p.on_onward_acked(from_last);
+  EXPECT_EQ(only<policy::report_outcome>(acked).how, policy::outcome::dead_lettered);
+  EXPECT_EQ(p.counts().dead_lettered, 1U);
+}
+
+TEST(AttemptPolicy, APermanentAnswerGoesStraightToTheDlqAndIsASuccessForTheBreaker) {
+  auto settings = test_settings();
+  settings.dlq_topic = "shipments.parked";
+  auto p = make_policy(settings);
+  const auto id = start(p, make_record(5), /*generation=*/2);
+  const auto rejected = p.on_answer(answer(id, 422), t0);
+  ASSERT_EQ(kinds(rejected), "breaker log onward");
+  const auto b = only<policy::breaker_outcome>(rejected);
+  EXPECT_TRUE(b.success) << "the receiver answered: it is up";
+  EXPECT_EQ(b.generation, 2U);
+  const auto onward = only<policy::produce_onward>(rejected);
+  EXPECT_EQ(onward.onward.topic, "shipments.parked");
+  EXPECT_EQ(header_of(onward.onward, error_class_header), "http_4xx");
+  EXPECT_EQ(header_of(onward.onward, error_status_header), "422");
+  EXPECT_EQ(p.counts().permanent, 1U);
+  const auto r = only<policy::report_outcome>(p.on_onward_acked(id));
+  EXPECT_EQ(r.how, policy::outcome::dead_lettered);
+  EXPECT_EQ(r.attempts, 1);
+  EXPECT_EQ(r.status, 422);
+}
+
+// -- endpoint failures
+// ------------------------------------------------------------------------------
+
+TEST(AttemptPolicy, UnauthorizedHoldsTheRecordWithoutCountingItsAttemptsAndNeverDeadLetters) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(9), /*generation=*/6);
+  for (int held = 1; held <= 6; ++held) {
+    const auto refused = p.on_answer(answer(id, 401), t0);
+    ASSERT_EQ(kinds(refused), "breaker log retry") << "held " << held;
+    const auto b = only<policy::breaker_outcome>(refused);
+    EXPECT_FALSE(b.success);
+    EXPECT_EQ(b.generation, 6U + static_cast<std::uint64_t>(held) - 1);
+    EXPECT_EQ(p.find(id)->attempts, 0);
+    EXPECT_EQ(p.find(id)->held_attempts, held);
+    next_attempt(p, id, 6U + static_cast<std::uint64_t>(held));
+  }
+  EXPECT_EQ(p.counts().endpoint_failures, 6U);
+  const auto done = p.on_answer(answer(id, 200), t0);
+  ASSERT_EQ(kinds(done), "breaker report");
+  EXPECT_EQ(only<policy::report_outcome>(done).attempts, 7) << "all attempts, held ones too";
+}
+
+TEST(AttemptPolicy, HeldRecordsBackOffByTheirHeldAttempts) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(9));
+  EXPECT_EQ(only<policy::schedule_retry>(p.on_answer(answer(id, 403), t0)).delay, 100ms);
+  next_attempt(p, id);
+  EXPECT_EQ(only<policy::schedule_retry>(p.on_answer(answer(id, 403), t0)).delay, 200ms);
+}
+
+TEST(AttemptPolicy, ARunOfPermanentAnswersAcrossRecordsBecomesAnEndpointFailure) {
+  auto p = make_policy();  // trip_on_permanent_run = 3
+  const auto a = start(p, make_record(1));
+  const auto b = start(p, make_record(2));
+  const auto c = start(p, make_record(3));
+  EXPECT_TRUE(has<policy::produce_onward>(p.on_answer(answer(a, 400), t0)));
+  EXPECT_TRUE(has<policy::produce_onward>(p.on_answer(answer(b, 400), t0)));
+  const auto third = p.on_answer(answer(c, 400), t0);
+  ASSERT_EQ(kinds(third), "breaker log retry") << "held, not dead-lettered";
+  EXPECT_FALSE(only<policy::breaker_outcome>(third).success);
+  EXPECT_EQ(p.find(c)->held_attempts, 1);
+}
+
+// -- the breaker ----------------------------------------------------------------------------------
+
+TEST(AttemptPolicy, ADeniedPermitParksTheRecordUntilTheBreakerLeavesOpen) {
+  auto p = make_policy();
+  auto in = p.on_record(make_record(1));
+  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 3})), "");
+  EXPECT_EQ(p.parked(), 1U);
+  EXPECT_EQ(p.find(in.id)->attempts, 0) << "parked records spend nothing";
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::open)), "");
+  EXPECT_EQ(p.parked(), 1U);
+
+  const auto half_open = p.on_breaker_change(breaker_state::half_open);
+  ASSERT_EQ(kinds(half_open), "permit");
+  EXPECT_EQ(only<policy::request_permit>(half_open).id, in.id);
+  EXPECT_EQ(p.parked(), 0U);
+
+  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 4})), "");
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed)), "permit");
+}
+
+TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(1), /*generation=*/1);
+  p.on_answer(answer(id, 503), t0);
+  next_attempt(p, id);
+  p.on_answer(answer(id, 503), t0);
+  EXPECT_EQ(p.find(id)->attempts, 2);
+
+  EXPECT_EQ(kinds(p.on_retry_due(id)), "permit");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, /*probe=*/true, 8})), "post");
+  EXPECT_EQ(p.find(id)->attempts, 1) << "the probe's sequence starts afresh";
+  EXPECT_TRUE(p.find(id)->probe);
+  p.on_answer(answer(id, 503), t0);
+  const auto again = p.on_retry_due(id);
+  ASSERT_EQ(kinds(again), "post") << "the probe asks no new permit";
+  p.on_answer(answer(id, 503), t0);
+  EXPECT_EQ(kinds(p.on_retry_due(id)), "post");
+  const auto last = p.on_answer(answer(id, 503), t0);
+  const auto b = only<policy::breaker_outcome>(last);
+  EXPECT_FALSE(b.success);
+  EXPECT_TRUE(b.probe);
+  EXPECT_EQ(b.generation, 8U);
+  EXPECT_EQ(p.find(id)->attempts, 3);
+  EXPECT_EQ(header_of(only<policy::produce_onward>(last).onward, attempts_header), "3");
+}
+
+TEST(AttemptPolicy, AProbeAnsweredUnauthorizedGivesUpItsPermit) {
+  auto p = make_policy();
+  auto in = p.on_record(make_record(1));
+  p.on_permit(in.id, attempt_permit{true, true, 5});
+  const auto refused = p.on_answer(answer(in.id, 401), t0);
+  EXPECT_TRUE(only<policy::breaker_outcome>(refused).probe);
+  EXPECT_FALSE(p.find(in.id)->probe);
+  EXPECT_EQ(kinds(p.on_retry_due(in.id)), "permit") << "its next attempt asks the breaker again";
+}
+
+TEST(AttemptPolicy, EveryBreakerOutcomeCarriesTheGenerationOfItsLatestPermit) {
+  auto p = make_policy();
+  const auto delivered = start(p, make_record(1), 11);
+  p.on_answer(answer(delivered, 503), t0);
+  next_attempt(p, delivered, 12);
+  EXPECT_EQ(only<policy::breaker_outcome>(p.on_answer(answer(delivered, 200), t0)).generation, 12U);
+
+  const auto rejected = start(p, make_record(2), 13);
+  EXPECT_EQ(only<policy::breaker_outcome>(p.on_answer(answer(rejected, 410), t0)).generation, 13U);
+
+  const auto exhausted = start(p, make_record(3), 14);
+  p.on_answer(answer(exhausted, 503), t0);
+  next_attempt(p, exhausted, 15);
+  p.on_answer(answer(exhausted, 503), t0);
+  next_attempt(p, exhausted, 16);
+  EXPECT_EQ(only<policy::breaker_outcome>(p.on_answer(answer(exhausted, 503), t0)).generation, 16U);
+}
+
+// -- the head-of-line bound -----------------------------------------------------------------------
+
+TEST(AttemptPolicy, ExpediteMovesARecordWaitingInItsBackoffOnAtOnce) {
+  auto p = make_policy();
+  const auto other = start(p, make_record(4, source, /*partition=*/1));
+  const auto id = start(p, make_record(4, source, /*partition=*/0));
+  p.on_answer(answer(other, 503), t0);
+  p.on_answer(answer(id, 503), t0);
+  const auto moved = p.on_expedite(source, 0, 4, t0);
+  ASSERT_EQ(kinds(moved), "log breaker log onward");
+  EXPECT_FALSE(only<policy::breaker_outcome>(moved).success);
+  const auto onward = only<policy::produce_onward>(moved);
+  EXPECT_EQ(onward.id, id) << "the record at those coordinates, not its neighbour";
+  EXPECT_EQ(onward.onward.topic, source + ".retry-5s");
+  EXPECT_EQ(header_of(onward.onward, error_class_header), "http_503");
+  EXPECT_EQ(p.counts().head_of_line_moves, 1U);
+  EXPECT_EQ(p.counts().exhausted, 0U) << "expedited is not exhausted";
+  EXPECT_EQ(kinds(p.on_retry_due(id)), "") << "its timer finds it moving on";
+  EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "") << "once";
+  EXPECT_EQ(kinds(p.on_retry_due(other)), "permit");
+}
+
+TEST(AttemptPolicy, ExpediteDuringAnAttemptMovesItAtItsNextRetriableFailure) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(4));
+  EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "");
+  const auto failed = p.on_answer(answer(id, 503), t0);
+  ASSERT_EQ(kinds(failed), "breaker log onward");
+  EXPECT_EQ(p.counts().head_of_line_moves, 1U);
+  EXPECT_EQ(p.counts().retries, 0U);
+}
+
+TEST(AttemptPolicy, ExpediteDuringAnAttemptThatIsDeliveredJustDelivers) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(4));
+  p.on_expedite(source, 0, 4, t0);
+  EXPECT_EQ(kinds(p.on_answer(answer(id, 200), t0)), "breaker report");
+  EXPECT_EQ(p.counts().head_of_line_moves, 0U);
+}
+
+TEST(AttemptPolicy, ExpediteWhileTheBreakerIsOpenWaitsForTheNextRetriableFailure) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(4));
+  p.on_answer(answer(id, 503), t0);
+  p.on_breaker_change(breaker_state::open);
+  EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "") << "nothing moves while Open";
+  EXPECT_TRUE(p.find(id)->expedited);
+
+  EXPECT_EQ(kinds(p.on_retry_due(id)), "permit");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{false, false, 2})), "");
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::half_open)), "permit");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, true, 3})), "post");
+  const auto failed = p.on_answer(answer(id, 503), t0);
+  ASSERT_EQ(kinds(failed), "breaker log onward") << "moves at its next retriable failure";
+  EXPECT_TRUE(only<policy::breaker_outcome>(failed).probe);
+}
+
+TEST(AttemptPolicy, ExpediteLeavesHeldAndParkedRecordsAlone) {
+  auto p = make_policy();
+  const auto held = start(p, make_record(1));
+  p.on_answer(answer(held, 401), t0);
+  EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "") << "held: waits for the endpoint";
+  EXPECT_FALSE(p.find(held)->moving_on);
+
+  auto parked = p.on_record(make_record(2));
+  p.on_permit(parked.id, attempt_permit{false, false, 1});
+  EXPECT_EQ(kinds(p.on_expedite(source, 0, 2, t0)), "") << "parked: waits for the breaker";
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed)), "permit");
+
+  EXPECT_EQ(kinds(p.on_expedite(source, 0, 99, t0)), "") << "no such record";
+  EXPECT_EQ(kinds(p.on_expedite("elsewhere", 0, 1, t0)), "");
+}
+
+TEST(AttemptPolicy, ExpediteFindsNothingOnceTheRecordIsDone) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(1));
+  p.on_answer(answer(id, 200), t0);
+  EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "");
+}
+
+// -- the retry router
+// ------------------------------------------------------------------------------
+
+TEST(AttemptPolicy, AnOnwardRecordThatIsNeverAcknowledgedIsDroppedWithoutAnOutcome) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(1));
+  p.on_answer(answer(id, 422), t0);
+  const auto failed = p.on_onward_failed(id, "the router is gone");
+  ASSERT_EQ(kinds(failed), "log");
+  EXPECT_EQ(only<policy::log_line>(failed).level, policy::log_level::error);
+  EXPECT_EQ(p.in_flight(), 0U);
+  EXPECT_EQ(kinds(p.on_onward_acked(id)), "") << "no outcome: its offset stays uncommitted";
+  EXPECT_EQ(p.counts().dead_lettered, 0U);
+  EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "");
+}
+
+TEST(AttemptPolicy, ReportsEachRecordExactlyOnceWhateverArrivesLate) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(1));
+  EXPECT_EQ(all_of<policy::report_outcome>(p.on_answer(answer(id, 200), t0)).size(), 1U);
+  EXPECT_EQ(kinds(p.on_answer(answer(id, 200), t0)), "");
+  EXPECT_EQ(kinds(p.on_retry_due(id)), "");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, false, 1})), "");
+  EXPECT_EQ(kinds(p.on_onward_acked(id)), "");
+  EXPECT_EQ(kinds(p.on_onward_failed(id, "late")), "");
+
+  const auto moved = start(p, make_record(2));
+  p.on_answer(answer(moved, 400), t0);
+  EXPECT_EQ(all_of<policy::report_outcome>(p.on_onward_acked(moved)).size(), 1U);
+  EXPECT_EQ(kinds(p.on_onward_acked(moved)), "");
+  EXPECT_EQ(p.in_flight(), 0U);
+}
+
+TEST(AttemptPolicy, EachRecordGetsItsOwnIdAndCarriedIdempotencyKey) {
+  auto p = make_policy();
+  auto carried = make_record(1);
+  carried.headers.emplace_back(std::string{idempotency_key_header}, "orders:3:14");
+  const auto a = p.on_record(carried);
+  const auto b = p.on_record(make_record(2));
+  EXPECT_NE(a.id, b.id);
+  EXPECT_EQ(p.find(a.id)->idempotency_key, "orders:3:14");
+  EXPECT_EQ(p.find(b.id)->idempotency_key, source + ":0:2");
+}
+
+}  // namespace
+}  // namespace courier
