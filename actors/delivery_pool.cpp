@@ -12,17 +12,17 @@ namespace {
 using self_ptr = caf::stateful_actor<delivery_pool_state>*;
 using policy = attempt_policy;
 
-attempt_policy_settings settings_of(const route_config& route) {
+attempt_policy_settings settings_of(route_config route) {
   attempt_policy_settings s;
-  s.route = route.name;
-  s.source_topic = route.topic;
-  s.retry_tiers = route.retry_tiers;
-  s.dlq_topic = route.dlq_topic;
-  s.content_type = route.content_type;
-  s.hmac_secret = route.hmac_secret;
+  s.route = std::move(route.name);
+  s.source_topic = std::move(route.topic);
+  s.retry_tiers = std::move(route.retry_tiers);
+  s.dlq_topic = std::move(route.dlq_topic);
+  s.content_type = std::move(route.content_type);
+  s.hmac_secret = std::move(route.hmac_secret);
   s.backoff = backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
                              route.retry.max_attempts, route.retry.max_retry_after};
-  s.judge = answer_judge_settings{route.breaker.endpoint_failure_statuses,
+  s.judge = answer_judge_settings{std::move(route.breaker.endpoint_failure_statuses),
                                   route.breaker.trip_on_permanent_run};
   return s;
 }
@@ -175,7 +175,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
                             std::shared_ptr<route_metrics> metrics, std::uint64_t seed) {
   log_failures(self, "delivery_pool", route.name);
   auto& st = self->state;
-  st.policy.emplace(settings_of(route), make_random_source(seed));
+  st.policy.emplace(settings_of(std::move(route)), make_random_source(seed));
   st.client = std::move(client);
   st.breaker = std::move(breaker);
   st.router = std::move(router);
