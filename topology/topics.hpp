@@ -1,7 +1,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/config/config.hpp"
@@ -21,8 +24,52 @@ std::vector<std::string> required_topics(const courier_config& cfg);
 std::vector<std::string> missing_topics(const courier_config& cfg,
                                         std::chrono::milliseconds timeout);
 
+// The headers courier sets on a record it moves to a tier or the DLQ (retry_headers), as the
+// allowance below counts them.
+std::vector<std::string_view> courier_header_names();
+
+// The most bytes courier's headers add to a record it moves to a tier or the DLQ, in Kafka's
+// record encoding; see topics.cpp for the arithmetic.
+std::int64_t courier_header_allowance();
+
+// The max.message.bytes a tier or DLQ topic needs so every record of a source topic whose
+// max.message.bytes is `source_max_message_bytes` fits with courier's headers.
+std::int64_t tier_max_message_bytes(std::int64_t source_max_message_bytes);
+
+// What `topics ensure` did about one tier or DLQ topic's max.message.bytes.
+struct topic_size {
+  enum class kind { created, raised, fits };
+  std::string topic;
+  std::string source;  // the route's source topic
+  kind what = kind::fits;
+  std::int64_t before = 0;  // the value it had (created: the value it was created with)
+  std::int64_t after = 0;   // the value it has now
+  std::int64_t needed = 0;  // tier_max_message_bytes of the source's
+  std::vector<std::string> kept_overrides;  // raised: its other overrides, sent along
+};
+
+struct ensure_report {
+  std::vector<std::string> created;
+  std::vector<topic_size> sizes;  // one per tier and DLQ topic, in the order of required_topics
+  // The largest record the retry router's producer must accept: the largest `needed`, at least
+  // librdkafka's default of message.max.bytes (1000000).
+  std::int64_t producer_message_max_bytes = 1000000;
+};
+
 // `courier topics ensure`: creates every missing tier and DLQ topic with its source's partition
-// count; a missing source topic is created with `source_partitions`. Returns the topics created.
+// count and a max.message.bytes of tier_max_message_bytes(the source's effective one); a
+// missing source topic is created with `source_partitions`. Grows tier and DLQ topics with
+// fewer partitions than the source, raises a smaller max.message.bytes (keeping their other
+// overrides), and returns once the metadata shows every topic with its partitions and the
+// broker reports every size.
+ensure_report ensure_topics_report(const courier_config& cfg, int source_partitions,
+                                   std::chrono::milliseconds timeout);
+
+// One line per tier and DLQ topic saying what happened to its max.message.bytes, then the
+// producer's message.max.bytes.
+std::vector<std::string> size_lines(const ensure_report& report);
+
+// ensure_topics_report, its size_lines on stdout; returns the topics created.
 std::vector<std::string> ensure_topics(const courier_config& cfg, int source_partitions,
                                        std::chrono::milliseconds timeout);
 

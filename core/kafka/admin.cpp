@@ -5,6 +5,7 @@
 #include "core/kafka/handles.hpp"
 
 #include <array>
+#include <memory>
 
 namespace courier::kafka {
 namespace {
@@ -25,7 +26,8 @@ handle_ptr make_handle(rd_kafka_type_t type, const std::map<std::string, std::st
 int to_timeout_ms(std::chrono::milliseconds timeout) { return static_cast<int>(timeout.count()); }
 
 // Options of one admin request: request_timeout bounds the client's wait, operation_timeout
-// the controller's.
+// the controller's (only CreateTopics and CreatePartitions take one; librdkafka refuses it for
+// DescribeConfigs and AlterConfigs).
 admin_options_ptr admin_options(rd_kafka_t* rk, rd_kafka_admin_op_t op,
                                 std::chrono::milliseconds timeout, const std::string& what) {
   admin_options_ptr options{rd_kafka_AdminOptions_new(rk, op)};
@@ -34,6 +36,9 @@ admin_options_ptr admin_options(rd_kafka_t* rk, rd_kafka_admin_op_t op,
       options.get(), to_timeout_ms(timeout), reason.data(), reason.size());
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw kafka_error(err, "setting the " + what + " request timeout", reason.data());
+  }
+  if (op != RD_KAFKA_ADMIN_OP_CREATETOPICS && op != RD_KAFKA_ADMIN_OP_CREATEPARTITIONS) {
+    return options;
   }
   err = rd_kafka_AdminOptions_set_operation_timeout(options.get(), to_timeout_ms(timeout),
                                                     reason.data(), reason.size());
@@ -70,6 +75,44 @@ void check_topic_results(const rd_kafka_topic_result_t** results, std::size_t co
     throw kafka_error(topic_err, doing + " '" + rd_kafka_topic_result_name(results[i]) + "'",
                       message != nullptr ? message : rd_kafka_err2str(topic_err));
   }
+}
+
+// handles.hpp has no ConfigResource; only this file uses one.
+struct config_resource_deleter {
+  void operator()(rd_kafka_ConfigResource_t* resource) const {
+    rd_kafka_ConfigResource_destroy(resource);
+  }
+};
+using config_resource_ptr = std::unique_ptr<rd_kafka_ConfigResource_t, config_resource_deleter>;
+
+config_resource_ptr topic_resource(const std::string& topic) {
+  config_resource_ptr resource{rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str())};
+  if (!resource) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
+                      "describing the config resource of topic '" + topic + "'");
+  }
+  return resource;
+}
+
+// The one result resource of a Describe/AlterConfigs request about `topic`; throws when the
+// broker answered with an error for it.
+const rd_kafka_ConfigResource_t* the_topic_result(const rd_kafka_ConfigResource_t** resources,
+                                                  std::size_t count, const std::string& topic,
+                                                  const std::string& doing) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (rd_kafka_ConfigResource_type(resources[i]) != RD_KAFKA_RESOURCE_TOPIC ||
+        topic != rd_kafka_ConfigResource_name(resources[i])) {
+      continue;
+    }
+    const rd_kafka_resp_err_t err = rd_kafka_ConfigResource_error(resources[i]);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      const char* message = rd_kafka_ConfigResource_error_string(resources[i]);
+      throw kafka_error(err, doing,
+                        message != nullptr && *message != '\0' ? message : rd_kafka_err2str(err));
+    }
+    return resources[i];
+  }
+  throw kafka_error(RD_KAFKA_RESP_ERR__FAIL, doing, "the broker's answer does not name the topic");
 }
 
 }  // namespace
@@ -218,6 +261,126 @@ int partition_count(const std::string& bootstrap, const std::string& topic,
   }
   throw kafka_error(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
                     "reading metadata of topic '" + topic + "'", "the cluster has no such topic");
+}
+
+std::map<std::string, topic_config_entry> describe_topic_config_entries(
+    const std::string& bootstrap, const std::string& topic, std::chrono::milliseconds timeout) {
+  const std::string doing = "describing the config of topic '" + topic + "'";
+  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}}, doing);
+  config_resource_ptr resource = topic_resource(topic);
+  rd_kafka_ConfigResource_t* resources[] = {resource.get()};
+  const auto options =
+      admin_options(rk.get(), RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, timeout, "DescribeConfigs");
+  queue_ptr queue{rd_kafka_queue_new(rk.get())};
+  rd_kafka_DescribeConfigs(rk.get(), resources, 1, options.get(), queue.get());
+  const event_ptr event = admin_result(queue.get(), timeout, doing);
+  const rd_kafka_DescribeConfigs_result_t* result =
+      rd_kafka_event_DescribeConfigs_result(event.get());
+  if (result == nullptr) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__FAIL, doing + ": unexpected event",
+                      rd_kafka_event_name(event.get()));
+  }
+  std::size_t count = 0;
+  const rd_kafka_ConfigResource_t** results =
+      rd_kafka_DescribeConfigs_result_resources(result, &count);
+  const rd_kafka_ConfigResource_t* described = the_topic_result(results, count, topic, doing);
+
+  std::size_t entry_count = 0;
+  const rd_kafka_ConfigEntry_t** entries = rd_kafka_ConfigResource_configs(described, &entry_count);
+  std::map<std::string, topic_config_entry> out;
+  for (std::size_t i = 0; i < entry_count; ++i) {
+    topic_config_entry entry;
+    if (const char* value = rd_kafka_ConfigEntry_value(entries[i]); value != nullptr) {
+      entry.value = value;
+    }
+    entry.is_override =
+        rd_kafka_ConfigEntry_source(entries[i]) == RD_KAFKA_CONFIG_SOURCE_DYNAMIC_TOPIC_CONFIG;
+    entry.is_read_only = rd_kafka_ConfigEntry_is_read_only(entries[i]) == 1;
+    out.emplace(rd_kafka_ConfigEntry_name(entries[i]), std::move(entry));
+  }
+  return out;
+}
+
+std::map<std::string, std::string> describe_topic_config(const std::string& bootstrap,
+                                                         const std::string& topic,
+                                                         std::chrono::milliseconds timeout) {
+  std::map<std::string, std::string> out;
+  for (auto& [name, entry] : describe_topic_config_entries(bootstrap, topic, timeout)) {
+    if (entry.value) {
+      out.emplace(name, std::move(*entry.value));
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> topic_config_overrides(const std::string& bootstrap,
+                                                          const std::string& topic,
+                                                          std::chrono::milliseconds timeout) {
+  std::map<std::string, std::string> out;
+  for (auto& [name, entry] : describe_topic_config_entries(bootstrap, topic, timeout)) {
+    if (entry.is_override && entry.value) {
+      out.emplace(name, std::move(*entry.value));
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> set_topic_config(const std::string& bootstrap,
+                                                    const std::string& topic,
+                                                    const std::string& key,
+                                                    const std::string& value,
+                                                    std::chrono::milliseconds timeout) {
+  const std::string doing = "setting " + key + "=" + value + " on topic '" + topic + "'";
+  // AlterConfigs resets every override it is not sent: send them all.
+  std::map<std::string, topic_config_entry> current;
+  try {
+    current = describe_topic_config_entries(bootstrap, topic, timeout);
+  } catch (const kafka_error& e) {
+    throw kafka_error(e.code(), doing, e.what());
+  }
+  std::map<std::string, std::string> kept;
+  for (auto& [name, entry] : current) {
+    if (!entry.is_override || name == key) {
+      continue;
+    }
+    if (!entry.value) {
+      throw kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, doing,
+                        "its override " + name +
+                            " is sensitive (the broker hides its value), so AlterConfigs "
+                            "would drop it");
+    }
+    kept.emplace(name, std::move(*entry.value));
+  }
+
+  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}}, doing);
+  config_resource_ptr resource = topic_resource(topic);
+  const auto set = [&](const std::string& name, const std::string& v) {
+    const rd_kafka_resp_err_t err =
+        rd_kafka_ConfigResource_set_config(resource.get(), name.c_str(), v.c_str());
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      throw kafka_error(err, doing + " (with its override " + name + "=" + v + ")");
+    }
+  };
+  for (const auto& [name, v] : kept) {
+    set(name, v);
+  }
+  set(key, value);
+  rd_kafka_ConfigResource_t* resources[] = {resource.get()};
+  const auto options =
+      admin_options(rk.get(), RD_KAFKA_ADMIN_OP_ALTERCONFIGS, timeout, "AlterConfigs");
+  queue_ptr queue{rd_kafka_queue_new(rk.get())};
+  rd_kafka_AlterConfigs(rk.get(), resources, 1, options.get(), queue.get());
+  const event_ptr event = admin_result(queue.get(), timeout, doing);
+  const rd_kafka_AlterConfigs_result_t* result = rd_kafka_event_AlterConfigs_result(event.get());
+  if (result == nullptr) {
+    throw kafka_error(RD_KAFKA_RESP_ERR__FAIL, doing + ": unexpected event",
+                      rd_kafka_event_name(event.get()));
+  }
+  std::size_t count = 0;
+  const rd_kafka_ConfigResource_t** results =
+      rd_kafka_AlterConfigs_result_resources(result, &count);
+  the_topic_result(results, count, topic, doing);
+  return kept;
 }
 
 }  // namespace courier::kafka

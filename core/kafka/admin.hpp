@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,5 +44,41 @@ void create_partitions(const std::string& bootstrap, const std::string& topic, i
 // How many partitions `topic` has; throws kafka_error naming the topic if it is unknown.
 int partition_count(const std::string& bootstrap, const std::string& topic,
                     std::chrono::milliseconds timeout);
+
+// One entry of a topic's configuration as DescribeConfigs returns it: the effective value
+// (the broker's default where the topic does not override it).
+struct topic_config_entry {
+  std::optional<std::string> value;  // nothing for a sensitive entry: the broker hides it
+  bool is_override = false;          // set on this topic (source DYNAMIC_TOPIC_CONFIG)
+  bool is_read_only = false;
+};
+
+// Every config entry of `topic` (DescribeConfigs). Throws kafka_error naming the topic, e.g.
+// when it does not exist.
+std::map<std::string, topic_config_entry> describe_topic_config_entries(
+    const std::string& bootstrap, const std::string& topic, std::chrono::milliseconds timeout);
+
+// The effective value of every config of `topic` (sensitive ones, whose value the broker hides,
+// are left out). Throws kafka_error naming the topic.
+std::map<std::string, std::string> describe_topic_config(const std::string& bootstrap,
+                                                         const std::string& topic,
+                                                         std::chrono::milliseconds timeout);
+
+// The configs set on `topic` itself (its overrides), with their values.
+std::map<std::string, std::string> topic_config_overrides(const std::string& bootstrap,
+                                                          const std::string& topic,
+                                                          std::chrono::milliseconds timeout);
+
+// Sets `key`=`value` on `topic` and keeps every other override of the topic. librdkafka 2.0.2
+// has no IncrementalAlterConfigs, and AlterConfigs replaces the topic's whole set of overrides,
+// so this reads the overrides first and sends them all with the changed one (a change another
+// client makes in between is lost). Returns the other overrides it kept. Throws kafka_error
+// naming the topic and the key, also when an override is sensitive (its value cannot be read
+// back, so it would be lost).
+std::map<std::string, std::string> set_topic_config(const std::string& bootstrap,
+                                                    const std::string& topic,
+                                                    const std::string& key,
+                                                    const std::string& value,
+                                                    std::chrono::milliseconds timeout);
 
 }  // namespace courier::kafka

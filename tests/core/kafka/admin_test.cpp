@@ -46,5 +46,35 @@ TEST(KafkaAdmin, CreateTopicsFailsWithinItsTimeoutWhenTheClusterCannotServeIt) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
 }
 
+// The 2.0.2 mock serves no DescribeConfigs or AlterConfigs either: both fail within their
+// timeout with a kafka_error naming the topic (and the key). They are covered end-to-end
+// (tests/e2e/topics_ensure_test.cpp).
+TEST(KafkaAdmin, DescribeTopicConfigFailsWithinItsTimeoutNamingTheTopic) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 1);
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    describe_topic_config(cluster.bootstrap_servers(), "orders", 1s);
+    FAIL() << "describe_topic_config returned on a cluster that cannot serve it";
+  } catch (const kafka_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'orders'"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+}
+
+TEST(KafkaAdmin, SetTopicConfigFailsWithinItsTimeoutNamingTheTopicAndTheKey) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 1);
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    set_topic_config(cluster.bootstrap_servers(), "orders", "max.message.bytes", "2000000", 1s);
+    FAIL() << "set_topic_config returned on a cluster that cannot serve it";
+  } catch (const kafka_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'orders'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("max.message.bytes"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+}
+
 }  // namespace
 }  // namespace courier::kafka
