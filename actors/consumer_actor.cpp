@@ -225,6 +225,26 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       check_drained(self);
     },
     [=](drain_deadline_atom) { close_consumer(self); },
+    [=](blocked_atom, const produce_blocked& b) {
+      auto& s = self->state;
+      const partition_id p{b.from_topic, b.from_partition};
+      if (s.core->set_blocked(p, b.from_offset, b.blocked)) {
+        publish(self);
+        if (b.blocked) {
+          log::error(
+            "partition held: one of its records cannot be written to a retry tier or "
+            "the DLQ; it is produced again until the topic is fixed",
+            {{"route", s.settings.route},
+             {"partition", name_of(p)},
+             {"offset", b.from_offset},
+             {"destination", b.destination},
+             {"reason", b.reason}});
+        } else {
+          log::info("partition resumed: its held record was written",
+                    {{"route", s.settings.route}, {"partition", name_of(p)}});
+        }
+      }
+    },
     [=](due_atom, const std::string& topic, std::int32_t partition) {
       if (!self->state.closed) {
         self->state.core->wake(partition_id{topic, partition}, now_ms());

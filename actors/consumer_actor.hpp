@@ -67,6 +67,7 @@ struct consumer_actor_state {
 //   due_atom, topic, partition         (to itself: the core's wake_at)
 //   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close
+//   blocked_atom, produce_blocked      (from the delivery pool: hold or release a partition)
 // Sends the delivery pool (deliver_atom, record) and (expedite_atom, topic, partition, offset).
 caf::behavior consumer_actor(caf::stateful_actor<consumer_actor_state>* self,
                              consumer_actor_settings settings, caf::actor delivery,

@@ -111,14 +111,20 @@ struct shell {
 
   void operator()(policy::produce_onward& a) const {
     auto& r = a.onward;
-    dispatch_request req{std::move(r.topic),
-                         r.partition,
-                         r.key.has_value(),
-                         r.key.value_or(std::string{}),
-                         std::move(r.value),
-                         std::move(r.headers),
-                         0};
     const auto id = a.id;
+    dispatch_request req;
+    req.topic = std::move(r.topic);
+    req.partition = r.partition;
+    req.has_key = r.key.has_value();
+    req.key = r.key.value_or(std::string{});
+    req.value = std::move(r.value);
+    req.headers = std::move(r.headers);
+    if (const auto* d = self->state.policy->find(id)) {
+      req.from_topic = d->rec.topic;
+      req.from_partition = d->rec.partition;
+      req.from_offset = d->rec.offset;
+    }
+    req.tag = id;
     self->request(self->state.router, caf::infinite, route_atom::value, std::move(req))
       .then([s = self, id](bool) { carry_out(s, s->state.policy->on_onward_acked(id)); },
             [s = self, id](const caf::error& err) {
@@ -196,6 +202,12 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
     },
     [=](state_atom, const breaker_change& change) {
       carry_out(self, self->state.policy->on_breaker_change(change.to));
+    },
+    [=](blocked_atom, const produce_blocked& b) {
+      // The router cannot write a record onward: its consumer holds the record's partition.
+      if (auto it = self->state.consumers.find(b.tag); it != self->state.consumers.end()) {
+        self->send(it->second, blocked_atom::value, b);
+      }
     },
   };
 }

@@ -88,12 +88,38 @@ struct dispatch_request {
   std::string value;
   header_list headers;
   std::int64_t timestamp_ms = 0;
+  // Where the record was fetched from, and the requester's own name for it: both come back
+  // in a produce_blocked notice.
+  std::string from_topic;
+  std::int32_t from_partition = 0;
+  std::int64_t from_offset = 0;
+  std::uint64_t tag = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, dispatch_request& x) {
   return f(caf::meta::type_name("dispatch_request"), x.topic, x.partition, x.has_key, x.key,
-           x.value, x.headers, x.timestamp_ms);
+           x.value, x.headers, x.timestamp_ms, x.from_topic, x.from_partition, x.from_offset,
+           x.tag);
+}
+
+// From the retry router to the requester of a dispatch, and on from the delivery pool to the
+// record's consumer: producing the record fetched at from_topic/from_partition/from_offset
+// fails (`blocked`, with the broker's reason) or, after failing, has been acknowledged.
+struct produce_blocked {
+  std::string from_topic;
+  std::int32_t from_partition = 0;
+  std::int64_t from_offset = 0;
+  bool blocked = false;
+  std::string destination;
+  std::string reason;
+  std::uint64_t tag = 0;  // the dispatch_request's
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, produce_blocked& x) {
+  return f(caf::meta::type_name("produce_blocked"), x.from_topic, x.from_partition, x.from_offset,
+           x.blocked, x.destination, x.reason, x.tag);
 }
 
 // Why a partition's fetching is paused: courier::pause_reason (core/partition_pauses.hpp).
@@ -128,6 +154,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(courier, (courier::actors::attempt_result))
   CAF_ADD_TYPE_ID(courier, (courier::pause_reason))
   CAF_ADD_TYPE_ID(courier, (courier::actors::dispatch_request))
+  CAF_ADD_TYPE_ID(courier, (courier::actors::produce_blocked))
 
   CAF_ADD_ATOM(courier, courier::actors, deliver_atom, "deliver")
   CAF_ADD_ATOM(courier, courier::actors, outcome_atom, "outcome")
@@ -150,6 +177,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, drain_deadline_atom, "draindead")
   CAF_ADD_ATOM(courier, courier::actors, stop_atom, "stop")
   CAF_ADD_ATOM(courier, courier::actors, expedite_atom, "expedite")
+  CAF_ADD_ATOM(courier, courier::actors, blocked_atom, "blocked")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 

@@ -68,6 +68,16 @@ void produce(self_ptr self, std::uint64_t id) {
   }
 }
 
+void tell_requester(const retry_router_state::waiting& w, bool blocked, const std::string& reason) {
+  if (!w.requester) {
+    return;
+  }
+  const auto& r = w.request;
+  caf::anon_send(w.requester, blocked_atom::value,
+                 produce_blocked{r.from_topic, r.from_partition, r.from_offset, blocked, r.topic,
+                                 reason, r.tag});
+}
+
 void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
                  rd_kafka_resp_err_t err) {
   auto& st = self->state;
@@ -78,6 +88,14 @@ void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
   auto& w = it->second;
   w.in_flight = false;
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    if (w.blocked) {
+      log::info("a retry/DLQ record that failed is through; its partition resumes",
+                {{"topic", w.request.topic},
+                 {"from", w.request.from_topic},
+                 {"from_partition", w.request.from_partition},
+                 {"failures", w.failures}});
+      tell_requester(w, false, {});
+    }
     w.promise.deliver(true);
     st.pending.erase(it);
     return;
@@ -99,6 +117,12 @@ void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
               {"error", rd_kafka_err2name(err)},
               {"failures", w.failures},
               {"retry_in_ms", delay.count()}});
+  if (!w.blocked) {
+    // Its partition is held meanwhile (the consumer pauses it): other partitions keep flowing,
+    // and once the operator fixes the topic the next try gets through and it resumes.
+    w.blocked = true;
+    tell_requester(w, true, std::string{rd_kafka_err2name(err)} + ": " + rd_kafka_err2str(err));
+  }
   if (rd_kafka_fatal_error(st.producer->raw(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     rebuild_producer(self);
   }
@@ -126,8 +150,10 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
     [=](route_atom, dispatch_request& req) -> caf::result<bool> {
       auto& s = self->state;
       const auto id = s.next_id++;
-      auto promise = self->make_response_promise<bool>();
       retry_router_state::waiting w;
+      // Before the promise: making it moves the sender out of the current message.
+      w.requester = caf::actor_cast<caf::actor>(self->current_sender());
+      auto promise = self->make_response_promise<bool>();
       w.request = std::move(req);
       w.promise = promise;
       s.pending.emplace(id, std::move(w));

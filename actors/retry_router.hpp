@@ -26,6 +26,8 @@ struct retry_router_state {
     int failures = 0;
     bool in_flight = false;        // handed to the producer, its report not yet in
     std::uint64_t generation = 0;  // of the producer it was handed to
+    caf::actor requester;          // told while producing it fails (blocked_atom)
+    bool blocked = false;          // the requester was told it fails
   };
   std::map<std::uint64_t, waiting> pending;
   // Counts producer rebuilds: a report from an older producer is stale and ignored, because
@@ -42,6 +44,8 @@ struct retry_router_state {
 // (the old producer's reports are ignored from then on). A record whose partition does not
 // exist in its destination (a tier or DLQ topic with fewer partitions than the source) goes
 // to the partition librdkafka's partitioner picks for its key instead.
+// While a record fails (too large for its topic, topic missing, not authorized) the requester
+// is told once, (blocked_atom, produce_blocked{blocked = true}), and again once it is through.
 //   route_atom, dispatch_request -> bool (true once acknowledged)
 caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
                            std::map<std::string, std::string> properties);

@@ -32,7 +32,8 @@ void consumer_core::assign(const std::vector<partition_id>& ps, std::int64_t now
         book_.try_emplace(p, partition_entry{offset_tracker{},
                                              head_of_line_guard{settings_.head_of_line_records,
                                                                 settings_.head_of_line_age.count()},
-                                             std::nullopt});
+                                             std::nullopt,
+                                             {}});
     if (fresh) {
       (void)it->second.head.check(it->second.tracker, now_ms);
     }
@@ -111,6 +112,9 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, std::in
     return false;
   }
   --tracked_;
+  if (e.blocked.erase(offset) != 0 && e.blocked.empty()) {
+    apply(pauses_.set(p, pause_reason::produce_blocked, false));
+  }
   store(p, e.tracker);
   update_backpressure(p, e.tracker);
   check_head(p, e, now_ms);
@@ -152,6 +156,27 @@ std::vector<partition_id> consumer_core::set_route_reason(pause_reason r, bool o
   const auto c = pauses_.set_everywhere(r, on);
   apply(c);
   return c.touched;
+}
+
+bool consumer_core::set_blocked(const partition_id& p, std::int64_t offset, bool on) {
+  auto it = book_.find(p);
+  if (it == book_.end()) {
+    return false;
+  }
+  auto& blocked = it->second.blocked;
+  if (on) {
+    blocked.insert(offset);
+  } else {
+    blocked.erase(offset);
+  }
+  const auto c = pauses_.set(p, pause_reason::produce_blocked, !blocked.empty());
+  apply(c);
+  return !c.touched.empty();
+}
+
+std::size_t consumer_core::blocked_count(const partition_id& p) const {
+  auto it = book_.find(p);
+  return it == book_.end() ? 0 : it->second.blocked.size();
 }
 
 void consumer_core::store_all() {

@@ -111,6 +111,13 @@ class consumer_core {
   // returns the partitions whose reasons changed.
   std::vector<partition_id> set_route_reason(pause_reason r, bool on);
 
+  // A record of the partition cannot be written to its retry tier or the DLQ (too large, topic
+  // missing, not authorized; the retry router keeps trying): the partition stops fetching
+  // until every such record of it is through, so it does not run ahead of a commit point that
+  // cannot move. Returns whether the partition's pause reasons changed.
+  bool set_blocked(const partition_id& p, std::int64_t offset, bool on);
+  std::size_t blocked_count(const partition_id& p) const;
+
   // Stores the commit point of every assigned partition (before close).
   void store_all();
 
@@ -135,6 +142,7 @@ class consumer_core {
     offset_tracker tracker;
     head_of_line_guard head;
     std::optional<std::int64_t> wake_armed_ms;  // the earliest wake_at still to fire
+    std::set<std::int64_t> blocked;             // offsets whose onward produce is failing
   };
 
   intake hand_out(record r);

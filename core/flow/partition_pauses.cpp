@@ -12,6 +12,8 @@ std::string to_string(pause_reason r) {
       return "retry_due";
     case pause_reason::shutdown:
       return "shutdown";
+    case pause_reason::produce_blocked:
+      return "produce_blocked";
   }
   return "unknown";
 }

@@ -12,7 +12,13 @@
 namespace courier {
 
 // Why a partition's fetching is paused (DESIGN.md section 4).
-enum class pause_reason : std::uint8_t { breaker, backpressure, retry_due, shutdown };
+enum class pause_reason : std::uint8_t {
+  breaker,
+  backpressure,
+  retry_due,
+  shutdown,
+  produce_blocked,  // a record of it cannot be written to its retry tier or the DLQ
+};
 
 std::string to_string(pause_reason r);
 

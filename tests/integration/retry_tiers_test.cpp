@@ -219,5 +219,45 @@ TEST(RetryTiers, AProduceFailureLeavesTheSourceOffsetUncommittedUntilTheDlqAckno
   EXPECT_EQ(read_dlq(s, 1).size(), 1U);
 }
 
+// A record that cannot be written to the DLQ (the broker refuses it for a while) holds only its
+// own partition, with the reason produce_blocked: the other partition keeps flowing and
+// commits; once the DLQ takes the record the partition resumes and commits on its own.
+TEST(RetryTiers, ARecordTheDlqRefusesHoldsOnlyItsPartitionWhichResumesOnceItIsWritten) {
+  stand s{2};
+  s.seed(40);
+  const auto poison = key_of(s, 0, 0);
+  s.receiver->set_key_rule(poison, mock::key_rule{400, -1});
+  // Only the retry router produces from here on: the next Produce requests are all its tries.
+  s.cluster.push_request_errors(
+      0, std::vector<rd_kafka_resp_err_t>(3, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  auto committed = [&](std::int32_t partition) {
+    const auto c =
+        kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 2, 10s);
+    return c.count(partition) ? c.at(partition) : 0;
+  };
+  ASSERT_TRUE(wait_until([&] { return m.paused_partitions.load() == 1; }, 30s))
+      << "the poison record's partition is held while its DLQ write fails";
+  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 39; }, 30s));
+  EXPECT_EQ(committed(0), 0) << "held at the poison record";
+  ASSERT_TRUE(wait_until([&] { return committed(1) > 0; }, 30s))
+      << "the other partition commits meanwhile";
+
+  ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() == 1; }, 60s));
+  ASSERT_TRUE(wait_until([&] { return m.paused_partitions.load() == 0; }, 30s))
+      << "written at last: the partition resumes on its own";
+  p.stop();
+  EXPECT_EQ(committed(0) + committed(1), 40) << "every record delivered or in the DLQ commits";
+  const auto dlq = read_dlq(s, 1);
+  ASSERT_EQ(dlq.size(), 1U);
+  EXPECT_EQ(header_or_empty(dlq.front(), idempotency_key_header), poison);
+  const auto delivered = delivered_keys(*s.receiver);
+  EXPECT_EQ(delivered.size(), 39U);
+  EXPECT_EQ(delivered.count(poison), 0U) << "delivered and dead-lettered are disjoint";
+}
+
 }  // namespace
 }  // namespace courier::testing

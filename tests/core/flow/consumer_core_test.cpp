@@ -285,6 +285,25 @@ TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
   EXPECT_TRUE(io.paused.empty()) << "the other partition was never touched";
 }
 
+TEST(ConsumerCore, ARecordThatCannotBeWrittenOnwardHoldsOnlyItsPartitionUntilItIsThrough) {
+  fake_io io;
+  consumer_core core{bounded(8), io};
+  core.assign({p0, p1}, 0);
+  core.take(rec(p0, 0), 0);
+  core.take(rec(p0, 1), 0);
+  core.take(rec(p1, 0), 0);
+  EXPECT_TRUE(core.set_blocked(p0, 0, true));
+  EXPECT_FALSE(core.set_blocked(p0, 1, true)) << "already held";
+  EXPECT_EQ(io.paused, std::set<partition_id>{p0}) << "the other partition keeps flowing";
+  EXPECT_EQ(core.blocked_count(p0), 2U);
+  EXPECT_FALSE(core.set_blocked(p0, 0, false)) << "offset 1 still holds it";
+  EXPECT_TRUE(io.paused.count(p0));
+  core.complete(p0, 1, 0);  // the router got it through: its outcome releases it too
+  EXPECT_TRUE(io.paused.empty());
+  EXPECT_EQ(core.blocked_count(p0), 0U);
+  EXPECT_FALSE(core.set_blocked(tier0, 0, true)) << "not assigned: nothing to hold";
+}
+
 TEST(ConsumerCore, DrainWithEverythingInFlightStoresEachCommitPointAndCountsDown) {
   fake_io io;
   consumer_core core{bounded(6), io};
