@@ -193,6 +193,16 @@ std::int64_t tier_max_message_bytes(std::int64_t source_max_message_bytes) {
   return source_max_message_bytes + header_allowance();
 }
 
+std::int64_t retry_producer_message_max_bytes(const courier_config& cfg,
+                                              std::chrono::milliseconds timeout) {
+  std::int64_t bytes = ensure_report{}.producer_message_max_bytes;
+  for (const auto& route : cfg.routes) {
+    bytes = std::max(
+        bytes, tier_max_message_bytes(max_message_bytes(cfg.kafka.brokers, route.topic, timeout)));
+  }
+  return bytes;
+}
+
 ensure_report ensure_topics_report(const courier_config& cfg, int source_partitions,
                                    std::chrono::milliseconds timeout) {
   const std::string& brokers = cfg.kafka.brokers;

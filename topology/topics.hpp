@@ -36,6 +36,12 @@ std::int64_t courier_header_allowance();
 // max.message.bytes is `source_max_message_bytes` fits with courier's headers.
 std::int64_t tier_max_message_bytes(std::int64_t source_max_message_bytes);
 
+// The message.max.bytes the retry router's producer (one for every route) needs: the largest
+// tier_max_message_bytes over the routes' sources (their effective max.message.bytes, described
+// on the broker), at least librdkafka's default of 1000000. Throws kafka_error naming the topic.
+std::int64_t retry_producer_message_max_bytes(const courier_config& cfg,
+                                              std::chrono::milliseconds timeout);
+
 // What `topics ensure` did about one tier or DLQ topic's max.message.bytes.
 struct topic_size {
   enum class kind { created, raised, fits };

@@ -95,6 +95,8 @@ TEST(TopicsEnsure, SizesTiersAndDlqForTheSourcesLargestRecordAndKeepsTheDlqsOver
       << out;
   EXPECT_NE(out.find("producer message.max.bytes=" + std::to_string(needed)), std::string::npos)
       << out;
+  // What `courier run` can compute for its retry router's producer without ensuring anything.
+  EXPECT_EQ(topology::retry_producer_message_max_bytes(e2e_config(s), 15s), needed);
 
   // A 1.9 MB record with courier's headers: refused by librdkafka's default message.max.bytes,
   // written with the figure ensure printed.
