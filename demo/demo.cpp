@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -13,6 +14,7 @@
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
 #include "topology/pipeline.hpp"
+#include "topology/supervisor.hpp"
 #include "demo/progress_bar.hpp"
 #include "demo/shipments.hpp"
 #include "demo/topic_reader.hpp"
@@ -145,8 +147,11 @@ int run_demo(const demo_options& options, courier_config cfg) {
   demo_tally tally;
   tally.seeded = options.records;
   bool accounted = false;
+  std::optional<topology::stop_cause> stopped;
   {
     pipeline p{system, cfg, pipeline_options{2, std::chrono::seconds{10}, options.seed}};
+    // Supervised like `courier run`: an actor that dies ends the demo, named, with exit 1.
+    topology::supervisor sup{system, p};
     const auto& metrics = *p.routes().front().metrics;
     progress_bar bar{stderr, options.records, options.progress};
     bool outage_armed = options.outage.count() > 0;
@@ -162,7 +167,10 @@ int run_demo(const demo_options& options, courier_config cfg) {
       if (s.ok + metrics.dead_lettered >= options.records) {
         break;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds{100});  // display refresh
+      // The display refresh, which is also the supervisor's watch.
+      if ((stopped = sup.wait_for(std::chrono::milliseconds{100}))) {
+        break;
+      }
     }
     bar.finish();
     tally.elapsed_s = std::chrono::duration<double>(clock::now() - started).count();
@@ -199,6 +207,11 @@ int run_demo(const demo_options& options, courier_config cfg) {
     tally.dlq_records = dlq.size();
   }
   receiver.stop();
+  if (stopped && stopped->what == topology::stop_cause::kind::actor_died) {
+    std::fprintf(stderr, "courier demo: the %s died (%s); stopped\n", stopped->actor.c_str(),
+                 stopped->reason.c_str());
+    return 1;
+  }
   accounted = tally.receiver.ok + tally.in_dlq == options.records && tally.in_both == 0 &&
               tally.dlq_records == tally.in_dlq;
   print_table(tally, accounted);

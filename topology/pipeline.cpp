@@ -1,5 +1,8 @@
 #include "topology/pipeline.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include <random>
 
 #include "actors/breaker_actor.hpp"
@@ -35,8 +38,14 @@ std::uint64_t seed_or_random(std::uint64_t seed) {
 pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options)
     : system_(system), options_(options), io_(options.http_threads) {
   std::uint64_t seed = seed_or_random(options.seed);
+  auto producer_properties = cfg.kafka.properties;
+  if (options.producer_message_max_bytes > 0) {
+    auto& v = producer_properties["message.max.bytes"];
+    v = std::to_string(
+        std::max<std::int64_t>(options.producer_message_max_bytes, v.empty() ? 0 : std::stoll(v)));
+  }
   router_ =
-      system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers, cfg.kafka.properties);
+      system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers, producer_properties);
   for (const auto& route : cfg.routes) {
     route_graph g;
     g.name = route.name;

@@ -20,6 +20,9 @@ struct pipeline_options {
   unsigned http_threads = 1;
   std::chrono::milliseconds drain_timeout{10000};
   std::uint64_t seed = 0;  // 0: random
+  // The retry router producer's message.max.bytes (0: librdkafka's default, or the one in
+  // kafka.properties): a tier or DLQ record is the source record plus courier's headers.
+  std::int64_t producer_message_max_bytes = 0;
 };
 
 // The actor graph of one route: breaker, pause controller, delivery pool, consumer.

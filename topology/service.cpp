@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "actors/messages.hpp"
+#include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/supervisor.hpp"
@@ -37,7 +38,24 @@ int run_service(const courier_config& cfg) {
   caf::actor_system_config sys_cfg;
   actors::add_message_types(sys_cfg);
   caf::actor_system system{sys_cfg};
-  pipeline p{system, cfg, pipeline_options{}};
+  pipeline_options options;
+  // Sized like `topics ensure` sizes the tier and DLQ topics: the largest source record plus
+  // courier's headers (librdkafka's client-side default, 1,000,000, is below Kafka's topic
+  // default of 1,048,588, so a record near 1 MB could not even leave the producer).
+  try {
+    options.producer_message_max_bytes =
+        retry_producer_message_max_bytes(cfg, std::chrono::seconds{10});
+    log::info("retry/DLQ producer sized",
+              {{"message.max.bytes", options.producer_message_max_bytes}});
+  } catch (const kafka::kafka_error& e) {
+    // Without DescribeConfigs rights: librdkafka's default; a larger record holds its
+    // partition (produce_blocked) instead of being lost.
+    log::warn(
+        "cannot read the source topics' max.message.bytes; the retry/DLQ producer keeps "
+        "its default",
+        {{"error", e.what()}});
+  }
+  pipeline p{system, cfg, options};
   supervisor sup{system, p};
   log::info("courier running", {{"brokers", cfg.kafka.brokers},
                                 {"group_id", cfg.kafka.group_id},

@@ -15,26 +15,38 @@ supervisor::supervisor(caf::actor_system& system, const pipeline& p) : self_(sys
 caf::actor supervisor::handle() const { return caf::actor_cast<caf::actor>(self_); }
 
 stop_cause supervisor::wait() {
-  stop_cause cause;
-  bool done = false;
-  while (!done) {
-    self_->receive(
-        [&](const caf::down_msg& down) {
-          cause.what = stop_cause::kind::actor_died;
-          const auto it = names_.find(down.source);
-          cause.actor = it == names_.end() ? "unknown actor" : it->second;
-          cause.reason = to_string(down.reason);
-          log::error("actor died", {{"actor", cause.actor},
-                                    {"reason", cause.reason},
-                                    {"action", "draining, committing and exiting non-zero"}});
-          done = true;
-        },
-        [&](actors::stop_atom, int signal) {
-          cause.what = stop_cause::kind::signal;
-          cause.signal = signal;
-          done = true;
-        });
+  for (;;) {
+    if (auto cause = receive_one(caf::infinite)) {
+      return *cause;
+    }
   }
+}
+
+std::optional<stop_cause> supervisor::wait_for(std::chrono::milliseconds timeout) {
+  return receive_one(caf::duration{timeout});
+}
+
+std::optional<stop_cause> supervisor::receive_one(caf::duration timeout) {
+  std::optional<stop_cause> cause;
+  self_->receive(
+      [&](const caf::down_msg& down) {
+        stop_cause c;
+        c.what = stop_cause::kind::actor_died;
+        const auto it = names_.find(down.source);
+        c.actor = it == names_.end() ? "unknown actor" : it->second;
+        c.reason = to_string(down.reason);
+        log::error("actor died", {{"actor", c.actor},
+                                  {"reason", c.reason},
+                                  {"action", "draining, committing and exiting non-zero"}});
+        cause = std::move(c);
+      },
+      [&](actors::stop_atom, int signal) {
+        stop_cause c;
+        c.what = stop_cause::kind::signal;
+        c.signal = signal;
+        cause = std::move(c);
+      },
+      caf::after(timeout) >> [] {});
   return cause;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <caf/all.hpp>
@@ -34,7 +36,12 @@ class supervisor {
   // Blocks until a stop request or an actor's death; logs a death as one structured error.
   stop_cause wait();
 
+  // As wait(), for at most `timeout`: nothing when neither came (the demo's display loop).
+  std::optional<stop_cause> wait_for(std::chrono::milliseconds timeout);
+
  private:
+  std::optional<stop_cause> receive_one(caf::duration timeout);
+
   caf::scoped_actor self_;
   std::map<caf::actor_addr, std::string> names_;
 };

@@ -40,5 +40,19 @@ TEST(Supervisor, ReturnsTheSignalOfAStopRequestWhileEveryActorIsUp) {
   p.stop();
 }
 
+TEST(Supervisor, WaitForReturnsNothingWhileEveryActorIsUpAndTheDeathOnceOneDies) {
+  stand s{1};
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 1s, 3}};
+  topology::supervisor sup{sys, p};
+  EXPECT_FALSE(sup.wait_for(10ms).has_value()) << "every actor is up, nobody asked to stop";
+  caf::anon_send_exit(p.routes().front().delivery, caf::exit_reason::kill);
+  std::optional<topology::stop_cause> cause;
+  ASSERT_TRUE(wait_until([&] { return (cause = sup.wait_for(50ms)).has_value(); }, 30s));
+  EXPECT_EQ(cause->what, topology::stop_cause::kind::actor_died);
+  EXPECT_EQ(cause->actor, "delivery_pool of route shipments");
+  p.stop();
+}
+
 }  // namespace
 }  // namespace courier::testing
