@@ -33,6 +33,7 @@ std::int64_t now_ms() {
 // librdkafka must be polled now and then even when the route is full: rebalance callbacks
 // run inside poll, and max.poll.interval.ms evicts a consumer that stops polling.
 constexpr auto idle_poll_interval = std::chrono::milliseconds{500};
+constexpr auto draining_poll_interval = std::chrono::milliseconds{50};
 
 void publish(self_ptr self) {
   auto& st = self->state;
@@ -74,11 +75,11 @@ void poll_into_core(self_ptr self, std::chrono::milliseconds timeout, std::size_
   publish(self);
 }
 
-void arm_idle_timer(self_ptr self) {
+void arm_idle_timer(self_ptr self, std::chrono::milliseconds interval) {
   auto& st = self->state;
   if (!st.idle_timer_armed) {
     st.idle_timer_armed = true;
-    self->delayed_send(self, idle_poll_interval, poll_idle_atom::value);
+    self->delayed_send(self, interval, poll_idle_atom::value);
   }
 }
 
@@ -96,11 +97,14 @@ void poll_turn(self_ptr self) {
     self->send(self, poll_atom::value);
     return;
   }
-  if (self->clock().now() - st.last_poll >= idle_poll_interval) {
+  // While draining every partition is paused, so polling takes no records: poll often then,
+  // because the group waits for this member in a rebalance, and only poll() serves it.
+  const auto interval = st.draining ? draining_poll_interval : idle_poll_interval;
+  if (self->clock().now() - st.last_poll >= interval) {
     poll_into_core(self, std::chrono::milliseconds{0}, 1);
   }
   st.waiting_for_room = true;
-  arm_idle_timer(self);
+  arm_idle_timer(self, interval);
 }
 
 void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {
@@ -124,6 +128,11 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
   st.core->revoke(ps);
   publish(self);
   log::info("partitions revoked", {{"route", st.settings.route}, {"partitions", names_of(ps)}});
+  if (st.draining && st.core->outstanding() == 0) {
+    // Nothing left to finish: leave now rather than wait for the next assignment (from a
+    // message: this callback runs within librdkafka's poll).
+    self->send(self, drain_deadline_atom::value);
+  }
 }
 
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {

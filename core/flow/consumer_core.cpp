@@ -75,8 +75,10 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
     return intake::duplicate;
   }
   ++counts_.fetched;
-  intake result = intake::dispatched;
-  if (settings_.gated_topics.count(r.topic) != 0) {
+  intake result = intake::gated;
+  if (settings_.gated_topics.count(r.topic) == 0) {
+    result = hand_out(std::move(r));
+  } else {
     std::int64_t due = 0;
     try {
       due = read_retry_state(r.headers).due_ms.value_or(0);
@@ -85,16 +87,10 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
     }
     const bool was_holding = gate_.holds(p);
     if (auto admitted = gate_.admit(std::move(r), due, now_ms)) {
-      r = std::move(*admitted);
-    } else {
-      result = intake::gated;
-      if (!was_holding) {
-        apply(pauses_.set(p, pause_reason::retry_due, true));
-      }
+      result = hand_out(std::move(*admitted));
+    } else if (!was_holding) {
+      apply(pauses_.set(p, pause_reason::retry_due, true));
     }
-  }
-  if (result != intake::gated) {
-    result = hand_out(std::move(r));
   }
   ++tracked_;  // after hand_out: room() counts the records handed out so far
   update_backpressure(p, e.tracker);

@@ -40,10 +40,12 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
       {"enable.auto.offset.store", "false"},
       {"auto.offset.reset", "earliest"},
       {"partition.assignment.strategy", "range,roundrobin"},
-      // A restarted instance is served once the dead one's session expired: 10 s instead of
-      // librdkafka's 45 s (the broker's group.min.session.timeout.ms is 6 s by default).
-      {"session.timeout.ms", "10000"},
-      {"heartbeat.interval.ms", "3000"},
+      // A restarted instance is served once the dead one's session expired: 6 s (the broker's
+      // default group.min.session.timeout.ms) instead of librdkafka's 45 s, so a restart
+      // delivers again within 10 s. Heartbeats come from librdkafka's own thread: a busy
+      // application thread does not miss them.
+      {"session.timeout.ms", "6000"},
+      {"heartbeat.interval.ms", "2000"},
       // Partitions added to a source topic are consumed within seconds, not 5 minutes.
       {"topic.metadata.refresh.interval.ms", "10000"},
   };
