@@ -14,7 +14,9 @@ using wire_request = boost::beast::http::request<boost::beast::http::string_body
 using wire_response = boost::beast::http::response<boost::beast::http::string_body>;
 
 // What a session should do with one request: answer (maybe after a delay), or hang.
-struct reply {
+// Its implicit move assignment is not noexcept because Beast's message's is not; a reply is
+// only moved into the session that writes it, where an exception ends that session.
+struct reply {  // NOLINT(bugprone-exception-escape)
   wire_response message;
   std::chrono::milliseconds delay{0};
   bool hang = false;  // send nothing, close after hang_for
