@@ -27,6 +27,9 @@ packages=(
   # tools/bench/one_partition.sh: nginx with the echo module (echo_sleep) is the independent
   # receiver of the real-broker benchmark.
   nginx-light libnginx-mod-http-echo
+  # promtool checks courier's /metrics exposition and the alert rules (tests/core/metrics).
+  prometheus
+  wrk  # tools/bench/bench.sh: the ceiling every real-broker figure is a ratio to
 )
 
 missing=()
