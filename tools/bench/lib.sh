@@ -1,0 +1,157 @@
+# shellcheck shell=bash
+# The pieces the real-broker benchmarks share (tools/bench/one_partition.sh, tools/bench/bench.sh).
+# Sourced, not run. Every wait here is bounded in time; everything listens on loopback only.
+#
+# The scripts set, before calling these:
+#   bench_work      a private temporary directory (nginx's files, the broker's data, configs)
+#   bench_courier   the courier binary
+# and get from bench_setup_env:
+#   bench_kafka_port (19492), bench_nginx_port (18480), bench_bootstrap, KAFKA_LOCAL_PORT/DATA.
+
+bench_kafka_port=${BENCH_KAFKA_PORT:-19492}
+bench_nginx_port=${BENCH_NGINX_PORT:-18480}
+bench_secret=bench
+
+bench_die() { echo "${bench_name:-bench}: $*" >&2; exit 1; }
+
+bench_setup_env() {
+  export KAFKA_LOCAL_PORT=$bench_kafka_port KAFKA_LOCAL_DATA=$bench_work/kafka
+  bench_bootstrap=127.0.0.1:$bench_kafka_port
+}
+
+# bench_need TOOL...: each must be on PATH (scripts/install-deps.sh installs them).
+bench_need() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "${bench_name:-bench}: $tool is not installed (make deps)" >&2; exit 127; }
+  done
+  [[ -x $bench_courier ]] || { echo "${bench_name:-bench}: build courier first (make build; or set COURIER_BIN)" >&2; exit 2; }
+}
+
+# Stops what bench_* started (courier of the current run, nginx, the broker); for `trap ... EXIT`.
+bench_cleanup() {
+  [[ -n ${bench_courier_pid:-} ]] && kill "$bench_courier_pid" 2>/dev/null || true
+  [[ -f $bench_work/nginx.pid ]] && kill "$(cat "$bench_work/nginx.pid")" 2>/dev/null || true
+  tools/kafka-local/kafka-local stop >/dev/null 2>&1 || true
+  rm -rf "$bench_work"
+}
+
+bench_port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+
+# bench_nginx_start LATENCY_MS...: Debian's nginx, one worker, on 127.0.0.1:$bench_nginx_port.
+# Each latency is a location /deliver/<ms>: 0 is `return 200`, the others answer 200 after the
+# echo module's `echo_sleep`. Every request is one line "$msec $status" in $bench_access_log.
+bench_nginx_start() {
+  local ms locations=""
+  for ms in "$@"; do
+    if ((ms == 0)); then
+      locations+="    location = /deliver/0 { return 200 \"ok\\n\"; }"$'\n'
+    else
+      locations+="    location = /deliver/$ms { echo_read_request_body; echo_sleep $(awk "BEGIN { printf \"%.3f\", $ms / 1000 }"); echo ok; }"$'\n'
+    fi
+  done
+  mkdir -p "$bench_work/nginx"
+  bench_access_log=$bench_work/nginx/access.log
+  cat >"$bench_work/nginx.conf" <<CONF
+load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
+worker_processes 1;
+worker_rlimit_nofile 16384;
+pid $bench_work/nginx.pid;
+error_log $bench_work/nginx/error.log;
+events { worker_connections 8192; }
+http {
+  log_format bench '\$msec \$status';
+  access_log $bench_access_log bench;
+  client_body_temp_path $bench_work/nginx;
+  keepalive_requests 1000000;
+  keepalive_timeout 75s;
+  server {
+    listen 127.0.0.1:$bench_nginx_port backlog=4096;
+$locations  }
+}
+CONF
+  nginx -c "$bench_work/nginx.conf" -p "$bench_work/nginx"
+  local deadline=$((SECONDS + 10))
+  until bench_port_open "$bench_nginx_port"; do
+    ((SECONDS < deadline)) || bench_die "nginx did not listen on $bench_nginx_port in 10 s"
+    sleep 0.1
+  done
+}
+
+bench_url() { echo "http://127.0.0.1:$bench_nginx_port/deliver/$1"; }
+
+bench_kafka_start() { tools/kafka-local/kafka-local start --fresh >/dev/null; }
+
+# bench_value BYTES: the record value, a JSON string of BYTES x's (quotes not counted).
+bench_value() { printf '"%s"' "$(head -c "$1" /dev/zero | tr '\0' 'x')"; }
+
+# bench_signature BODY: the X-Signature courier sends for BODY (HMAC-SHA256, hex).
+bench_signature() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$bench_secret" -r | cut -d' ' -f1; }
+
+# bench_write_config FILE GROUP TOPIC URL MAX_IN_FLIGHT MAX_CONNECTIONS: courier's config,
+# everything else at courier's defaults.
+bench_write_config() {
+  cat >"$1" <<CONF
+{"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2"},
+ "routes": [{"name": "shipments", "topic": "$3", "url": "$4",
+             "max_in_flight": $5, "http": {"max_connections": $6}}]}
+CONF
+}
+
+# bench_preload CONFIG PARTITIONS RECORDS VALUE: creates CONFIG's topic with PARTITIONS partitions
+# (courier topics ensure, with its retry and DLQ topics) and produces RECORDS copies of VALUE
+# with kcat, without keys (so spread over the partitions by librdkafka's partitioner).
+bench_preload() {
+  local topic
+  topic=$(sed -n 's/.*"topic": "\([^"]*\)".*/\1/p' "$1")
+  HMAC_SECRET=$bench_secret "$bench_courier" topics ensure --config "$1" --partitions "$2" >/dev/null
+  seq 1 "$3" | sed "s/.*/$4/" |
+    timeout 300 kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=20 -X batch.num.messages=10000
+}
+
+bench_log_lines() { if [[ -f $1 ]]; then wc -l <"$1"; else echo 0; fi; }
+
+# bench_courier_start CONFIG LOG: `courier run` in the background; sets bench_courier_pid.
+bench_courier_start() {
+  HMAC_SECRET=$bench_secret "$bench_courier" run --config "$1" --log-level warn 2>"$2" &
+  bench_courier_pid=$!
+}
+
+# bench_wait_lines FILE TARGET SECONDS: until FILE has TARGET lines; 1 after SECONDS, or when
+# courier (bench_courier_pid) has died.
+bench_wait_lines() {
+  local deadline=$((SECONDS + $3))
+  while (($(bench_log_lines "$1") < $2)); do
+    ((SECONDS < deadline)) || return 1
+    [[ -z ${bench_courier_pid:-} ]] || kill -0 "$bench_courier_pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+}
+
+# bench_cpu_seconds PID: user + system CPU of PID so far (/proc/PID/stat fields 14 and 15).
+bench_cpu_seconds() {
+  local tck
+  tck=$(getconf CLK_TCK)
+  # The command name (field 2) may hold spaces: read after its closing parenthesis.
+  sed 's/^.*) //' "/proc/$1/stat" | awk -v t="$tck" '{ printf "%.3f", ($12 + $13) / t }'
+}
+
+# bench_hwm_kib PID: peak resident set (VmHWM) of PID in KiB.
+bench_hwm_kib() { awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status"; }
+
+# bench_stop PID SECONDS: SIGTERM, a bounded wait, then SIGKILL.
+bench_stop() {
+  local deadline=$((SECONDS + $2))
+  kill -TERM "$1" 2>/dev/null || return 0
+  while kill -0 "$1" 2>/dev/null; do
+    if ((SECONDS >= deadline)); then
+      echo "${bench_name:-bench}: pid $1 still runs $2 s after SIGTERM; SIGKILL" >&2
+      kill -KILL "$1" 2>/dev/null || true
+      break
+    fi
+    sleep 0.1
+  done
+  wait "$1" 2>/dev/null || true
+}
+
+bench_loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
