@@ -5,7 +5,7 @@ COURIER := $(BUILD_DIR)/topology/courier
 MOCK_URL ?= http://127.0.0.1:8090
 DEMO_ARGS ?=
 
-.PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench bench-one-partition \
+.PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench bench-quick bench-one-partition \
         mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean \
         lint lint-format lint-tidy format
 
@@ -69,8 +69,15 @@ demo-outage: build
 demo-chaos: build
 	$(COURIER) demo --records 2000 --fail-rate-503 0.5 $(DEMO_ARGS)
 
-# The quick benchmark: everything in one process on librdkafka's mock cluster.
+# The benchmark (docs/performance.md): courier on a real broker (tools/kafka-local) against nginx
+# at 0 and 20 ms, beside wrk's ceiling on the same nginx and the Little's-law bound; the matrix
+# {0, 20 ms} x {256, 1024} in flight x {1, 8, 64} partitions, 2 alternating repeats. Subsets and
+# sizes: BENCH_MATRIX, BENCH_REPEATS, BENCH_RECORDS, ... (tools/bench/bench.sh's header).
 bench: build
+	COURIER_BIN=$(COURIER) tools/bench/bench.sh
+
+# The quick benchmark, only that: everything in one process on librdkafka's mock cluster.
+bench-quick: build
 	$(BUILD_DIR)/tools/bench/courier_bench
 
 # One partition on a real broker (tools/kafka-local) against nginx with a 20 ms echo_sleep,
