@@ -30,6 +30,7 @@
 #   BENCH_WRK_SECONDS wrk's duration per run (default 5)
 #   BENCH_WRK_THREADS wrk's threads (default 1: nginx's one worker has the other core)
 #   BENCH_RUN_TIMEOUT seconds one courier run may take before it counts as failed (default 120)
+#   BENCH_THREADS     when set, each run also prints courier's CPU by thread name (stderr)
 #   COURIER_BIN       courier (default build/release/topology/courier)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -139,6 +140,8 @@ run_courier() {
   end=$(date +%s.%N)
   cpu=$(bench_cpu_seconds "$bench_courier_pid")
   hwm=$(bench_hwm_kib "$bench_courier_pid")
+  [[ -z ${BENCH_THREADS:-} ]] ||
+    note "run $5: courier's CPU seconds by thread (name count seconds): $(bench_thread_cpu "$bench_courier_pid" | tr '\n' ';')"
   bench_stop "$bench_courier_pid" 30
   bench_courier_pid=
   tail -n +$((base + 1)) "$bench_access_log" | head -n "$n" |

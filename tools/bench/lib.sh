@@ -136,6 +136,19 @@ bench_cpu_seconds() {
   sed 's/^.*) //' "/proc/$1/stat" | awk -v t="$tck" '{ printf "%.3f", ($12 + $13) / t }'
 }
 
+# bench_thread_cpu PID: CPU seconds of PID's threads so far, summed by thread name, one
+# "name count seconds" a line, the busiest first.
+bench_thread_cpu() {
+  local tck task
+  tck=$(getconf CLK_TCK)
+  for task in /proc/"$1"/task/*; do
+    [[ -r $task/stat ]] || continue
+    printf '%s ' "$(tr ' ' '_' <"$task/comm")"
+    sed 's/^.*) //' "$task/stat" | awk '{ print $12 + $13 }'
+  done 2>/dev/null | awk -v t="$tck" '{ n[$1]++; c[$1] += $2 }
+    END { for (k in n) printf "%s %d %.2f\n", k, n[k], c[k] / t }' | sort -k3,3nr
+}
+
 # bench_hwm_kib PID: peak resident set (VmHWM) of PID in KiB.
 bench_hwm_kib() { awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status"; }
 
