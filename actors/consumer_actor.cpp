@@ -111,6 +111,7 @@ void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {
   auto& st = self->state;
   st.core->assign(ps, now_ms());
   publish(self);
+  st.metrics->assigned = true;
   log::info("partitions assigned", {{"route", st.settings.route}, {"partitions", names_of(ps)}});
   if (st.draining) {
     // A rebalance while draining: the eager protocol revoked every partition first, so nothing
@@ -226,6 +227,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
         return;
       }
       s.draining = true;
+      s.metrics->draining = true;
       set_route_reason(self, pause_reason::shutdown, true);
       log::info("draining", {{"route", s.settings.route},
                              {"in_flight", s.core->outstanding()},

@@ -6,7 +6,7 @@
 namespace courier::actors {
 
 // Counters and gauges of one route, written by its actors and read by the demo, the benchmark
-// and (later) the /metrics endpoint. Plain atomics: readers never block an actor.
+// and the admin listener (/metrics, /readyz, /state). Plain atomics: readers never block an actor.
 struct route_metrics {
   std::atomic<std::uint64_t> fetched{0};
   std::atomic<std::uint64_t> rewound_duplicates{0};  // fetched again after a rewind: dropped
@@ -26,6 +26,10 @@ struct route_metrics {
   std::atomic<int> breaker_state{0};                  // courier::breaker_state as int
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<std::int64_t> paused_partitions{0};
+  // Readiness (/readyz): the consumer got its first assignment (an empty one counts), and it
+  // started draining (it never stops once begun).
+  std::atomic<bool> assigned{false};
+  std::atomic<bool> draining{false};
 };
 
 }  // namespace courier::actors

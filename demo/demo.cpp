@@ -13,6 +13,8 @@
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
+#include "topology/admin_listener.hpp"
+#include "topology/admin_routes.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/supervisor.hpp"
 #include "demo/progress_bar.hpp"
@@ -100,6 +102,11 @@ int run_demo(const demo_options& options, courier_config cfg) {
                            std::to_string(options.partitions) + " partitions (raise --partitions)");
   }
   auto& route = cfg.routes.at(0);
+  // Like `courier run`: a bad admin.listen or a port in use is a start-up error (exit 2).
+  auto admin = topology::open_admin_listener(cfg.admin);
+  if (admin) {
+    log::info("admin listener bound", {{"listen", cfg.admin.listen}, {"port", admin->port()}});
+  }
 
   kafka::mock_cluster cluster{1};
   for (const auto& topic : required_topics(cfg)) {
@@ -152,6 +159,22 @@ int run_demo(const demo_options& options, courier_config cfg) {
     pipeline p{system, cfg, pipeline_options{2, std::chrono::seconds{10}, options.seed}};
     // Supervised like `courier run`: an actor that dies ends the demo, named, with exit 1.
     topology::supervisor sup{system, p};
+    // Declared after the pipeline and stopped before it: its handlers ping the pipeline's actors.
+    std::optional<topology::admin_endpoints> endpoints;
+    struct admin_stopper {
+      std::optional<topology::admin_listener>& admin;
+      ~admin_stopper() {
+        if (admin) {
+          admin->stop();
+        }
+      }
+    } stop_admin_first{admin};
+    if (admin) {
+      endpoints.emplace(system, p);
+      admin->serve([&e = *endpoints](std::string_view method, std::string_view target) {
+        return e.handle(method, target);
+      });
+    }
     const auto& metrics = *p.routes().front().metrics;
     progress_bar bar{stderr, options.records, options.progress};
     bool outage_armed = options.outage.count() > 0;
@@ -174,6 +197,9 @@ int run_demo(const demo_options& options, courier_config cfg) {
     }
     bar.finish();
     tally.elapsed_s = std::chrono::duration<double>(clock::now() - started).count();
+    if (endpoints) {
+      endpoints->set_stopping();
+    }
     p.stop();
     tally.receiver = receiver.snapshot();
     const auto arrivals = receiver.arrivals();

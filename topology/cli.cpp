@@ -76,6 +76,20 @@ void add_override_flags(CLI::App& sub, config_overrides& flags) {
       ->check(duration_check());
 }
 
+// run and demo: both serve the admin listener.
+void add_admin_flag(CLI::App& sub, config_overrides& flags) {
+  sub.add_option_function<std::string>(
+         "--admin-listen", [&flags](const std::string& v) { flags.admin_listen = v; },
+         "Admin HTTP listener (/metrics, /healthz, /readyz, /state), or off (overrides "
+         "admin.listen; default 127.0.0.1:9464)")
+      ->type_name("HOST:PORT|off")
+      ->check(argument_check(
+          [](const std::string& text) {
+            return text == "off" || parse_listen_address(text).has_value();
+          },
+          "expected off or HOST:PORT (an IPv4 address, [IPv6] or localhost)"));
+}
+
 void add_demo_flags(CLI::App& sub, demo_options& demo) {
   sub.add_option_function<std::string>(
          "--records",
@@ -158,9 +172,11 @@ cli_result parse_cli(int argc, const char* const* argv) {
   run->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
       ->type_name("PATH");
   add_override_flags(*run, cmd.flags);
+  add_admin_flag(*run, cmd.flags);
 
   CLI::App* demo = app.add_subcommand("demo", "Run everything in one process on an embedded Kafka");
   add_override_flags(*demo, cmd.flags);
+  add_admin_flag(*demo, cmd.flags);
   add_demo_flags(*demo, cmd.demo);
 
   CLI::App* topics = app.add_subcommand("topics", "Manage the topics the config needs");
@@ -236,6 +252,9 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   }
   apply_overrides(cfg, overrides_from_env(getenv));
   apply_overrides(cfg, cmd.flags);
+  if (cmd.flags.admin_listen) {
+    cfg.admin.listen = *cmd.flags.admin_listen;
+  }
   validate(cfg);
   return cfg;
 }

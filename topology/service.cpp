@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "actors/messages.hpp"
 #include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
+#include "topology/admin_listener.hpp"
+#include "topology/admin_routes.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/supervisor.hpp"
 #include "topology/topics.hpp"
@@ -21,6 +24,13 @@ int run_service(const courier_config& cfg) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  // Bound before anything connects: a bad admin.listen or a port in use is a start-up error
+  // (config_error, exit 2); connections wait in the backlog until the pipeline serves them.
+  std::optional<admin_listener> admin = open_admin_listener(cfg.admin);
+  if (admin) {
+    log::info("admin listener bound", {{"listen", cfg.admin.listen}, {"port", admin->port()}});
+  }
 
   const auto missing = missing_topics(cfg, std::chrono::seconds{10});
   if (!missing.empty()) {
@@ -38,6 +48,16 @@ int run_service(const courier_config& cfg) {
   caf::actor_system_config sys_cfg;
   actors::add_message_types(sys_cfg);
   caf::actor_system system{sys_cfg};
+  // The listener's handlers ping actors of this system: it stops before the system goes.
+  std::optional<admin_endpoints> endpoints;
+  struct admin_stopper {
+    std::optional<admin_listener>& admin;
+    ~admin_stopper() {
+      if (admin) {
+        admin->stop();
+      }
+    }
+  } stop_admin_first{admin};
   pipeline_options options;
   // Sized like `topics ensure` sizes the tier and DLQ topics: the largest source record plus
   // courier's headers (librdkafka's client-side default, 1,000,000, is below Kafka's topic
@@ -57,6 +77,12 @@ int run_service(const courier_config& cfg) {
   }
   pipeline p{system, cfg, options};
   supervisor sup{system, p};
+  if (admin) {
+    endpoints.emplace(system, p);
+    admin->serve([&e = *endpoints](std::string_view method, std::string_view target) {
+      return e.handle(method, target);
+    });
+  }
   log::info("courier running", {{"brokers", cfg.kafka.brokers},
                                 {"group_id", cfg.kafka.group_id},
                                 {"routes", cfg.routes.size()}});
@@ -79,7 +105,13 @@ int run_service(const courier_config& cfg) {
       break;
   }
   signal_waiter.join();
+  if (endpoints) {
+    endpoints->set_stopping();  // /readyz: 503 while draining
+  }
   p.stop();
+  if (admin) {
+    admin->stop();
+  }
   log::info("stopped");
   return cause.what == stop_cause::kind::actor_died ? 1 : 0;
 }

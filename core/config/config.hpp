@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -75,10 +76,27 @@ struct kafka_config {
   std::map<std::string, std::string> properties;
 };
 
+// The admin HTTP listener (/metrics, /healthz, /readyz, /state).
+struct admin_config {
+  // "HOST:PORT" (an IPv4 address, a bracketed IPv6 address or localhost; port 0 picks a free
+  // one) or "off". Loopback by default: the endpoints carry no authentication.
+  std::string listen = "127.0.0.1:9464";
+};
+
 struct courier_config {
   kafka_config kafka;
   std::vector<route_config> routes;
+  admin_config admin;
 };
+
+// A parsed admin.listen value.
+struct listen_address {
+  std::string host;  // without brackets: "127.0.0.1", "::1", "localhost"
+  std::uint16_t port = 0;
+};
+
+// "HOST:PORT" as admin.listen takes it; nothing when the text is not one ("off" is not).
+std::optional<listen_address> parse_listen_address(std::string_view text);
 
 // A bad configuration value. what() is "<key>: <problem>", where key is the
 // path of the offending value ("routes[0].breaker.trip_after"), an environment
@@ -110,6 +128,7 @@ struct config_overrides {
   std::optional<int> cb_trip_after;
   std::optional<std::chrono::milliseconds> pause_after;
   std::optional<std::chrono::milliseconds> cb_open_timeout;
+  std::optional<std::string> admin_listen;  // --admin-listen
 };
 
 using getenv_function = std::function<std::optional<std::string>(const char*)>;
@@ -126,7 +145,8 @@ void apply_overrides(courier_config& cfg, const config_overrides& o);
 
 // Checks what parse_config cannot: at least one route, unique non-empty
 // names, non-empty topics, http(s) URLs, positive sizes and durations,
-// multiplier >= 1, retry.max >= retry.initial, a non-empty hmac_secret.
+// multiplier >= 1, retry.max >= retry.initial, a non-empty hmac_secret, an admin.listen
+// that is "off" or HOST:PORT.
 void validate(const courier_config& cfg);
 
 // True when url is "http://" or "https://" followed by a host.

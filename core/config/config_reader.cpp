@@ -278,10 +278,17 @@ route_config parse_route(const json& obj, const std::string& path) {
   return r;
 }
 
+admin_config parse_admin(const json& obj, const std::string& path) {
+  check_object(obj, path, {"listen"});
+  admin_config a;
+  a.listen = read_string(obj, path, "listen", a.listen);
+  return a;
+}
+
 }  // namespace
 
 courier_config parse_config(const json& doc) {
-  check_object(doc, "", {"kafka", "routes"});
+  check_object(doc, "", {"kafka", "routes", "admin"});
   courier_config cfg;
   if (const json* k = find(doc, "kafka")) {
     cfg.kafka = parse_kafka(*k, "kafka");
@@ -293,6 +300,9 @@ courier_config parse_config(const json& doc) {
     for (std::size_t i = 0; i < routes->size(); ++i) {
       cfg.routes.push_back(parse_route((*routes)[i], "routes[" + std::to_string(i) + "]"));
     }
+  }
+  if (const json* a = find(doc, "admin")) {
+    cfg.admin = parse_admin(*a, "admin");
   }
   return cfg;
 }

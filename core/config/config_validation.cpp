@@ -1,5 +1,6 @@
 #include "core/config/config.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 
@@ -108,7 +109,70 @@ void validate_route(const route_config& r, const std::string& path) {
                    static_cast<std::int64_t>(r.http.max_response_bytes));
 }
 
+bool is_ipv4(std::string_view s) {
+  int parts = 0;
+  while (true) {
+    std::size_t digits = 0;
+    int value = 0;
+    while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') {
+      value = value * 10 + (s[digits] - '0');
+      ++digits;
+      if (digits > 3) {
+        return false;
+      }
+    }
+    if (digits == 0 || value > 255) {
+      return false;
+    }
+    ++parts;
+    s.remove_prefix(digits);
+    if (s.empty()) {
+      return parts == 4;
+    }
+    if (s.front() != '.' || parts == 4) {
+      return false;
+    }
+    s.remove_prefix(1);
+  }
+}
+
+bool is_ipv6(std::string_view s) {
+  if (s.size() < 2 || s.find(':') == std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' ||
+           c == '.';
+  });
+}
+
 }  // namespace
+
+std::optional<listen_address> parse_listen_address(std::string_view text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::string_view host = text.substr(0, colon);
+  const std::string_view port = text.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  const long number = std::stol(std::string{port});
+  if (number > 65535) {
+    return std::nullopt;
+  }
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+    if (!is_ipv6(host)) {
+      return std::nullopt;
+    }
+  } else if (host != "localhost" && !is_ipv4(host)) {
+    return std::nullopt;
+  }
+  return listen_address{std::string{host}, static_cast<std::uint16_t>(number)};
+}
 
 void validate(const courier_config& cfg) {
   if (cfg.kafka.brokers.empty()) {
@@ -128,6 +192,12 @@ void validate(const courier_config& cfg) {
     if (!names.insert(r.name).second) {
       throw config_error{join_key(path, "name"), "duplicate route name " + in_quotes(r.name)};
     }
+  }
+  if (cfg.admin.listen != "off" && !parse_listen_address(cfg.admin.listen)) {
+    throw config_error{"admin.listen",
+                       "expected \"off\" or HOST:PORT (an IPv4 address, [IPv6] or localhost, "
+                       "port 0..65535), got " +
+                           in_quotes(cfg.admin.listen)};
   }
 }
 

@@ -1,0 +1,141 @@
+#include "topology/admin_routes.hpp"
+
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "actors/route_metrics.hpp"
+
+namespace courier::topology {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using nlohmann::json;
+
+route_snapshot busy_route() {
+  actors::route_metrics m;
+  m.fetched = 120;
+  m.delivered = 100;
+  m.retried_to_tier = 7;
+  m.dead_lettered = 3;
+  m.attempts = 131;
+  m.retries = 21;
+  m.endpoint_failures = 2;
+  m.head_of_line_moves = 4;
+  m.breaker_state = 2;
+  m.breaker_trips = 1;
+  m.pauses = 5;
+  m.paused_partitions = 3;
+  m.in_flight = 10;
+  m.assigned = true;
+  return snapshot_of("shipments", m);
+}
+
+TEST(AdminMetrics, RendersEveryRouteCounterFromTheAtomics) {
+  const auto text = render_metrics({busy_route()}, "1.2.3");
+  EXPECT_THAT(text, HasSubstr("# TYPE courier_records_consumed_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("courier_records_consumed_total{route=\"shipments\"} 120\n"));
+  EXPECT_THAT(
+      text, HasSubstr("courier_deliveries_total{route=\"shipments\",outcome=\"delivered\"} 100\n"));
+  EXPECT_THAT(text,
+              HasSubstr("courier_deliveries_total{route=\"shipments\",outcome=\"retried\"} 7\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("courier_deliveries_total{route=\"shipments\",outcome=\"dead_lettered\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("courier_delivery_attempts_total{route=\"shipments\"} 131\n"));
+  EXPECT_THAT(text, HasSubstr("courier_delivery_retries_total{route=\"shipments\"} 21\n"));
+  EXPECT_THAT(text, HasSubstr("courier_endpoint_failures_total{route=\"shipments\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("courier_head_of_line_moves_total{route=\"shipments\"} 4\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE courier_breaker_state gauge\n"));
+  EXPECT_THAT(text, HasSubstr("courier_breaker_state{route=\"shipments\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("courier_breaker_trips_total{route=\"shipments\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("courier_pauses_total{route=\"shipments\"} 5\n"));
+  EXPECT_THAT(text, HasSubstr("courier_partitions_paused{route=\"shipments\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("courier_in_flight{route=\"shipments\"} 10\n"));
+  EXPECT_THAT(text, HasSubstr("courier_build_info{version=\"1.2.3\"} 1\n"));
+}
+
+TEST(AdminMetrics, EverySeriesExistsWithZeroBeforeTheFirstRecord) {
+  const auto text = render_metrics({snapshot_of("idle", actors::route_metrics{})}, "0");
+  for (const char* series :
+       {"courier_records_consumed_total{route=\"idle\"} 0\n",
+        "courier_deliveries_total{route=\"idle\",outcome=\"delivered\"} 0\n",
+        "courier_deliveries_total{route=\"idle\",outcome=\"retried\"} 0\n",
+        "courier_deliveries_total{route=\"idle\",outcome=\"dead_lettered\"} 0\n",
+        "courier_breaker_trips_total{route=\"idle\"} 0\n",
+        "courier_breaker_state{route=\"idle\"} 0\n",
+        "courier_partitions_paused{route=\"idle\"} 0\n", "courier_in_flight{route=\"idle\"} 0\n"}) {
+    EXPECT_THAT(text, HasSubstr(series));
+  }
+}
+
+TEST(AdminMetrics, OneFamilyHeaderForAllRoutes) {
+  auto a = busy_route();
+  auto b = busy_route();
+  b.name = "invoices";
+  const auto text = render_metrics({a, b}, "0");
+  const auto first = text.find("# TYPE courier_pauses_total counter");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(text.find("# TYPE courier_pauses_total counter", first + 1), std::string::npos);
+  EXPECT_THAT(text, HasSubstr("courier_pauses_total{route=\"invoices\"} 5\n"));
+}
+
+TEST(AdminReadiness, NotReadyBeforeTheFirstAssignment) {
+  auto r = busy_route();
+  r.assigned = false;
+  const auto v = readiness({r}, false);
+  EXPECT_FALSE(v.ok);
+  const auto body = json::parse(v.body);
+  EXPECT_THAT(body.at("reason").get<std::string>(), HasSubstr("assignment"));
+  EXPECT_EQ(body.at("routes"), json::array({"shipments"}));
+}
+
+TEST(AdminReadiness, ReadyOnceEveryRouteWasAssigned) {
+  auto other = busy_route();
+  other.name = "invoices";
+  EXPECT_TRUE(readiness({busy_route(), other}, false).ok);
+  other.assigned = false;
+  EXPECT_FALSE(readiness({busy_route(), other}, false).ok);
+}
+
+TEST(AdminReadiness, NotReadyWhileDrainingOrStopping) {
+  auto r = busy_route();
+  EXPECT_FALSE(readiness({r}, true).ok);
+  r.draining = true;
+  const auto v = readiness({r}, false);
+  EXPECT_FALSE(v.ok);
+  EXPECT_THAT(json::parse(v.body).at("reason").get<std::string>(), HasSubstr("drain"));
+}
+
+TEST(AdminLiveness, HealthyOnlyWhenEveryActorAnswered) {
+  using kind = actor_answer::kind;
+  EXPECT_TRUE(liveness({{"breaker of route a", kind::answered}}, std::chrono::seconds{1}).ok);
+  const auto dead =
+      liveness({{"breaker of route a", kind::answered}, {"consumer of route a", kind::down}},
+               std::chrono::seconds{1});
+  EXPECT_FALSE(dead.ok);
+  EXPECT_EQ(json::parse(dead.body).at("down"), json::array({"consumer of route a"}));
+  const auto stuck =
+      liveness({{"delivery_pool of route a", kind::timed_out}}, std::chrono::seconds{1});
+  EXPECT_FALSE(stuck.ok);
+  EXPECT_THAT(json::parse(stuck.body).at("reason").get<std::string>(), HasSubstr("1000 ms"));
+}
+
+TEST(AdminState, NamesTheBreakerAndCarriesTheCounters) {
+  const auto body = json::parse(render_state({busy_route()}, "1.2.3"));
+  EXPECT_EQ(body.at("version"), "1.2.3");
+  const auto& r = body.at("routes").at(0);
+  EXPECT_EQ(r.at("name"), "shipments");
+  EXPECT_EQ(r.at("breaker").at("state"), "half_open");
+  EXPECT_EQ(r.at("in_flight"), 10);
+  EXPECT_EQ(r.at("paused_partitions"), 3);
+  EXPECT_EQ(r.at("counters").at("delivered"), 100);
+  EXPECT_EQ(r.at("counters").at("dead_lettered"), 3);
+}
+
+}  // namespace
+}  // namespace courier::topology

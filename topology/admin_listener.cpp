@@ -1,0 +1,195 @@
+#include "topology/admin_listener.hpp"
+
+#include <chrono>
+#include <utility>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/system/system_error.hpp>
+
+#include "core/version.hpp"
+
+namespace courier::topology {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace beast_http = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+
+namespace {
+
+constexpr std::chrono::seconds idle_timeout{30};
+constexpr std::uint32_t max_header_bytes = 8 * 1024;
+constexpr std::uint64_t max_body_bytes = 8 * 1024;
+
+class admin_session : public std::enable_shared_from_this<admin_session> {
+ public:
+  admin_session(tcp::socket&& socket, std::shared_ptr<const admin_handler> handler)
+      : stream_(std::move(socket)), handler_(std::move(handler)) {}
+
+  void run() {
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&admin_session::read, shared_from_this()));
+  }
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->header_limit(max_header_bytes);
+    parser_->body_limit(max_body_bytes);
+    stream_.expires_after(idle_timeout);
+    beast_http::async_read(stream_, buffer_, *parser_,
+                           beast::bind_front_handler(&admin_session::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t /*bytes*/) {
+    if (ec) {
+      close();
+      return;
+    }
+    const auto& req = parser_->get();
+    const admin_reply reply =
+        (*handler_)(std::string_view{req.method_string().data(), req.method_string().size()},
+                    std::string_view{req.target().data(), req.target().size()});
+    response_ = {};
+    response_.version(req.version());
+    response_.result(static_cast<unsigned>(reply.status));
+    response_.set(beast_http::field::server, courier::user_agent);
+    response_.set(beast_http::field::content_type, reply.content_type);
+    response_.set(beast_http::field::cache_control, "no-store");
+    response_.keep_alive(req.keep_alive());
+    if (req.method() != beast_http::verb::head) {
+      response_.body() = reply.body;
+    }
+    response_.prepare_payload();
+    if (req.method() == beast_http::verb::head) {
+      response_.content_length(reply.body.size());
+    }
+    stream_.expires_after(idle_timeout);
+    beast_http::async_write(
+        stream_, response_,
+        beast::bind_front_handler(&admin_session::on_write, shared_from_this()));
+  }
+
+  void on_write(beast::error_code ec, std::size_t /*bytes*/) {
+    if (ec || response_.need_eof()) {
+      close();
+      return;
+    }
+    read();
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<beast_http::request_parser<beast_http::string_body>> parser_;
+  beast_http::response<beast_http::string_body> response_;
+  std::shared_ptr<const admin_handler> handler_;
+};
+
+std::string printable(const listen_address& where) {
+  return where.host.find(':') != std::string::npos
+             ? "[" + where.host + "]:" + std::to_string(where.port)
+             : where.host + ":" + std::to_string(where.port);
+}
+
+}  // namespace
+
+class admin_acceptor : public std::enable_shared_from_this<admin_acceptor> {
+ public:
+  explicit admin_acceptor(net::io_context& ioc) : ioc_(ioc), acceptor_(net::make_strand(ioc)) {}
+
+  std::uint16_t bind(const tcp::endpoint& where) {
+    acceptor_.open(where.protocol());
+    // A restarted courier gets its port back while old connections sit in TIME_WAIT; a port
+    // another process listens on still fails.
+    acceptor_.set_option(net::socket_base::reuse_address(true));
+    acceptor_.bind(where);
+    acceptor_.listen(net::socket_base::max_listen_connections);
+    return acceptor_.local_endpoint().port();
+  }
+
+  void serve(admin_handler handler) {
+    handler_ = std::make_shared<const admin_handler>(std::move(handler));
+    net::dispatch(acceptor_.get_executor(),
+                  beast::bind_front_handler(&admin_acceptor::accept, shared_from_this()));
+  }
+
+  void close() {
+    net::dispatch(acceptor_.get_executor(), [self = shared_from_this()] {
+      beast::error_code ignored;
+      self->acceptor_.close(ignored);
+    });
+  }
+
+ private:
+  void accept() {
+    acceptor_.async_accept(
+        net::make_strand(ioc_),
+        beast::bind_front_handler(&admin_acceptor::on_accept, shared_from_this()));
+  }
+
+  void on_accept(beast::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || !acceptor_.is_open()) {
+      return;
+    }
+    if (!ec) {
+      std::make_shared<admin_session>(std::move(socket), handler_)->run();
+    }
+    accept();
+  }
+
+  net::io_context& ioc_;
+  tcp::acceptor acceptor_;
+  std::shared_ptr<const admin_handler> handler_;
+};
+
+admin_listener::admin_listener(const listen_address& where)
+    : acceptor_(std::make_shared<admin_acceptor>(io_.context())) {
+  const std::string printed = printable(where);
+  try {
+    // localhost resolves without a lookup: the admin listener is loopback unless told otherwise.
+    const auto address = where.host == "localhost" ? net::ip::make_address("127.0.0.1")
+                                                   : net::ip::make_address(where.host);
+    port_ = acceptor_->bind(tcp::endpoint{address, where.port});
+  } catch (const boost::system::system_error& e) {
+    io_.stop();
+    throw config_error{"admin.listen", "cannot listen on " + printed + ": " + e.code().message()};
+  }
+}
+
+admin_listener::~admin_listener() { stop(); }
+
+void admin_listener::serve(admin_handler handler) { acceptor_->serve(std::move(handler)); }
+
+void admin_listener::stop() {
+  acceptor_->close();
+  // Destroying pending handlers with the io_context closes the sessions' sockets.
+  io_.stop();
+}
+
+std::optional<admin_listener> open_admin_listener(const admin_config& cfg) {
+  if (cfg.listen == "off") {
+    return std::nullopt;
+  }
+  const auto where = parse_listen_address(cfg.listen);
+  if (!where) {
+    throw config_error{"admin.listen", "expected \"off\" or HOST:PORT, got \"" + cfg.listen + "\""};
+  }
+  return std::optional<admin_listener>{std::in_place, *where};
+}
+
+}  // namespace courier::topology

@@ -1,0 +1,51 @@
+#pragma once
+
+// The admin HTTP listener: a small Boost.Beast server on its own thread and io_context, so a
+// scrape never shares a thread with delivery. Serves what a handler answers (admin_routes).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/config/config.hpp"
+#include "core/http/io_runner.hpp"
+#include "topology/admin_routes.hpp"
+
+namespace courier::topology {
+
+using admin_handler = std::function<admin_reply(std::string_view method, std::string_view target)>;
+
+class admin_acceptor;
+
+class admin_listener {
+ public:
+  // Binds and listens (connections wait in the backlog until serve()). Throws config_error with
+  // the key "admin.listen" when the address is not one or cannot be bound (port in use).
+  explicit admin_listener(const listen_address& where);
+  ~admin_listener();  // stop()
+
+  admin_listener(const admin_listener&) = delete;
+  admin_listener& operator=(const admin_listener&) = delete;
+
+  // The bound port (the one the system picked for port 0).
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+
+  // Starts accepting; each request's answer comes from `handler`, on the listener's thread.
+  void serve(admin_handler handler);
+
+  // Closes the listener and every connection and joins the thread. Idempotent.
+  void stop();
+
+ private:
+  http::io_runner io_{1};
+  std::shared_ptr<admin_acceptor> acceptor_;
+  std::uint16_t port_ = 0;
+};
+
+// admin.listen: nothing for "off", else a bound listener (throws config_error as above).
+std::optional<admin_listener> open_admin_listener(const admin_config& cfg);
+
+}  // namespace courier::topology

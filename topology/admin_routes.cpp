@@ -1,0 +1,276 @@
+#include "topology/admin_routes.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/metrics/exposition.hpp"
+#include "core/version.hpp"
+
+namespace courier::topology {
+namespace {
+
+using metrics::exposition;
+using metrics::family_type;
+using nlohmann::json;
+
+constexpr auto relaxed = std::memory_order_relaxed;
+
+const char* breaker_name(int state) {
+  switch (state) {
+    case 0:
+      return "closed";
+    case 1:
+      return "open";
+    case 2:
+      return "half_open";
+    default:
+      return "unknown";
+  }
+}
+
+// One counter family with one sample per route.
+void counter(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
+             std::string_view help, std::uint64_t route_snapshot::*field) {
+  e.family(name, help, family_type::counter);
+  for (const auto& r : routes) {
+    e.sample(name, {{"route", r.name}}, r.*field);
+  }
+}
+
+template <class T>
+void gauge(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
+           std::string_view help, T route_snapshot::*field) {
+  e.family(name, help, family_type::gauge);
+  for (const auto& r : routes) {
+    e.sample(name, {{"route", r.name}}, static_cast<double>(r.*field));
+  }
+}
+
+std::string dump(const json& j) { return j.dump() + "\n"; }
+
+}  // namespace
+
+route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
+  route_snapshot s;
+  s.name = std::move(name);
+  s.consumed = m.fetched.load(relaxed);
+  s.rewound_duplicates = m.rewound_duplicates.load(relaxed);
+  s.delivered = m.delivered.load(relaxed);
+  s.retried = m.retried_to_tier.load(relaxed);
+  s.dead_lettered = m.dead_lettered.load(relaxed);
+  s.attempts = m.attempts.load(relaxed);
+  s.retries = m.retries.load(relaxed);
+  s.exhausted = m.exhausted.load(relaxed);
+  s.permanent = m.permanent.load(relaxed);
+  s.endpoint_failures = m.endpoint_failures.load(relaxed);
+  s.head_of_line_moves = m.head_of_line_moves.load(relaxed);
+  s.breaker_trips = m.breaker_trips.load(relaxed);
+  s.pauses = m.pauses.load(relaxed);
+  s.resumes = m.resumes.load(relaxed);
+  s.backpressure_pauses = m.backpressure_pauses.load(relaxed);
+  s.breaker_state = m.breaker_state.load(relaxed);
+  s.in_flight = m.in_flight.load(relaxed);
+  s.paused_partitions = m.paused_partitions.load(relaxed);
+  s.assigned = m.assigned.load(relaxed);
+  s.draining = m.draining.load(relaxed);
+  return s;
+}
+
+std::string render_metrics(const std::vector<route_snapshot>& routes,
+                           std::string_view build_version) {
+  exposition e;
+  counter(e, routes, "courier_records_consumed_total", "Records fetched from the route's topics.",
+          &route_snapshot::consumed);
+  counter(e, routes, "courier_records_rewound_duplicates_total",
+          "Records fetched again after a rewind and dropped.", &route_snapshot::rewound_duplicates);
+  e.family("courier_deliveries_total",
+           "Records done by outcome: delivered to the webhook, retried (acknowledged in a retry "
+           "tier) or dead_lettered (acknowledged in the DLQ).",
+           family_type::counter);
+  for (const auto& r : routes) {
+    e.sample("courier_deliveries_total", {{"route", r.name}, {"outcome", "delivered"}},
+             r.delivered);
+    e.sample("courier_deliveries_total", {{"route", r.name}, {"outcome", "retried"}}, r.retried);
+    e.sample("courier_deliveries_total", {{"route", r.name}, {"outcome", "dead_lettered"}},
+             r.dead_lettered);
+  }
+  counter(e, routes, "courier_delivery_attempts_total", "HTTP requests sent to the webhook.",
+          &route_snapshot::attempts);
+  counter(e, routes, "courier_delivery_retries_total",
+          "Attempts that were a retry of an earlier one.", &route_snapshot::retries);
+  counter(e, routes, "courier_attempts_exhausted_total",
+          "Attempt sequences that ran out of attempts.", &route_snapshot::exhausted);
+  counter(e, routes, "courier_permanent_rejections_total",
+          "Permanent rejections by the webhook (a 4xx about the record).",
+          &route_snapshot::permanent);
+  counter(e, routes, "courier_endpoint_failures_total",
+          "Answers about the endpoint (such as 401, 403) that hold their record.",
+          &route_snapshot::endpoint_failures);
+  counter(e, routes, "courier_head_of_line_moves_total",
+          "Records moved to a retry tier by the head-of-line bound.",
+          &route_snapshot::head_of_line_moves);
+  gauge(e, routes, "courier_breaker_state", "Circuit breaker state: 0 closed, 1 open, 2 half-open.",
+        &route_snapshot::breaker_state);
+  counter(e, routes, "courier_breaker_trips_total", "Times the circuit breaker opened.",
+          &route_snapshot::breaker_trips);
+  counter(e, routes, "courier_pauses_total", "Times the route's partitions were paused.",
+          &route_snapshot::pauses);
+  counter(e, routes, "courier_resumes_total", "Times the route's partitions were resumed.",
+          &route_snapshot::resumes);
+  counter(e, routes, "courier_backpressure_pauses_total",
+          "Times a partition paused at its own in-flight bound.",
+          &route_snapshot::backpressure_pauses);
+  gauge(e, routes, "courier_partitions_paused", "Partitions paused now.",
+        &route_snapshot::paused_partitions);
+  gauge(e, routes, "courier_in_flight", "Records in flight (taken, not yet done).",
+        &route_snapshot::in_flight);
+  gauge(e, routes, "courier_consumer_assigned",
+        "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
+  gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
+        &route_snapshot::draining);
+  e.family("courier_build_info", "courier's version; the value is always 1.", family_type::gauge);
+  e.sample("courier_build_info", {{"version", std::string{build_version}}}, std::uint64_t{1});
+  return e.text();
+}
+
+verdict readiness(const std::vector<route_snapshot>& routes, bool stopping) {
+  json waiting = json::array();
+  json draining = json::array();
+  for (const auto& r : routes) {
+    if (r.draining) {
+      draining.push_back(r.name);
+    } else if (!r.assigned) {
+      waiting.push_back(r.name);
+    }
+  }
+  if (stopping || !draining.empty()) {
+    return {false, dump({{"status", "not ready"},
+                         {"reason", "stopping: the consumers drain"},
+                         {"draining", draining}})};
+  }
+  if (!waiting.empty()) {
+    return {false, dump({{"status", "not ready"},
+                         {"reason", "waiting for the first partition assignment"},
+                         {"routes", waiting}})};
+  }
+  return {true, dump({{"status", "ready"}})};
+}
+
+verdict liveness(const std::vector<actor_answer>& answers, std::chrono::milliseconds bound) {
+  json down = json::array();
+  json silent = json::array();
+  for (const auto& a : answers) {
+    if (a.what == actor_answer::kind::down) {
+      down.push_back(a.name);
+    } else if (a.what == actor_answer::kind::timed_out) {
+      silent.push_back(a.name);
+    }
+  }
+  if (!down.empty()) {
+    return {false, dump({{"status", "unhealthy"}, {"reason", "an actor is down"}, {"down", down}})};
+  }
+  if (!silent.empty()) {
+    return {
+        false,
+        dump({{"status", "unhealthy"},
+              {"reason", "an actor did not answer within " + std::to_string(bound.count()) + " ms"},
+              {"not_answering", silent}})};
+  }
+  return {true, dump({{"status", "healthy"}, {"actors", answers.size()}})};
+}
+
+std::string render_state(const std::vector<route_snapshot>& routes,
+                         std::string_view build_version) {
+  json out = {{"version", std::string{build_version}}, {"routes", json::array()}};
+  for (const auto& r : routes) {
+    out["routes"].push_back({
+        {"name", r.name},
+        {"breaker", {{"state", breaker_name(r.breaker_state)}, {"trips", r.breaker_trips}}},
+        {"in_flight", r.in_flight},
+        {"paused_partitions", r.paused_partitions},
+        {"assigned", r.assigned},
+        {"draining", r.draining},
+        {"counters",
+         {{"consumed", r.consumed},
+          {"rewound_duplicates", r.rewound_duplicates},
+          {"delivered", r.delivered},
+          {"retried", r.retried},
+          {"dead_lettered", r.dead_lettered},
+          {"attempts", r.attempts},
+          {"retries", r.retries},
+          {"exhausted", r.exhausted},
+          {"permanent", r.permanent},
+          {"endpoint_failures", r.endpoint_failures},
+          {"head_of_line_moves", r.head_of_line_moves},
+          {"pauses", r.pauses},
+          {"resumes", r.resumes},
+          {"backpressure_pauses", r.backpressure_pauses}}},
+    });
+  }
+  return dump(out);
+}
+
+admin_endpoints::admin_endpoints(caf::actor_system& system, const pipeline& p,
+                                 std::chrono::milliseconds ping_bound)
+    : system_(system), actors_(p.actors()), ping_bound_(ping_bound) {
+  for (const auto& g : p.routes()) {
+    routes_.emplace_back(g.name, g.metrics);
+  }
+}
+
+std::vector<route_snapshot> admin_endpoints::snapshots() const {
+  std::vector<route_snapshot> out;
+  out.reserve(routes_.size());
+  for (const auto& [name, m] : routes_) {
+    out.push_back(snapshot_of(name, *m));
+  }
+  return out;
+}
+
+std::vector<actor_answer> admin_endpoints::ping() const {
+  std::vector<actor_answer> out;
+  caf::scoped_actor self{system_};
+  const auto deadline = std::chrono::steady_clock::now() + ping_bound_;
+  for (const auto& [name, actor] : actors_) {
+    const auto left = std::max(std::chrono::milliseconds{1},
+                               std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   deadline - std::chrono::steady_clock::now()));
+    actor_answer a{name, actor_answer::kind::answered};
+    self->request(actor, left, caf::sys_atom::value, caf::get_atom::value, std::string{"info"})
+        .receive([](caf::ok_atom, const std::string&, const caf::strong_actor_ptr&,
+                    const std::string&) {},
+                 [&a](const caf::error& e) {
+                   a.what = e == caf::sec::request_timeout ? actor_answer::kind::timed_out
+                                                           : actor_answer::kind::down;
+                 });
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+admin_reply admin_endpoints::handle(std::string_view method, std::string_view target) const {
+  const auto path = target.substr(0, target.find('?'));
+  const bool known =
+      path == "/metrics" || path == "/healthz" || path == "/readyz" || path == "/state";
+  if (!known) {
+    return {404, "application/json",
+            dump({{"error", "not found"},
+                  {"endpoints", {"/metrics", "/healthz", "/readyz", "/state"}}})};
+  }
+  if (method != "GET" && method != "HEAD") {
+    return {405, "application/json", dump({{"error", "method not allowed; use GET"}})};
+  }
+  if (path == "/metrics") {
+    return {200, std::string{prometheus_content_type},
+            render_metrics(snapshots(), courier::version)};
+  }
+  if (path == "/state") {
+    return {200, "application/json", render_state(snapshots(), courier::version)};
+  }
+  const verdict v =
+      path == "/readyz" ? readiness(snapshots(), stopping_.load()) : liveness(ping(), ping_bound_);
+  return {v.ok ? 200 : 503, "application/json", v.body};
+}
+
+}  // namespace courier::topology

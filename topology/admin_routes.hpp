@@ -1,0 +1,113 @@
+#pragma once
+
+// The admin listener's endpoints (DESIGN.md section 7): GET /metrics (Prometheus text format
+// 0.0.4), /healthz, /readyz and /state (JSON). The rendering is pure functions of snapshots,
+// so the texts are unit-tested; admin_endpoints takes the snapshots from a running pipeline.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/route_metrics.hpp"
+#include "topology/pipeline.hpp"
+
+namespace courier::topology {
+
+// One route's counters and gauges, read from its route_metrics at scrape time (relaxed loads:
+// no lock, nothing allocated per record).
+struct route_snapshot {
+  std::string name;
+  std::uint64_t consumed = 0;            // fetched
+  std::uint64_t rewound_duplicates = 0;  // fetched again after a rewind: dropped
+  std::uint64_t delivered = 0;
+  std::uint64_t retried = 0;        // acknowledged in a retry tier
+  std::uint64_t dead_lettered = 0;  // acknowledged in the DLQ
+  std::uint64_t attempts = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t exhausted = 0;
+  std::uint64_t permanent = 0;
+  std::uint64_t endpoint_failures = 0;
+  std::uint64_t head_of_line_moves = 0;
+  std::uint64_t breaker_trips = 0;
+  std::uint64_t pauses = 0;
+  std::uint64_t resumes = 0;
+  std::uint64_t backpressure_pauses = 0;
+  int breaker_state = 0;  // courier::breaker_state: 0 closed, 1 open, 2 half-open
+  std::int64_t in_flight = 0;
+  std::int64_t paused_partitions = 0;
+  bool assigned = false;
+  bool draining = false;
+};
+
+route_snapshot snapshot_of(std::string name, const actors::route_metrics& m);
+
+// The exposition of every route plus courier_build_info{version="..."} 1. Every series exists
+// from the start (value 0), so rate() and absent() work before the first record.
+std::string render_metrics(const std::vector<route_snapshot>& routes,
+                           std::string_view build_version);
+
+// A check's answer: ok (200) or not (503), and a JSON body that says why.
+struct verdict {
+  bool ok = false;
+  std::string body;
+};
+
+// /readyz: ready once every route's consumer was assigned at least once (an empty assignment
+// counts) and none is draining, and the process is not stopping.
+verdict readiness(const std::vector<route_snapshot>& routes, bool stopping);
+
+// How one supervised actor answered the liveness ping.
+struct actor_answer {
+  enum class kind { answered, down, timed_out };
+  std::string name;
+  kind what = kind::answered;
+};
+
+// /healthz: healthy while every supervised actor answered its ping within the bound (a dead
+// actor answers "down" at once, a stuck one times out).
+verdict liveness(const std::vector<actor_answer>& answers, std::chrono::milliseconds bound);
+
+// /state: per route the breaker, in-flight, paused partitions, readiness and counters. Built
+// from the snapshots only: no configuration value (and so no hmac_secret) can appear in it.
+std::string render_state(const std::vector<route_snapshot>& routes, std::string_view build_version);
+
+struct admin_reply {
+  int status = 200;
+  std::string content_type;
+  std::string body;
+};
+
+inline constexpr std::string_view prometheus_content_type = "text/plain; version=0.0.4";
+
+// What the listener serves, for a running pipeline. handle() runs on the listener's thread;
+// /healthz blocks it for at most ping_bound.
+class admin_endpoints {
+ public:
+  admin_endpoints(caf::actor_system& system, const pipeline& p,
+                  std::chrono::milliseconds ping_bound = std::chrono::seconds{1});
+
+  admin_reply handle(std::string_view method, std::string_view target) const;
+
+  // The service is stopping (a signal or an actor's death): /readyz answers 503 from now on.
+  void set_stopping() { stopping_ = true; }
+
+  std::vector<route_snapshot> snapshots() const;
+  // Pings every supervised actor (CAF's built-in ("sys", "get", "info") request, which an actor
+  // answers from its own mailbox) with one deadline for all.
+  std::vector<actor_answer> ping() const;
+
+ private:
+  caf::actor_system& system_;
+  std::vector<std::pair<std::string, std::shared_ptr<actors::route_metrics>>> routes_;
+  std::vector<std::pair<std::string, caf::actor>> actors_;
+  std::chrono::milliseconds ping_bound_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace courier::topology
