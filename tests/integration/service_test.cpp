@@ -16,11 +16,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The stand's configuration as the file `courier run` reads, fetching without delay.
+// The stand's configuration as the file `courier run` reads, fetching without delay, with the
+// admin listener on a free port (tests run in parallel; the default port is one for all).
 std::filesystem::path write_config(const stand& s, const std::filesystem::path& dir) {
   courier_config cfg = s.cfg;
   cfg.kafka.properties["fetch.wait.max.ms"] = "10";
-  return courier::testing::write_config(cfg, dir);
+  const auto path = courier::testing::write_config(cfg, dir);
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream{path});
+  doc["admin"] = {{"listen", "127.0.0.1:0"}};
+  std::ofstream{path} << doc.dump(2);
+  return path;
 }
 
 TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
@@ -101,7 +106,7 @@ TEST(CourierDemo, AccountsForEveryRecordWithTiersAndTheDlqAndExitsZero) {
   const temp_dir scratch{"service-demo", temp_dir::keep_if_failed};
   const auto& dir = scratch.path();
   courier_process demo{{"demo", "--records", "300", "--fail-rate-503", "0.2", "--fail-rate-400",
-                        "0.05", "--no-progress"},
+                        "0.05", "--no-progress", "--admin-listen", "127.0.0.1:0"},
                        {},
                        (dir / "demo.log").string()};
   const auto code = demo.wait_exit(120s);

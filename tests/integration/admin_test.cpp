@@ -1,0 +1,176 @@
+// The admin listener on the stand: the real pipeline on the mock cluster, the real receiver, the
+// listener on an ephemeral port, scraped over HTTP with a Beast client.
+
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/version.hpp"
+#include "tests/integration/stand.hpp"
+#include "tests/support/courier_process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "topology/admin_listener.hpp"
+#include "topology/admin_routes.hpp"
+#include "topology/pipeline.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace beast_http = boost::beast::http;
+
+struct got {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+};
+
+got http_get(std::uint16_t port, const std::string& target) {
+  boost::asio::io_context ioc;
+  boost::beast::tcp_stream stream{ioc};
+  stream.expires_after(5s);
+  stream.connect(boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
+  beast_http::request<beast_http::empty_body> req{beast_http::verb::get, target, 11};
+  req.set(beast_http::field::host, "127.0.0.1");
+  beast_http::write(stream, req);
+  boost::beast::flat_buffer buffer;
+  beast_http::response<beast_http::string_body> res;
+  beast_http::read(stream, buffer, res);
+  return {static_cast<int>(res.result_int()), std::string{res[beast_http::field::content_type]},
+          res.body()};
+}
+
+// The value of one sample line of the exposition; nothing when the series is missing.
+std::optional<double> sample_value(const std::string& text, const std::string& series) {
+  const auto at = text.find("\n" + series + " ");
+  if (at == std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stod(text.substr(at + series.size() + 2));
+}
+
+const std::string delivered_series =
+    R"(courier_deliveries_total{route="shipments",outcome="delivered"})";
+
+TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
+  constexpr std::size_t records = 300;
+  stand s{2};
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  topology::admin_endpoints endpoints{sys, p};
+  topology::admin_listener listener{{"127.0.0.1", 0}};
+  ASSERT_NE(listener.port(), 0) << "port 0 reports the port the system picked";
+  listener.serve([&](std::string_view m, std::string_view t) { return endpoints.handle(m, t); });
+  const auto port = listener.port();
+
+  // Before anything was fetched every series exists with 0.
+  const auto first = http_get(port, "/metrics");
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(first.content_type, "text/plain; version=0.0.4");
+  EXPECT_EQ(sample_value(first.body, delivered_series), 0.0) << first.body;
+  EXPECT_TRUE(sample_value(
+      first.body, R"(courier_build_info{version=")" + std::string{courier::version} + "\"}"))
+      << first.body;
+
+  // Ready once the consumer got its partitions (the mock cluster's group join takes seconds).
+  ASSERT_TRUE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s))
+      << http_get(port, "/readyz").body;
+  const auto health = http_get(port, "/healthz");
+  EXPECT_EQ(health.status, 200) << health.body;
+  EXPECT_EQ(nlohmann::json::parse(health.body).at("actors"), p.actors().size());
+
+  s.seed(records);
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= records; }, 60s))
+      << "delivered at the receiver: " << s.receiver->snapshot().ok;
+  // The counter follows the outcome message: equal to the receiver's count once it arrived.
+  std::string text;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        text = http_get(port, "/metrics").body;
+        return sample_value(text, delivered_series) ==
+               static_cast<double>(s.receiver->snapshot().ok);
+      },
+      10s))
+      << "receiver: " << s.receiver->snapshot().ok << "\n"
+      << text;
+  EXPECT_EQ(sample_value(text, R"(courier_records_consumed_total{route="shipments"})"),
+            static_cast<double>(records));
+  EXPECT_EQ(sample_value(text, R"(courier_breaker_state{route="shipments"})"), 0.0);
+
+  const auto state = http_get(port, "/state");
+  EXPECT_EQ(state.status, 200);
+  EXPECT_EQ(state.content_type, "application/json");
+  const auto j = nlohmann::json::parse(state.body);
+  EXPECT_EQ(j.at("routes").at(0).at("name"), "shipments");
+  EXPECT_EQ(j.at("routes").at(0).at("counters").at("delivered"), s.receiver->snapshot().ok);
+  EXPECT_EQ(j.at("routes").at(0).at("breaker").at("state"), "closed");
+  EXPECT_EQ(state.body.find(test_secret()), std::string::npos)
+      << "the secret leaked: " << state.body;
+
+  EXPECT_EQ(http_get(port, "/nothing").status, 404);
+
+  // Drained and stopped: not ready (the consumer published draining), and not healthy (every
+  // actor of the pipeline is down now).
+  p.stop();
+  const auto ready = http_get(port, "/readyz");
+  EXPECT_EQ(ready.status, 503) << ready.body;
+  EXPECT_NE(nlohmann::json::parse(ready.body).at("reason").get<std::string>().find("drain"),
+            std::string::npos)
+      << ready.body;
+  const auto dead = http_get(port, "/healthz");
+  EXPECT_EQ(dead.status, 503) << dead.body;
+  EXPECT_FALSE(nlohmann::json::parse(dead.body).at("down").empty()) << dead.body;
+  listener.stop();
+}
+
+TEST(AdminListener, HealthzNamesAnActorThatDied) {
+  stand s{1};
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  topology::admin_endpoints endpoints{sys, p};
+  topology::admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve([&](std::string_view m, std::string_view t) { return endpoints.handle(m, t); });
+  ASSERT_EQ(http_get(listener.port(), "/healthz").status, 200);
+  {
+    caf::scoped_actor self{sys};
+    self->monitor(p.routes().front().breaker);
+    caf::anon_send_exit(p.routes().front().breaker, caf::exit_reason::kill);
+    self->receive([](const caf::down_msg&) {});
+  }
+  const auto h = http_get(listener.port(), "/healthz");
+  EXPECT_EQ(h.status, 503) << h.body;
+  EXPECT_EQ(nlohmann::json::parse(h.body).at("down"),
+            nlohmann::json::array({"breaker of route shipments"}))
+      << h.body;
+  listener.stop();
+  p.stop();
+}
+
+// `courier run` checks admin.listen before it starts anything: a port in use exits 2 naming the
+// key, well before the broker checks (whose broker here does not even exist).
+TEST(AdminListener, CourierRunExits2WhenTheAdminPortIsInUse) {
+  topology::admin_listener taken{{"127.0.0.1", 0}};
+  const temp_dir dir{"admin-port-in-use", temp_dir::keep_if_failed};
+  const auto path = dir.path() / "courier.json";
+  std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1"}, "admin": {"listen": "127.0.0.1:)"
+                      << taken.port() << R"("}, "routes": [{"name": "shipments",
+    "topic": "brew.shipments.v1", "url": "http://127.0.0.1:8090/deliver"}]})";
+  courier_process courier{
+      {"run", "--config", path.string()}, {"HMAC_SECRET=x"}, (dir.path() / "log").string()};
+  const auto code = courier.wait_exit(5s);
+  ASSERT_TRUE(code.has_value()) << courier.log();
+  EXPECT_EQ(*code, 2) << courier.log();
+  EXPECT_NE(courier.log().find("admin.listen"), std::string::npos) << courier.log();
+}
+
+}  // namespace
+}  // namespace courier::testing
