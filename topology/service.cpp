@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -16,6 +18,47 @@
 #include "topology/topics.hpp"
 
 namespace courier::topology {
+namespace {
+
+// Where a stop signal goes: before start() has a supervisor, it ends the process (exit 0,
+// nothing consumed, nothing to commit); afterwards it is a message to the supervisor.
+class stop_relay {
+ public:
+  template <class Start>
+  void start(Start&& spawn) {
+    const std::lock_guard<std::mutex> lock{m_};  // a signal meanwhile waits for the handle
+    supervisor_ = spawn();
+  }
+
+  // No more stop requests (the process is on its way out): the waiter's wake-up is ignored,
+  // and the supervisor's handle is released while its actor system still exists.
+  void close() {
+    const std::lock_guard<std::mutex> lock{m_};
+    closed_ = true;
+    supervisor_ = nullptr;
+  }
+
+  void stop(int sig) {
+    const std::lock_guard<std::mutex> lock{m_};
+    if (closed_) {
+      return;
+    }
+    if (supervisor_) {
+      caf::anon_send(supervisor_, actors::stop_atom::value, sig);
+      return;
+    }
+    log::info("stopped before start", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    std::fflush(nullptr);
+    std::_Exit(0);  // nothing to drain or commit; the main thread may be inside librdkafka
+  }
+
+ private:
+  std::mutex m_;
+  caf::actor supervisor_;
+  bool closed_ = false;
+};
+
+}  // namespace
 
 int run_service(const courier_config& cfg) {
   // Block the stop signals before any thread starts, so only sigwait below receives them.
@@ -24,6 +67,30 @@ int run_service(const courier_config& cfg) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  // The signals arrive on this thread only, from the first moment: during the start-up checks
+  // (which may wait on an unreachable broker) a stop request ends the process at once, as
+  // nothing has been consumed yet; once the supervisor exists it becomes a message to it, so
+  // one wait covers both a stop request and an actor's death.
+  stop_relay relay;
+  std::thread signal_waiter{[&stop_signals, &relay] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    relay.stop(sig);
+  }};
+  log::info("courier starting", {{"brokers", cfg.kafka.brokers}, {"routes", cfg.routes.size()}});
+  // Joined on every way out of this function.
+  struct joiner {
+    std::thread& t;
+    stop_relay& relay;
+    ~joiner() {
+      relay.close();
+      // Wakes the signal waiter if no signal came, so it can be joined.
+      // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread): sigwait() takes it; nothing dies.
+      pthread_kill(t.native_handle(), SIGTERM);
+      t.join();
+    }
+  } join_signal_waiter{signal_waiter, relay};
 
   // Bound before anything connects: a bad admin.listen or a port in use is a start-up error
   // (config_error, exit 2); connections wait in the backlog until the pipeline serves them.
@@ -75,10 +142,16 @@ int run_service(const courier_config& cfg) {
         "its default",
         {{"error", e.what()}});
   }
-  pipeline p{system, cfg, options};
-  supervisor sup{system, p};
+  // A signal while the pipeline starts waits for the supervisor, then stops it (drained).
+  std::optional<pipeline> p;
+  std::optional<supervisor> sup;
+  relay.start([&] {
+    p.emplace(system, cfg, options);
+    sup.emplace(system, *p);
+    return sup->handle();
+  });
   if (admin) {
-    endpoints.emplace(system, p);
+    endpoints.emplace(system, *p);
     admin->serve([&e = *endpoints](std::string_view method, std::string_view target) {
       return e.handle(method, target);
     });
@@ -86,32 +159,22 @@ int run_service(const courier_config& cfg) {
   log::info("courier running", {{"brokers", cfg.kafka.brokers},
                                 {"group_id", cfg.kafka.group_id},
                                 {"routes", cfg.routes.size()}});
-  // The signals arrive here only (blocked everywhere else) and become a message to the
-  // supervisor, so one wait covers both a stop request and an actor's death.
-  std::thread signal_waiter{[&stop_signals, handle = sup.handle()] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    caf::anon_send(handle, actors::stop_atom::value, sig);
-  }};
-  const stop_cause cause = sup.wait();
+  const stop_cause cause = sup->wait();
   switch (cause.what) {
     case stop_cause::kind::signal:
       log::info("stopping", {{"signal", cause.signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
       break;
     case stop_cause::kind::actor_died:
-      // Wakes the signal waiter, whose SIGTERM is blocked, so it can be joined.
-      // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread): sigwait() takes it; nothing dies.
-      pthread_kill(signal_waiter.native_handle(), SIGTERM);
       break;
   }
-  signal_waiter.join();
   if (endpoints) {
     endpoints->set_stopping();  // /readyz: 503 while draining
   }
-  p.stop();
+  p->stop();
   if (admin) {
     admin->stop();
   }
+  relay.close();
   log::info("stopped");
   return cause.what == stop_cause::kind::actor_died ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 // `courier run` refuses, before it starts a thread or connects anywhere, what cannot work:
 // it exits 2 at once naming the key, instead of staying up and delivering nothing.
 
+#include <csignal>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "tests/support/courier_process.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/wait_until.hpp"
 
 namespace courier::testing {
 namespace {
@@ -70,6 +72,27 @@ TEST(CourierStartup, APortOutOfRangeExits2NamingTheRoute) {
   EXPECT_EQ(*r.exit_code, 2) << r.log;
   EXPECT_NE(r.log.find("routes[0].url"), std::string::npos) << r.log;
   EXPECT_NE(r.log.find("99999"), std::string::npos) << r.log;
+}
+
+// A valid configuration whose broker does not answer: the start-up checks wait on it (10 s),
+// and SIGTERM meanwhile ends the process at once instead of after the wait.
+TEST(CourierStartup, SigtermWhileTheStartUpChecksWaitOnTheBrokerExitsAtOnce) {
+  const temp_dir dir{"startup-sigterm", temp_dir::keep_if_failed};
+  const auto path = dir.path() / "courier.json";
+  std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1"}, "routes": [{"name": "shipments",
+    "topic": "brew.shipments.v1", "url": "http://127.0.0.1:8090/deliver"}]})";
+  courier_process courier{
+      {"run", "--config", path.string()}, {"HMAC_SECRET=x"}, (dir.path() / "log").string()};
+  ASSERT_TRUE(wait_until(
+      [&] { return courier.log().find("\"event\":\"courier starting\"") != std::string::npos; },
+      10s))
+      << courier.log();
+  courier.signal(SIGTERM);
+  // Well below the 10 s the topic check waits for an unreachable broker.
+  const auto code = courier.wait_exit(4s);
+  ASSERT_TRUE(code.has_value()) << "SIGTERM did not end the start-up\n" << courier.log();
+  EXPECT_EQ(*code, 0) << courier.log();
+  EXPECT_NE(courier.log().find("stopped before start"), std::string::npos) << courier.log();
 }
 
 }  // namespace
