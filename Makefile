@@ -53,8 +53,11 @@ kafka-down:
 asan:
 	$(MAKE) test PRESET=asan
 
-# The unit and integration labels under ThreadSanitizer (suppressions: tests/tsan.supp).
-tsan:
+# The unit and integration labels under ThreadSanitizer (suppressions: tests/tsan.supp), linked
+# with a TSan-built CAF 0.17.6 that scripts/build-caf-tsan.sh builds into build/caf-tsan/install
+# first (once: the script does nothing when it is already there).
+tsan: deps
+	bash scripts/build-caf-tsan.sh
 	$(MAKE) build PRESET=tsan
 	ctest --preset tsan -L 'unit|integration' -j2
 
