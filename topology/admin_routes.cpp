@@ -129,6 +129,13 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
         "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
   gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
         &route_snapshot::draining);
+  e.family("courier_route_info",
+           "A route's topics; the value is always 1 (alerts join it for the topic names).",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    e.sample("courier_route_info",
+             {{"route", r.name}, {"topic", r.topic}, {"dlq_topic", r.dlq_topic}}, std::uint64_t{1});
+  }
   e.family("courier_build_info", "courier's version; the value is always 1.", family_type::gauge);
   e.sample("courier_build_info", {{"version", std::string{build_version}}}, std::uint64_t{1});
   return e.text();
@@ -215,15 +222,18 @@ admin_endpoints::admin_endpoints(caf::actor_system& system, const pipeline& p,
                                  std::chrono::milliseconds ping_bound)
     : system_(system), actors_(p.actors()), ping_bound_(ping_bound) {
   for (const auto& g : p.routes()) {
-    routes_.emplace_back(g.name, g.metrics);
+    routes_.push_back({g.name, g.topic, g.dlq_topic, g.metrics});
   }
 }
 
 std::vector<route_snapshot> admin_endpoints::snapshots() const {
   std::vector<route_snapshot> out;
   out.reserve(routes_.size());
-  for (const auto& [name, m] : routes_) {
-    out.push_back(snapshot_of(name, *m));
+  for (const auto& r : routes_) {
+    auto s = snapshot_of(r.name, *r.metrics);
+    s.topic = r.topic;
+    s.dlq_topic = r.dlq_topic;
+    out.push_back(std::move(s));
   }
   return out;
 }

@@ -23,6 +23,8 @@ namespace courier::topology {
 // no lock, nothing allocated per record).
 struct route_snapshot {
   std::string name;
+  std::string topic;
+  std::string dlq_topic;
   std::uint64_t consumed = 0;            // fetched
   std::uint64_t rewound_duplicates = 0;  // fetched again after a rewind: dropped
   std::uint64_t delivered = 0;
@@ -104,7 +106,13 @@ class admin_endpoints {
 
  private:
   caf::actor_system& system_;
-  std::vector<std::pair<std::string, std::shared_ptr<actors::route_metrics>>> routes_;
+  struct route_source {
+    std::string name;
+    std::string topic;
+    std::string dlq_topic;
+    std::shared_ptr<actors::route_metrics> metrics;
+  };
+  std::vector<route_source> routes_;
   std::vector<std::pair<std::string, caf::actor>> actors_;
   std::chrono::milliseconds ping_bound_;
   std::atomic<bool> stopping_{false};

@@ -49,6 +49,8 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
   for (const auto& route : cfg.routes) {
     route_graph g;
     g.name = route.name;
+    g.topic = route.topic;
+    g.dlq_topic = dlq_topic_of(route);
     g.metrics = std::make_shared<actors::route_metrics>();
     g.client = std::make_shared<http::client>(io_.context(), http::parse_endpoint(route.url),
                                               client_settings_for(route));

@@ -28,6 +28,8 @@ struct pipeline_options {
 // The actor graph of one route: breaker, pause controller, delivery pool, consumer.
 struct route_graph {
   std::string name;
+  std::string topic;  // the route's source topic
+  std::string dlq_topic;
   std::shared_ptr<actors::route_metrics> metrics;
   std::shared_ptr<http::client> client;
   caf::actor breaker;

@@ -32,7 +32,10 @@ route_snapshot busy_route() {
   m.paused_partitions = 3;
   m.in_flight = 10;
   m.assigned = true;
-  return snapshot_of("shipments", m);
+  auto s = snapshot_of("shipments", m);
+  s.topic = "brew.shipments.v1";
+  s.dlq_topic = "brew.shipments.dlq";
+  return s;
 }
 
 TEST(AdminMetrics, RendersEveryRouteCounterFromTheAtomics) {
@@ -57,6 +60,9 @@ TEST(AdminMetrics, RendersEveryRouteCounterFromTheAtomics) {
   EXPECT_THAT(text, HasSubstr("courier_partitions_paused{route=\"shipments\"} 3\n"));
   EXPECT_THAT(text, HasSubstr("courier_in_flight{route=\"shipments\"} 10\n"));
   EXPECT_THAT(text, HasSubstr("courier_build_info{version=\"1.2.3\"} 1\n"));
+  // The alert rules (docker/prometheus/alerts.yml) join this for the topic names.
+  EXPECT_THAT(text, HasSubstr("courier_route_info{route=\"shipments\",topic=\"brew.shipments.v1\","
+                              "dlq_topic=\"brew.shipments.dlq\"} 1\n"));
 }
 
 TEST(AdminMetrics, EverySeriesExistsWithZeroBeforeTheFirstRecord) {
