@@ -30,14 +30,15 @@ $out"
 $out"
 
 services=$(run_compose config --services 2>&1) || fail "config --services failed: $services"
-for s in kafka topics mock-webhook courier; do
+for s in kafka topics mock-webhook courier prometheus; do
   grep -qx "$s" <<<"$services" || fail "service '$s' is missing from $file (found: $(echo $services))"
 done
 
 config=$(run_compose config 2>&1) || fail "config failed: $config"
 for want in "dockerfile: docker/Dockerfile" "KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false'" \
             "KAFKA_BROKERS: kafka:9092" "WEBHOOK_URL: http://mock-webhook:8090/deliver" \
-            "HMAC_SECRET: change-me" "published: 9092" "published: 8090"; do
+            "HMAC_SECRET: change-me" "published: 9092" "published: 8090" \
+            "/etc/prometheus/alerts.yml" "0.0.0.0:9464"; do
   grep -qF -- "$want" <<<"$config" || {
     # docker-compose 1.x prints ports as "- 9092:29092" and booleans as "'false'" or "\"false\"".
     case $want in
