@@ -50,13 +50,16 @@ void produce(self_ptr self, std::uint64_t id) {
   }
   auto handle = caf::actor_cast<caf::actor>(self);
   try {
-    st.producer->produce(
-      req.topic, req.partition, key, req.value, req.headers, req.timestamp_ms,
-      [handle, id, generation](rd_kafka_resp_err_t err, std::int32_t, std::int64_t) {
-        // Runs inside producer->poll() on this actor's own thread.
-        caf::anon_send(handle, produced_atom::value, id, generation,
-                       static_cast<std::int32_t>(err));
-      });
+    // The report holds this actor weakly: a producer destroyed with records still queued or in
+    // flight (a rebuild, or shutdown) never calls their reports, and a strong handle in one
+    // would keep this actor alive for good (the actor system would wait for it forever).
+    st.producer->produce(req.topic, req.partition, key, req.value, req.headers, req.timestamp_ms,
+                         [addr = self->address(), id, generation](rd_kafka_resp_err_t err,
+                                                                  std::int32_t, std::int64_t) {
+                           // Runs inside producer->poll() on this actor's own thread.
+                           caf::anon_send(caf::actor_cast<caf::actor>(addr), produced_atom::value,
+                                          id, generation, static_cast<std::int32_t>(err));
+                         });
   } catch (const kafka::kafka_error& e) {
     if (e.code() == RD_KAFKA_RESP_ERR__FATAL) {
       log::error("retry router producer failed fatally; rebuilding it", {{"error", e.what()}});

@@ -1,17 +1,24 @@
 // The retry router against librdkafka's mock cluster (label integration): it answers only on
-// the broker's acknowledgement, and a destination with fewer partitions than the source does
-// not make a produce fail forever.
+// the broker's acknowledgement, a destination with fewer partitions than the source does not
+// make a produce fail forever, a fatal idempotent-producer error leaves no request waiting, and
+// records still in its producer when it stops do not keep the actor system from shutting down.
 
 #include "actors/retry_router.hpp"
 
+#include <algorithm>
+#include <iostream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <librdkafka/rdkafka_mock.h>
 
 #include "actors/messages.hpp"
+#include "core/kafka/producer.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "demo/topic_reader.hpp"
+#include "tests/support/wait_until.hpp"
 
 namespace courier::testing {
 namespace {
@@ -36,9 +43,9 @@ struct RetryRouter : ::testing::Test {
     sys = std::make_unique<caf::actor_system>(cfg);
   }
   ~RetryRouter() override { caf::anon_send_exit(router, caf::exit_reason::user_shutdown); }
-  void start() {
+  void start(std::map<std::string, std::string> properties = {}) {
     router = sys->spawn<caf::detached>(actors::retry_router, cluster.bootstrap_servers(),
-                                       std::map<std::string, std::string>{});
+                                       std::move(properties));
   }
   // The router's answer to one dispatch request: true once acknowledged.
   bool dispatch(actors::dispatch_request req) {
@@ -48,6 +55,33 @@ struct RetryRouter : ::testing::Test {
         .receive([&](bool ok) { acked = ok; },
                  [&](const caf::error& e) { ADD_FAILURE() << caf::to_string(e); });
     return acked;
+  }
+
+  // The next request with this api key to broker 1 gets `err`, answered after `rtt`.
+  void push_broker_error(std::int16_t api_key, rd_kafka_resp_err_t err,
+                         std::chrono::milliseconds rtt) {
+    ASSERT_EQ(rd_kafka_mock_broker_push_request_error_rtts(cluster.raw(), 1, api_key, 1, err,
+                                                           static_cast<int>(rtt.count())),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  // How many pushed errors for this api key broker 1 has not used up yet.
+  std::size_t broker_errors_left(std::int16_t api_key) {
+    std::size_t left = 0;
+    EXPECT_EQ(rd_kafka_mock_broker_error_stack_cnt(cluster.raw(), 1, api_key, &left),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    return left;
+  }
+  // Every record in partition 0 of `topic`: its high watermark first, then that many records.
+  std::vector<record> read_all(const std::string& topic) {
+    kafka::producer probe{cluster.bootstrap_servers()};
+    std::int64_t low = 0;
+    std::int64_t high = 0;
+    EXPECT_EQ(rd_kafka_query_watermark_offsets(probe.raw(), topic.c_str(), 0, &low, &high, 10000),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    auto records =
+        demo::read_topic(cluster.bootstrap_servers(), topic, static_cast<std::size_t>(high), 20s);
+    EXPECT_EQ(records.size(), static_cast<std::size_t>(high));
+    return records;
   }
 
   kafka::mock_cluster cluster{1};
@@ -77,6 +111,129 @@ TEST_F(RetryRouter, ARecordForAPartitionTheDestinationLacksLandsInOneThatExists)
     EXPECT_EQ(r.partition, 0);
     ASSERT_FALSE(r.headers.empty());
   }
+}
+
+constexpr std::int16_t api_produce = 0;            // RD_KAFKAP_Produce
+constexpr std::int16_t api_init_producer_id = 22;  // RD_KAFKAP_InitProducerId
+
+// A fatal idempotent-producer error with several requests outstanding. librdkafka raises one
+// when the head-of-line ProduceRequest of a partition fails with OUT_OF_ORDER_SEQUENCE_NUMBER
+// ("sequence desynchronization with broker", rdkafka_request.c): the mock broker returns it for
+// the first request after the warm-up, 500 ms late. One record a request (batch.num.messages=1,
+// max.in.flight 5 as in production): when the error arrives, the failing record's request and
+// the four behind it are in flight (the mock broker appended those four, their answers wait
+// behind the late one) and three more wait in the producer's queue.
+//
+// What holds across the rebuild: every request is answered true, once; every record is in its
+// topic at least once. Not exactly once: the new producer has a new producer id, so the broker
+// cannot tell that a record it re-produces is one the old producer had written without the
+// router hearing back (here the four in flight behind the failing one, written twice). Each
+// producer is idempotent, so with one rebuild no record is there more than twice.
+TEST_F(RetryRouter, AFatalProducerErrorRebuildsItAndAnswersEveryOutstandingRequestOnce) {
+  const std::string topic = "brew.shipments.dlq";
+  cluster.create_topic(topic, 1);
+  start({{"batch.num.messages", "1"}});
+  ASSERT_TRUE(dispatch(dlq_record(0, "shp-warm")));  // the first producer has its producer id
+  // Used up only by the next producer id request: the one of a new producer.
+  push_broker_error(api_init_producer_id, RD_KAFKA_RESP_ERR_NO_ERROR, 0ms);
+  push_broker_error(api_produce, RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, 500ms);
+
+  constexpr int n = 8;
+  caf::scoped_actor self{*sys};
+  for (int i = 0; i < n; ++i) {
+    auto req = dlq_record(0, "shp-" + std::to_string(i));
+    req.tag = static_cast<std::uint64_t>(i);
+    self->send(router, actors::route_atom::value, std::move(req));
+  }
+  // Everything the router tells the requester, in order, until every request is answered.
+  std::vector<std::string> told;
+  int answered_true = 0;
+  int answered_false = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  bool timed_out = false;
+  while (answered_true + answered_false < n && !timed_out) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    self->receive(
+        [&](bool ok) {
+          ++(ok ? answered_true : answered_false);
+          told.emplace_back(ok ? "answered true" : "answered false");
+        },
+        [&](actors::blocked_atom, const actors::produce_blocked& b) {
+          told.push_back((b.blocked ? "blocked " : "unblocked ") + std::to_string(b.tag) + " " +
+                         b.reason);
+        },
+        caf::after(std::max(left, 0ms)) >> [&] { timed_out = true; });
+  }
+  ASSERT_FALSE(timed_out) << "answered " << answered_true + answered_false << " of " << n
+                          << ": a request was left waiting";
+  EXPECT_EQ(answered_true, n);
+  EXPECT_EQ(answered_false, 0);
+
+  // The fatal error came while all of them were outstanding (none was answered before it), and
+  // only the failing record's report counted: the others' reports of the old producer are stale.
+  ASSERT_GE(told.size(), 2U);
+  EXPECT_EQ(told.front().rfind("blocked 0 OUT_OF_ORDER_SEQUENCE_NUMBER", 0), 0U) << told.front();
+  EXPECT_EQ(std::count_if(told.begin(), told.end(),
+                          [](const std::string& t) { return t.rfind("blocked ", 0) == 0; }),
+            1);
+  EXPECT_EQ(std::count(told.begin(), told.end(), "unblocked 0 "), 1) << "told once it is through";
+  EXPECT_EQ(broker_errors_left(api_produce), 0U);
+  EXPECT_EQ(broker_errors_left(api_init_producer_id), 0U)
+      << "no second producer asked for a producer id: the router did not rebuild its producer";
+
+  // The new producer serves new requests; then nothing else arrives for the requester (no
+  // request answered twice, no notice left over).
+  ASSERT_TRUE(dispatch(dlq_record(0, "shp-after")));
+  bool more = true;
+  while (more) {
+    self->receive([&](bool ok) { ADD_FAILURE() << "answered again: " << ok; },
+                  [&](actors::blocked_atom, const actors::produce_blocked& b) {
+                    ADD_FAILURE() << "told again: " << b.tag << " blocked " << b.blocked;
+                  },
+                  caf::after(0ms) >> [&] { more = false; });
+  }
+
+  // Every record at least once, none more than once per producer; nothing but these records.
+  std::map<std::string, int> copies;
+  for (const auto& r : read_all(topic)) {
+    ASSERT_TRUE(r.key.has_value());
+    ++copies[*r.key];
+    EXPECT_EQ(r.value, R"({"shipment_id":")" + *r.key + R"("})");
+  }
+  std::vector<std::string> keys{"shp-warm", "shp-after"};
+  for (int i = 0; i < n; ++i) {
+    keys.push_back("shp-" + std::to_string(i));
+  }
+  EXPECT_EQ(copies.size(), keys.size());
+  int duplicated = 0;
+  for (const auto& key : keys) {
+    EXPECT_GE(copies[key], 1) << key << " is missing";
+    EXPECT_LE(copies[key], 2) << key;
+    duplicated += copies[key] > 1 ? 1 : 0;
+  }
+  EXPECT_EQ(copies["shp-warm"], 1);
+  EXPECT_EQ(copies["shp-after"], 1);
+  EXPECT_EQ(copies["shp-0"], 1) << "the failing request was not written: the error is injected";
+  std::cout << duplicated << " of " << n << " records written twice (by both producers)\n";
+}
+
+// A router stopped while its producer still has a record in flight lets the actor system shut
+// down: the record's report, never called by the destroyed producer, must not hold the router
+// alive (it did: the actor system's destructor waited forever, until ctest's timeout).
+TEST_F(RetryRouter, StoppingWithARecordInFlightDoesNotKeepTheActorSystemWaiting) {
+  cluster.create_topic("brew.shipments.dlq", 1);
+  start();
+  ASSERT_TRUE(dispatch(dlq_record(0, "shp-warm")));
+  push_broker_error(api_produce, RD_KAFKA_RESP_ERR_NO_ERROR, 1000ms);  // answered late
+  caf::anon_send(router, actors::route_atom::value, dlq_record(0, "shp-1"));
+  ASSERT_TRUE(wait_until([&] { return broker_errors_left(api_produce) == 0; }, 10s))
+      << "the record never reached the broker";
+  caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
+  router = caf::actor{};
+  const auto before = std::chrono::steady_clock::now();
+  sys.reset();  // waits for every actor, the router too
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 10s);
 }
 
 }  // namespace
