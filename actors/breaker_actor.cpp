@@ -20,7 +20,8 @@ void publish(self_ptr self, const breaker_transition& t) {
                                      {"to", std::string{to_string(t.to)}},
                                      {"trips", st.machine->trips()}});
   for (const auto& s : st.subscribers) {
-    self->send(s, state_atom::value, breaker_change{st.route, t.from, t.to});
+    self->send(s, state_atom::value,
+               breaker_change{st.route, t.from, t.to, st.machine->generation()});
   }
   if (t.to == breaker_state::open) {
     // The trip count tells a stale timer from the current one.
@@ -84,7 +85,8 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
     [=](subscribe_atom, caf::actor subscriber) {
       auto& st = self->state;
       const auto current = st.machine->state();
-      self->send(subscriber, state_atom::value, breaker_change{st.route, current, current});
+      self->send(subscriber, state_atom::value,
+                 breaker_change{st.route, current, current, st.machine->generation()});
       st.subscribers.push_back(std::move(subscriber));
     },
   };

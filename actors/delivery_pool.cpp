@@ -201,7 +201,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
       carry_out(self, self->state.policy->on_expedite(topic, partition, offset, now()));
     },
     [=](state_atom, const breaker_change& change) {
-      carry_out(self, self->state.policy->on_breaker_change(change.to));
+      carry_out(self, self->state.policy->on_breaker_change(change.to, change.generation));
     },
     [=](blocked_atom, const produce_blocked& b) {
       // The router cannot write a record onward: its consumer holds the record's partition.

@@ -72,11 +72,12 @@ struct breaker_change {
   std::string route;
   breaker_state from = breaker_state::closed;
   breaker_state to = breaker_state::closed;
+  std::uint64_t generation = 0;  // the breaker's, after the change
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, breaker_change& x) {
-  return f(caf::meta::type_name("breaker_change"), x.route, x.from, x.to);
+  return f(caf::meta::type_name("breaker_change"), x.route, x.from, x.to, x.generation);
 }
 
 // A retry-tier or DLQ record for the retry router to produce (DESIGN.md section 5).

@@ -160,9 +160,12 @@ attempt_policy::actions attempt_policy::on_expedite(const std::string& topic,
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to) {
+attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
+                                                          std::uint64_t generation) {
   actions out;
   breaker_open_ = to == breaker_state::open;
+  breaker_known_ = to;
+  breaker_generation_ = generation;
   if (breaker_open_) {
     return out;
   }
@@ -219,7 +222,8 @@ const attempt_policy::counters& attempt_policy::counts() const { return counters
 
 // -- decisions --------------------------------------------------------------------------------
 
-// Every attempt needs the breaker's permit; while it is Open the record waits, spending nothing.
+// Every attempt needs the breaker's permit (implied while it is known Closed); while it is Open
+// the record waits, spending nothing.
 // The Half-Open probe holds its permit for its whole attempt sequence: one delivery is one
 // breaker event, however many attempts it took.
 void attempt_policy::try_attempt(std::uint64_t id, actions& out) {
@@ -230,6 +234,14 @@ void attempt_policy::try_attempt(std::uint64_t id, actions& out) {
   it->second.in_backoff = false;
   if (it->second.probe) {
     send_attempt(id, it->second, /*probe=*/true, out);
+    return;
+  }
+  if (breaker_known_ == breaker_state::closed) {
+    // No round trip to the breaker per attempt while it is Closed. Should it trip meanwhile,
+    // the attempts already under way carry the old generation and do not count toward the
+    // next state; the change message switches this back to permits.
+    it->second.breaker_generation = breaker_generation_;
+    send_attempt(id, it->second, /*probe=*/false, out);
     return;
   }
   out.emplace_back(request_permit{id});

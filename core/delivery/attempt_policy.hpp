@@ -197,7 +197,9 @@ class attempt_policy {
                       time_point now);
 
   // The breaker changed state; leaving Open gives the parked records their permit requests.
-  actions on_breaker_change(breaker_state to);
+  // `generation` is the breaker's after the change: while the breaker is known Closed an
+  // attempt needs no permit (a Closed breaker grants every one) and carries that generation.
+  actions on_breaker_change(breaker_state to, std::uint64_t generation);
 
   // The broker acknowledged produce_onward{id}.
   actions on_onward_acked(std::uint64_t id);
@@ -247,6 +249,9 @@ class attempt_policy {
   std::unordered_map<coordinates, std::uint64_t, coordinates_hash> by_coordinates_;
   std::deque<std::uint64_t> parked_;  // waiting for the breaker to leave Open
   bool breaker_open_ = false;         // as the breaker's latest state change said
+  // The breaker's state and generation as its latest change said; unknown before the first.
+  std::optional<breaker_state> breaker_known_;
+  std::uint64_t breaker_generation_ = 0;
   std::uint64_t next_id_ = 1;
   counters counters_;
 };

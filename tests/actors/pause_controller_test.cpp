@@ -43,7 +43,7 @@ struct PauseController : ::testing::Test {
   }
 
   void breaker_moves(breaker_state from, breaker_state to) {
-    caf::anon_send(controller, actors::state_atom::value, breaker_change{"shipments", from, to});
+    caf::anon_send(controller, actors::state_atom::value, breaker_change{"shipments", from, to, 0});
     d.run();
   }
 

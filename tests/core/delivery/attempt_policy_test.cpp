@@ -309,16 +309,32 @@ TEST(AttemptPolicy, ADeniedPermitParksTheRecordUntilTheBreakerLeavesOpen) {
   EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 3})), "");
   EXPECT_EQ(p.parked(), 1U);
   EXPECT_EQ(p.find(in.id)->attempts, 0) << "parked records spend nothing";
-  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::open)), "");
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::open, 11)), "");
   EXPECT_EQ(p.parked(), 1U);
 
-  const auto half_open = p.on_breaker_change(breaker_state::half_open);
+  const auto half_open = p.on_breaker_change(breaker_state::half_open, 12);
   ASSERT_EQ(kinds(half_open), "permit");
   EXPECT_EQ(only<policy::request_permit>(half_open).id, in.id);
   EXPECT_EQ(p.parked(), 0U);
 
   EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 4})), "");
-  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed)), "permit");
+  const auto closed = p.on_breaker_change(breaker_state::closed, 13);
+  EXPECT_EQ(kinds(closed), "post") << "a Closed breaker grants every attempt: no permit asked";
+  EXPECT_EQ(p.find(in.id)->breaker_generation, 13U);
+}
+
+TEST(AttemptPolicy, WhileTheBreakerIsKnownClosedAttemptsAskNoPermitAndCarryItsGeneration) {
+  auto p = make_policy();
+  EXPECT_EQ(kinds(p.on_record(make_record(1)).todo), "permit") << "state unknown: ask";
+  p.on_breaker_change(breaker_state::closed, 7);
+  const auto in = p.on_record(make_record(2));
+  ASSERT_EQ(kinds(in.todo), "post");
+  const auto delivered = p.on_answer(answer(in.id, 200), t0);
+  EXPECT_EQ(only<policy::breaker_outcome>(delivered).generation, 7U);
+  p.on_breaker_change(breaker_state::open, 8);
+  EXPECT_EQ(kinds(p.on_record(make_record(3)).todo), "permit") << "Open: back to permits";
+  p.on_breaker_change(breaker_state::half_open, 9);
+  EXPECT_EQ(kinds(p.on_record(make_record(4)).todo), "permit") << "Half-Open counts its probes";
 }
 
 TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
@@ -419,13 +435,13 @@ TEST(AttemptPolicy, ExpediteWhileTheBreakerIsOpenWaitsForTheNextRetriableFailure
   auto p = make_policy();
   const auto id = start(p, make_record(4));
   p.on_answer(answer(id, 503), t0);
-  p.on_breaker_change(breaker_state::open);
+  p.on_breaker_change(breaker_state::open, 14);
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "") << "nothing moves while Open";
   EXPECT_TRUE(p.find(id)->expedited);
 
   EXPECT_EQ(kinds(p.on_retry_due(id)), "permit");
   EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{false, false, 2})), "");
-  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::half_open)), "permit");
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::half_open, 15)), "permit");
   EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, true, 3})), "post");
   const auto failed = p.on_answer(answer(id, 503), t0);
   ASSERT_EQ(kinds(failed), "breaker log onward") << "moves at its next retriable failure";
@@ -442,7 +458,8 @@ TEST(AttemptPolicy, ExpediteLeavesHeldAndParkedRecordsAlone) {
   auto parked = p.on_record(make_record(2));
   p.on_permit(parked.id, attempt_permit{false, false, 1});
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 2, t0)), "") << "parked: waits for the breaker";
-  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed)), "permit");
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed, 16)), "post")
+      << "Closed: the parked record attempts at once";
 
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 99, t0)), "") << "no such record";
   EXPECT_EQ(kinds(p.on_expedite("elsewhere", 0, 1, t0)), "");
