@@ -79,7 +79,8 @@ TEST(CourierStartup, APortOutOfRangeExits2NamingTheRoute) {
 TEST(CourierStartup, SigtermWhileTheStartUpChecksWaitOnTheBrokerExitsAtOnce) {
   const temp_dir dir{"startup-sigterm", temp_dir::keep_if_failed};
   const auto path = dir.path() / "courier.json";
-  std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1"}, "routes": [{"name": "shipments",
+  std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1"}, "admin": {"listen": "off"},
+    "routes": [{"name": "shipments",
     "topic": "brew.shipments.v1", "url": "http://127.0.0.1:8090/deliver"}]})";
   courier_process courier{
       {"run", "--config", path.string()}, {"HMAC_SECRET=x"}, (dir.path() / "log").string()};

@@ -59,11 +59,14 @@ inline nlohmann::json config_json(const courier_config& cfg) {
     }
     routes.push_back(route);
   }
+  // Test processes never take the fixed default admin port: several run at once.
+  const bool default_admin = cfg.admin.listen == admin_config{}.listen;
   return {
       {"kafka",
        {{"brokers", cfg.kafka.brokers},
         {"group_id", cfg.kafka.group_id},
         {"properties", cfg.kafka.properties}}},
+      {"admin", {{"listen", default_admin ? std::string{"127.0.0.1:0"} : cfg.admin.listen}}},
       {"routes", routes},
   };
 }

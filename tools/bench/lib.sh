@@ -92,7 +92,7 @@ bench_signature() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$bench_secret
 # everything else at courier's defaults.
 bench_write_config() {
   cat >"$1" <<CONF
-{"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2"},
+{"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2"}, "admin": {"listen": "off"},
  "routes": [{"name": "shipments", "topic": "$3", "url": "$4",
              "max_in_flight": $5, "http": {"max_connections": $6}}]}
 CONF
