@@ -1,5 +1,7 @@
 #include "core/kafka/producer.hpp"
 
+#include <chrono>
+
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/produce_args.hpp"
@@ -44,6 +46,15 @@ producer::producer(const std::string& bootstrap, const std::map<std::string, std
                       reason.data());
   }
   static_cast<void>(conf.release());  // rd_kafka_new took ownership
+}
+
+producer::~producer() {
+  rd_kafka_purge(rk_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT |
+                                RD_KAFKA_PURGE_F_NON_BLOCKING);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{1};
+  while (rd_kafka_outq_len(rk_.get()) > 0 && std::chrono::steady_clock::now() < deadline) {
+    rd_kafka_poll(rk_.get(), 10);
+  }
 }
 
 void producer::on_delivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* msg, void* opaque) {

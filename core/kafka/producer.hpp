@@ -25,7 +25,9 @@ class producer {
   producer& operator=(const producer&) = delete;
   producer(producer&&) = delete;
   producer& operator=(producer&&) = delete;
-  ~producer() = default;
+  // Records still queued or in flight are purged and their reports served (ERR__PURGE_*), so
+  // each on_report runs once and what it holds is freed, within a bounded wait.
+  ~producer();
 
   // Asynchronous; partition may be RD_KAFKA_PARTITION_UA. On a full local queue it serves
   // delivery reports and retries for a bounded time, then throws kafka_error(ERR__QUEUE_FULL).
