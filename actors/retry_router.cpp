@@ -23,6 +23,13 @@ std::chrono::milliseconds backoff_after(int failures) {
 // again (none is left waiting for a report that may never come).
 void rebuild_producer(self_ptr self) {
   auto& st = self->state;
+  if (st.producer) {
+    ++st.metrics->producer_rebuilds;
+    log::error(
+      "retry router producer rebuilt after a fatal error; every record not yet "
+      "acknowledged is produced again",
+      {{"outstanding", st.pending.size()}});
+  }
   st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);
   ++st.generation;
   for (auto& [id, w] : st.pending) {
@@ -91,7 +98,9 @@ void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
   auto& w = it->second;
   w.in_flight = false;
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    ++st.metrics->produced;
     if (w.blocked) {
+      --st.metrics->records_failing;
       log::info("a retry/DLQ record that failed is through; its partition resumes",
                 {{"topic", w.request.topic},
                  {"from", w.request.from_topic},
@@ -113,6 +122,7 @@ void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
     return;
   }
   ++w.failures;
+  ++st.metrics->produce_failures;
   const auto delay = backoff_after(w.failures);
   log::error("producing a retry/DLQ record failed; it stays uncommitted and is produced again",
              {{"topic", w.request.topic},
@@ -124,6 +134,7 @@ void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
     // Its partition is held meanwhile (the consumer pauses it): other partitions keep flowing,
     // and once the operator fixes the topic the next try gets through and it resumes.
     w.blocked = true;
+    ++st.metrics->records_failing;
     tell_requester(w, true, std::string{rd_kafka_err2name(err)} + ": " + rd_kafka_err2str(err));
   }
   if (rd_kafka_fatal_error(st.producer->raw(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -135,9 +146,11 @@ void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
 }  // namespace
 
 caf::behavior retry_router(self_ptr self, std::string bootstrap,
-                           std::map<std::string, std::string> properties) {
+                           std::map<std::string, std::string> properties,
+                           std::shared_ptr<router_metrics> metrics) {
   log_failures(self, "retry_router", "");
   auto& st = self->state;
+  st.metrics = std::move(metrics);
   st.bootstrap = std::move(bootstrap);
   st.properties = std::move(properties);
   // Consumer-only properties would make the producer refuse to start.

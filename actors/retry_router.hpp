@@ -10,6 +10,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
+#include "actors/router_metrics.hpp"
 #include "core/kafka/producer.hpp"
 
 namespace courier::actors {
@@ -35,6 +36,7 @@ struct retry_router_state {
   std::uint64_t generation = 0;
   std::uint64_t next_id = 1;
   bool stopping = false;
+  std::shared_ptr<router_metrics> metrics;
 };
 
 // Detached: owns one idempotent producer (acks=all) and writes retry-tier and DLQ records.
@@ -48,6 +50,7 @@ struct retry_router_state {
 // is told once, (blocked_atom, produce_blocked{blocked = true}), and again once it is through.
 //   route_atom, dispatch_request -> bool (true once acknowledged)
 caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
-                           std::map<std::string, std::string> properties);
+                           std::map<std::string, std::string> properties,
+                           std::shared_ptr<router_metrics> metrics);
 
 }  // namespace courier::actors

@@ -77,9 +77,28 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   return s;
 }
 
+router_snapshot snapshot_of(const actors::router_metrics& m) {
+  return router_snapshot{m.produced.load(), m.produce_failures.load(), m.records_failing.load(),
+                         m.producer_rebuilds.load()};
+}
+
 std::string render_metrics(const std::vector<route_snapshot>& routes,
-                           std::string_view build_version) {
+                           std::string_view build_version, const router_snapshot& router) {
   exposition e;
+  e.family("courier_retry_records_produced_total",
+           "Retry-tier and DLQ records the broker acknowledged.", family_type::counter);
+  e.sample("courier_retry_records_produced_total", {}, router.produced);
+  e.family("courier_retry_produce_failures_total",
+           "Failed tries to write a retry-tier or DLQ record (each is tried again; its "
+           "partition is held meanwhile).",
+           family_type::counter);
+  e.sample("courier_retry_produce_failures_total", {}, router.produce_failures);
+  e.family("courier_retry_records_failing", "Retry-tier and DLQ records whose latest try failed.",
+           family_type::gauge);
+  e.sample("courier_retry_records_failing", {}, static_cast<double>(router.records_failing));
+  e.family("courier_retry_producer_rebuilds_total",
+           "Producer rebuilds after a fatal idempotent-producer error.", family_type::counter);
+  e.sample("courier_retry_producer_rebuilds_total", {}, router.producer_rebuilds);
   counter(e, routes, "courier_records_consumed_total", "Records fetched from the route's topics.",
           &route_snapshot::consumed);
   counter(e, routes, "courier_records_rewound_duplicates_total",
@@ -220,7 +239,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
 
 admin_endpoints::admin_endpoints(caf::actor_system& system, const pipeline& p,
                                  std::chrono::milliseconds ping_bound)
-    : system_(system), actors_(p.actors()), ping_bound_(ping_bound) {
+    : system_(system), router_(p.router_metrics()), actors_(p.actors()), ping_bound_(ping_bound) {
   for (const auto& g : p.routes()) {
     routes_.push_back({g.name, g.topic, g.dlq_topic, g.metrics});
   }
@@ -273,7 +292,7 @@ admin_reply admin_endpoints::handle(std::string_view method, std::string_view ta
   }
   if (path == "/metrics") {
     return {200, std::string{prometheus_content_type},
-            render_metrics(snapshots(), courier::version)};
+            render_metrics(snapshots(), courier::version, snapshot_of(*router_))};
   }
   if (path == "/state") {
     return {200, "application/json", render_state(snapshots(), courier::version)};

@@ -15,6 +15,7 @@
 #include <caf/all.hpp>
 
 #include "actors/route_metrics.hpp"
+#include "actors/router_metrics.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::topology {
@@ -51,8 +52,18 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m);
 
 // The exposition of every route plus courier_build_info{version="..."} 1. Every series exists
 // from the start (value 0), so rate() and absent() work before the first record.
+// The retry router's counters (one router for every route).
+struct router_snapshot {
+  std::uint64_t produced = 0;
+  std::uint64_t produce_failures = 0;
+  std::int64_t records_failing = 0;
+  std::uint64_t producer_rebuilds = 0;
+};
+
+router_snapshot snapshot_of(const actors::router_metrics& m);
+
 std::string render_metrics(const std::vector<route_snapshot>& routes,
-                           std::string_view build_version);
+                           std::string_view build_version, const router_snapshot& router = {});
 
 // A check's answer: ok (200) or not (503), and a JSON body that says why.
 struct verdict {
@@ -113,6 +124,7 @@ class admin_endpoints {
     std::shared_ptr<actors::route_metrics> metrics;
   };
   std::vector<route_source> routes_;
+  std::shared_ptr<actors::router_metrics> router_;
   std::vector<std::pair<std::string, caf::actor>> actors_;
   std::chrono::milliseconds ping_bound_;
   std::atomic<bool> stopping_{false};

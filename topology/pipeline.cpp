@@ -44,8 +44,8 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
     v = std::to_string(
         std::max<std::int64_t>(options.producer_message_max_bytes, v.empty() ? 0 : std::stoll(v)));
   }
-  router_ =
-      system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers, producer_properties);
+  router_ = system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers,
+                                         producer_properties, router_metrics_);
   for (const auto& route : cfg.routes) {
     route_graph g;
     g.name = route.name;

@@ -10,6 +10,7 @@
 #include <caf/all.hpp>
 
 #include "actors/route_metrics.hpp"
+#include "actors/router_metrics.hpp"
 #include "core/config/config.hpp"
 #include "core/http/client.hpp"
 #include "core/http/io_runner.hpp"
@@ -53,6 +54,7 @@ class pipeline {
   void stop();
 
   const std::vector<route_graph>& routes() const;
+  const std::shared_ptr<actors::router_metrics>& router_metrics() const { return router_metrics_; }
 
   // Every actor of the graph with a name for logs ("consumer of route shipments").
   std::vector<std::pair<std::string, caf::actor>> actors() const;
@@ -62,6 +64,8 @@ class pipeline {
   pipeline_options options_;
   http::io_runner io_;
   caf::actor router_;  // one producer for every route's retry tiers and DLQ
+  std::shared_ptr<actors::router_metrics> router_metrics_ =
+      std::make_shared<actors::router_metrics>();
   std::vector<route_graph> routes_;
   bool stopped_ = false;
 };

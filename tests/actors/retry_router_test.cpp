@@ -42,10 +42,11 @@ struct RetryRouter : ::testing::Test {
     actors::add_message_types(cfg);
     sys = std::make_unique<caf::actor_system>(cfg);
   }
+  std::shared_ptr<actors::router_metrics> metrics = std::make_shared<actors::router_metrics>();
   ~RetryRouter() override { caf::anon_send_exit(router, caf::exit_reason::user_shutdown); }
   void start(std::map<std::string, std::string> properties = {}) {
     router = sys->spawn<caf::detached>(actors::retry_router, cluster.bootstrap_servers(),
-                                       std::move(properties));
+                                       std::move(properties), metrics);
   }
   // The router's answer to one dispatch request: true once acknowledged.
   bool dispatch(actors::dispatch_request req) {
@@ -181,6 +182,9 @@ TEST_F(RetryRouter, AFatalProducerErrorRebuildsItAndAnswersEveryOutstandingReque
   EXPECT_EQ(broker_errors_left(api_produce), 0U);
   EXPECT_EQ(broker_errors_left(api_init_producer_id), 0U)
       << "no second producer asked for a producer id: the router did not rebuild its producer";
+  EXPECT_EQ(metrics->producer_rebuilds.load(), 1U) << "and /metrics says so";
+  EXPECT_GE(metrics->produce_failures.load(), 1U);
+  EXPECT_EQ(metrics->records_failing.load(), 0) << "every failing record got through";
 
   // The new producer serves new requests; then nothing else arrives for the requester (no
   // request answered twice, no notice left over).

@@ -60,6 +60,7 @@ TEST(AdminMetrics, RendersEveryRouteCounterFromTheAtomics) {
   EXPECT_THAT(text, HasSubstr("courier_partitions_paused{route=\"shipments\"} 3\n"));
   EXPECT_THAT(text, HasSubstr("courier_in_flight{route=\"shipments\"} 10\n"));
   EXPECT_THAT(text, HasSubstr("courier_build_info{version=\"1.2.3\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("courier_retry_produce_failures_total 0\n"));
   // The alert rules (docker/prometheus/alerts.yml) join this for the topic names.
   EXPECT_THAT(text, HasSubstr("courier_route_info{route=\"shipments\",topic=\"brew.shipments.v1\","
                               "dlq_topic=\"brew.shipments.dlq\"} 1\n"));
