@@ -96,9 +96,14 @@ struct shell {
 
   void operator()(policy::post_attempt& a) const {
     auto handle = caf::actor_cast<caf::actor>(self);
-    self->state.client->post(std::move(a.request), [handle, id = a.id](const http::response& r) {
-      caf::anon_send(handle, attempted_atom::value, to_attempt_result(id, r));
-    });
+    const auto started = std::chrono::steady_clock::now();
+    self->state.client->post(
+      std::move(a.request),
+      [handle, id = a.id, started, m = self->state.metrics](const http::response& r) {
+        m->request_seconds.observe(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        caf::anon_send(handle, attempted_atom::value, to_attempt_result(id, r));
+      });
   }
 
   void operator()(policy::schedule_retry& a) const {

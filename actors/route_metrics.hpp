@@ -3,11 +3,21 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/metrics/exposition.hpp"
+
 namespace courier::actors {
 
 // Counters and gauges of one route, written by its actors and read by the demo, the benchmark
 // and the admin listener (/metrics, /readyz, /state). Plain atomics: readers never block an actor.
 struct route_metrics {
+  // Buckets up to the route's HTTP timeout: no attempt takes longer.
+  explicit route_metrics(double http_timeout_seconds = 5.0)
+      : request_seconds(metrics::latency_buckets(http_timeout_seconds)) {}
+
+  // Every HTTP attempt, from the request handed to the client to its answer (or error),
+  // observed on the HTTP client's thread.
+  metrics::histogram request_seconds;
+
   std::atomic<std::uint64_t> fetched{0};
   std::atomic<std::uint64_t> rewound_duplicates{0};  // fetched again after a rewind: dropped
   std::atomic<std::uint64_t> delivered{0};

@@ -148,6 +148,15 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
         "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
   gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
         &route_snapshot::draining);
+  e.family("courier_delivery_request_duration_seconds",
+           "HTTP attempts by duration, from the request handed to the client to its answer.",
+           family_type::histogram);
+  for (const auto& r : routes) {
+    if (r.request_seconds != nullptr) {
+      r.request_seconds->render(e, "courier_delivery_request_duration_seconds",
+                                {{"route", r.name}});
+    }
+  }
   e.family("courier_route_info",
            "A route's topics; the value is always 1 (alerts join it for the topic names).",
            family_type::gauge);
@@ -252,6 +261,7 @@ std::vector<route_snapshot> admin_endpoints::snapshots() const {
     auto s = snapshot_of(r.name, *r.metrics);
     s.topic = r.topic;
     s.dlq_topic = r.dlq_topic;
+    s.request_seconds = &r.metrics->request_seconds;  // alive: routes_ holds the metrics
     out.push_back(std::move(s));
   }
   return out;

@@ -46,6 +46,7 @@ struct route_snapshot {
   std::int64_t paused_partitions = 0;
   bool assigned = false;
   bool draining = false;
+  const metrics::histogram* request_seconds = nullptr;  // rendered when set
 };
 
 route_snapshot snapshot_of(std::string name, const actors::route_metrics& m);

@@ -51,7 +51,8 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
     g.name = route.name;
     g.topic = route.topic;
     g.dlq_topic = dlq_topic_of(route);
-    g.metrics = std::make_shared<actors::route_metrics>();
+    g.metrics = std::make_shared<actors::route_metrics>(
+        std::chrono::duration<double>(route.http.timeout).count());
     g.client = std::make_shared<http::client>(io_.context(), http::parse_endpoint(route.url),
                                               client_settings_for(route));
     breaker_settings bs{route.breaker.trip_after, route.breaker.open_timeout,

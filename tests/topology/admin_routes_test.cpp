@@ -91,6 +91,25 @@ TEST(AdminMetrics, OneFamilyHeaderForAllRoutes) {
   EXPECT_THAT(text, HasSubstr("courier_pauses_total{route=\"invoices\"} 5\n"));
 }
 
+TEST(AdminMetrics, RendersTheRequestDurationHistogramOfEachRoute) {
+  actors::route_metrics m{2.0};
+  m.request_seconds.observe(0.003);
+  m.request_seconds.observe(0.040);
+  m.request_seconds.observe(9.0);  // beyond the timeout: only +Inf counts it
+  auto r = busy_route();
+  r.request_seconds = &m.request_seconds;
+  const auto text = render_metrics({r}, "0");
+  EXPECT_THAT(text, HasSubstr("# TYPE courier_delivery_request_duration_seconds histogram\n"));
+  EXPECT_THAT(text,
+              HasSubstr("courier_delivery_request_duration_seconds_bucket{route=\"shipments\","
+                        "le=\"0.005\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("courier_delivery_request_duration_seconds_bucket{route=\"shipments\","
+                        "le=\"2\"} 2\n"));
+  EXPECT_THAT(
+      text, HasSubstr("courier_delivery_request_duration_seconds_count{route=\"shipments\"} 3\n"));
+}
+
 TEST(AdminReadiness, NotReadyBeforeTheFirstAssignment) {
   auto r = busy_route();
   r.assigned = false;
