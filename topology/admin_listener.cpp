@@ -28,7 +28,7 @@ namespace {
 
 constexpr std::chrono::seconds idle_timeout{30};
 constexpr std::uint32_t max_header_bytes = 8 * 1024;
-constexpr std::uint64_t max_body_bytes = 8 * 1024;
+constexpr std::uint64_t max_body_bytes = std::uint64_t{8} * 1024;
 
 class admin_session : public std::enable_shared_from_this<admin_session> {
  public:
