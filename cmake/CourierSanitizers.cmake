@@ -8,9 +8,10 @@ set(CMAKE_EXE_LINKER_FLAGS_ASAN "-fsanitize=address,undefined" CACHE STRING "" F
 set(CMAKE_SHARED_LINKER_FLAGS_ASAN "-fsanitize=address,undefined" CACHE STRING "" FORCE)
 mark_as_advanced(CMAKE_CXX_FLAGS_ASAN CMAKE_EXE_LINKER_FLAGS_ASAN CMAKE_SHARED_LINKER_FLAGS_ASAN)
 
-# A build type for ThreadSanitizer: -DCMAKE_BUILD_TYPE=Tsan. librdkafka, CAF and OpenSSL are
-# prebuilt, uninstrumented Debian libraries; tests/tsan.supp (set by the tsan test preset) holds
-# the few reports that come from inside them. GCC warns (-Wtsan, an error under -Werror) that
+# A build type for ThreadSanitizer: -DCMAKE_BUILD_TYPE=Tsan. CAF is built with TSan for it
+# (scripts/build-caf-tsan.sh; the tsan preset sets CAF_ROOT); librdkafka and OpenSSL are
+# prebuilt, uninstrumented Debian libraries, and tests/tsan.supp (set by the tsan test preset)
+# holds the few reports that come from inside them. GCC warns (-Wtsan, an error under -Werror) that
 # TSan does not model std::atomic_thread_fence, which Boost.Asio's headers use (fenced_block,
 # ref_count_down); the warning is off here and any report it causes would show up as a race.
 set(CMAKE_CXX_FLAGS_TSAN
