@@ -35,6 +35,9 @@ std::int64_t now_ms() {
 constexpr auto idle_poll_interval = std::chrono::milliseconds{500};
 constexpr auto draining_poll_interval = std::chrono::milliseconds{50};
 
+// The partitions' statuses go out when a pause changed and otherwise at most this often.
+constexpr auto partition_publish_interval = std::chrono::seconds{1};
+
 void publish(self_ptr self) {
   auto& st = self->state;
   const auto& c = st.core->counts();
@@ -42,6 +45,25 @@ void publish(self_ptr self) {
   st.metrics->rewound_duplicates = c.rewound_duplicates;
   st.metrics->backpressure_pauses = c.backpressure_pauses;
   st.metrics->paused_partitions = static_cast<std::int64_t>(st.core->paused_count());
+  const auto now = self->clock().now();
+  if (st.core->pause_changes() != st.published_pause_changes ||
+      now - st.partitions_published >= partition_publish_interval) {
+    st.published_pause_changes = st.core->pause_changes();
+    st.partitions_published = now;
+    st.metrics->partitions.publish(st.core->statuses(now_ms()));
+  }
+}
+
+completion to_completion(outcome_kind k) {
+  switch (k) {
+    case outcome_kind::delivered:
+      return completion::delivered;
+    case outcome_kind::retried:
+      return completion::retried;
+    case outcome_kind::dead_lettered:
+      return completion::dead_lettered;
+  }
+  return completion::delivered;
 }
 
 void close_consumer(self_ptr self) {
@@ -186,6 +208,9 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   cb.on_error = [self](const std::string& message) {
     log::warn("kafka consumer error", {{"route", self->state.settings.route}, {"error", message}});
   };
+  cb.on_positions = [self](const std::vector<kafka::partition_position>& ps) {
+    self->state.metrics->partitions.publish(ps);
+  };
   st.kafka = std::make_unique<kafka::consumer>(st.settings.kafka, std::move(cb));
   st.io->attach(st.kafka.get());
   self->send(self, poll_atom::value);
@@ -205,13 +230,8 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
     [=](outcome_atom, const delivery_outcome& o) {
       auto& s = self->state;
       // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
-      switch (o.kind) {
-        case outcome_kind::delivered:
-        case outcome_kind::retried:
-        case outcome_kind::dead_lettered:
-          s.core->complete(partition_id{o.topic, o.partition}, o.offset, now_ms());
-          break;
-      }
+      s.core->complete(partition_id{o.topic, o.partition}, o.offset, to_completion(o.kind),
+                       now_ms());
       publish(self);
       if (s.waiting_for_room && s.core->room() > 0) {
         s.waiting_for_room = false;

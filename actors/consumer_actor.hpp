@@ -51,6 +51,8 @@ struct consumer_actor_state {
   std::optional<consumer_io> io;
   std::optional<consumer_core> core;
   caf::actor_clock::time_point last_poll{};
+  caf::actor_clock::time_point partitions_published{};
+  std::uint64_t published_pause_changes = 0;
   bool waiting_for_room = false;  // the poll loop stopped until an outcome frees room
   bool idle_timer_armed = false;
   bool draining = false;

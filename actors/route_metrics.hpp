@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "actors/partition_board.hpp"
 #include "core/metrics/exposition.hpp"
 
 namespace courier::actors {
@@ -34,12 +35,15 @@ struct route_metrics {
   std::atomic<std::uint64_t> resumes{0};
   std::atomic<std::uint64_t> backpressure_pauses{0};  // a partition paused at its own bound
   std::atomic<int> breaker_state{0};                  // courier::breaker_state as int
+  std::atomic<std::int64_t> breaker_since_ms{0};      // Unix ms of its last change; 0: none
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<std::int64_t> paused_partitions{0};
   // Readiness (/readyz): the consumer got its first assignment (an empty one counts), and it
   // started draining (it never stops once begun).
   std::atomic<bool> assigned{false};
   std::atomic<bool> draining{false};
+  // Per partition: pause reasons, accounting, commit point, high watermark, lag.
+  partition_board partitions;
 };
 
 }  // namespace courier::actors

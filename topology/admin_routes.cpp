@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/metrics/exposition.hpp"
+#include "core/time/civil_date.hpp"
+#include "topology/admin_partitions.hpp"
 #include "core/version.hpp"
 
 namespace courier::topology {
@@ -74,6 +76,8 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.paused_partitions = m.paused_partitions.load(relaxed);
   s.assigned = m.assigned.load(relaxed);
   s.draining = m.draining.load(relaxed);
+  s.breaker_since_ms = m.breaker_since_ms.load(relaxed);
+  s.partitions = m.partitions.snapshot();
   return s;
 }
 
@@ -148,6 +152,7 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
         "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
   gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
         &route_snapshot::draining);
+  render_partition_metrics(e, routes);
   e.family("courier_delivery_request_duration_seconds",
            "HTTP attempts by duration, from the request handed to the client to its answer.",
            family_type::histogram);
@@ -221,7 +226,11 @@ std::string render_state(const std::vector<route_snapshot>& routes,
   for (const auto& r : routes) {
     out["routes"].push_back({
         {"name", r.name},
-        {"breaker", {{"state", breaker_name(r.breaker_state)}, {"trips", r.breaker_trips}}},
+        {"breaker",
+         {{"state", breaker_name(r.breaker_state)},
+          {"since",
+           r.breaker_since_ms > 0 ? json(format_rfc3339_ms(r.breaker_since_ms)) : json(nullptr)},
+          {"trips", r.breaker_trips}}},
         {"in_flight", r.in_flight},
         {"paused_partitions", r.paused_partitions},
         {"assigned", r.assigned},
@@ -241,6 +250,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
           {"pauses", r.pauses},
           {"resumes", r.resumes},
           {"backpressure_pauses", r.backpressure_pauses}}},
+        {"partitions", partitions_json(r)},
     });
   }
   return dump(out);

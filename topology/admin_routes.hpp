@@ -46,6 +46,8 @@ struct route_snapshot {
   std::int64_t paused_partitions = 0;
   bool assigned = false;
   bool draining = false;
+  std::int64_t breaker_since_ms = 0;  // the breaker's last change (0: closed since start)
+  std::vector<actors::partition_report> partitions;
   const metrics::histogram* request_seconds = nullptr;  // rendered when set
 };
 

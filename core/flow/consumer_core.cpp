@@ -33,7 +33,8 @@ void consumer_core::assign(const std::vector<partition_id>& ps, std::int64_t now
                                              head_of_line_guard{settings_.head_of_line_records,
                                                                 settings_.head_of_line_age.count()},
                                              std::nullopt,
-                                             {}});
+                                             {},
+                                             std::nullopt});
     if (fresh) {
       (void)it->second.head.check(it->second.tracker, now_ms);
     }
@@ -48,6 +49,7 @@ void consumer_core::revoke(const std::vector<partition_id>& ps) {
       continue;
     }
     store(p, it->second.tracker);
+    accounts_[p].released += it->second.tracker.in_flight();
     tracked_ -= it->second.tracker.in_flight();
     book_.erase(it);
     pauses_.revoke(p);  // the librdkafka wrapper resumes a revoked partition before giving it up
@@ -75,6 +77,7 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
     return intake::duplicate;
   }
   ++counts_.fetched;
+  ++accounts_[p].consumed;
   intake result = intake::gated;
   if (settings_.gated_topics.count(r.topic) == 0) {
     result = hand_out(std::move(r));
@@ -98,7 +101,8 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   return result;
 }
 
-bool consumer_core::complete(const partition_id& p, std::int64_t offset, std::int64_t now_ms) {
+bool consumer_core::complete(const partition_id& p, std::int64_t offset, completion how,
+                             std::int64_t now_ms) {
   auto it = book_.find(p);
   if (it == book_.end()) {
     return false;  // revoked: the partition's new owner delivers it again (at-least-once)
@@ -108,6 +112,18 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, std::in
     return false;
   }
   --tracked_;
+  auto& account = accounts_[p];
+  switch (how) {
+    case completion::delivered:
+      ++account.delivered;
+      break;
+    case completion::retried:
+      ++account.retried;
+      break;
+    case completion::dead_lettered:
+      ++account.dead_lettered;
+      break;
+  }
   if (e.blocked.erase(offset) != 0 && e.blocked.empty()) {
     apply(pauses_.set(p, pause_reason::produce_blocked, false));
   }
@@ -210,6 +226,36 @@ std::optional<consumer_core::partition_view> consumer_core::view(const partition
                         pauses_.is_paused(p)};
 }
 
+std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_t now_ms) {
+  std::vector<partition_status> out;
+  out.reserve(accounts_.size());
+  for (auto& [p, e] : book_) {
+    partition_status s;
+    s.id = p;
+    s.assigned = true;
+    s.reasons = pauses_.reasons(p);
+    if (s.reasons.empty()) {
+      e.paused_since_ms.reset();
+    } else if (!e.paused_since_ms) {
+      e.paused_since_ms = now_ms;
+    }
+    s.paused_since_ms = e.paused_since_ms;
+    s.committable = e.tracker.committable();
+    s.in_flight = e.tracker.in_flight();
+    s.accounting = accounts_[p];
+    out.push_back(std::move(s));
+  }
+  for (const auto& [p, a] : accounts_) {
+    if (book_.count(p) == 0) {
+      partition_status s;
+      s.id = p;
+      s.accounting = a;
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
 consumer_core::intake consumer_core::hand_out(record r) {
   if (room() == 0 || !overflow_.empty()) {
     overflow_.push_back(std::move(r));
@@ -220,6 +266,9 @@ consumer_core::intake consumer_core::hand_out(record r) {
 }
 
 void consumer_core::apply(const partition_pauses::change& c) {
+  if (!c.touched.empty()) {
+    ++pause_changes_;
+  }
   if (!c.pause.empty()) {
     io_.pause(c.pause);
   }

@@ -51,6 +51,25 @@ struct consumer_core_settings {
   std::set<std::string> gated_topics;
 };
 
+// How the delivery pool finished a record.
+enum class completion : std::uint8_t {
+  delivered,      // the receiver answered 2xx
+  retried,        // acknowledged in a retry tier
+  dead_lettered,  // acknowledged in the DLQ
+};
+
+// One partition's records since this consumer first had it. The identity
+// consumed = delivered + retried + dead_lettered + released + in flight holds at every step:
+// `released` are the records in flight when the partition was revoked (its next owner fetches
+// them again; their late outcomes are ignored here).
+struct partition_accounting {
+  std::uint64_t consumed = 0;  // fetched and taken (rewound duplicates are not)
+  std::uint64_t delivered = 0;
+  std::uint64_t retried = 0;
+  std::uint64_t dead_lettered = 0;
+  std::uint64_t released = 0;
+};
+
 // Counters for the route's metrics.
 struct consumer_core_counts {
   std::uint64_t fetched = 0;
@@ -99,7 +118,7 @@ class consumer_core {
 
   // The delivery pool finished the record (delivered, or acknowledged in a tier or the DLQ).
   // False for one of a partition no longer assigned, or not in flight.
-  bool complete(const partition_id& p, std::int64_t offset, std::int64_t now_ms);
+  bool complete(const partition_id& p, std::int64_t offset, completion how, std::int64_t now_ms);
 
   // Hands out overflow records while there is room, oldest first.
   void release_overflow();
@@ -137,12 +156,29 @@ class consumer_core {
   };
   std::optional<partition_view> view(const partition_id& p) const;
 
+  // Every partition this consumer has had, for /state and /metrics: assigned ones first with
+  // their pause reasons (and since when: the first status taken after the pause), then the
+  // revoked ones, whose counters stay (Prometheus counters never go back).
+  struct partition_status {
+    partition_id id;
+    bool assigned = false;
+    std::vector<pause_reason> reasons;  // empty: fetching
+    std::optional<std::int64_t> paused_since_ms;
+    std::optional<std::int64_t> committable;  // the next offset this consumer stores
+    std::size_t in_flight = 0;
+    partition_accounting accounting;
+  };
+  std::vector<partition_status> statuses(std::int64_t now_ms);
+  // Grows whenever any partition's pause reasons change: the shell republishes statuses then.
+  std::uint64_t pause_changes() const { return pause_changes_; }
+
  private:
   struct partition_entry {
     offset_tracker tracker;
     head_of_line_guard head;
     std::optional<std::int64_t> wake_armed_ms;  // the earliest wake_at still to fire
     std::set<std::int64_t> blocked;             // offsets whose onward produce is failing
+    std::optional<std::int64_t> paused_since_ms;
   };
 
   intake hand_out(record r);
@@ -155,6 +191,8 @@ class consumer_core {
   consumer_core_settings settings_;
   consumer_backend& io_;
   std::map<partition_id, partition_entry> book_;
+  std::map<partition_id, partition_accounting> accounts_;  // kept across revokes
+  std::uint64_t pause_changes_ = 0;
   partition_pauses pauses_;
   due_gate gate_;
   std::deque<record> overflow_;

@@ -76,6 +76,14 @@ partition_pauses::change partition_pauses::set_everywhere(pause_reason r, bool o
   return all;
 }
 
+std::vector<pause_reason> partition_pauses::reasons(const partition_id& p) const {
+  auto it = reasons_.find(p);
+  if (it == reasons_.end()) {
+    return {};
+  }
+  return {it->second.begin(), it->second.end()};
+}
+
 bool partition_pauses::is_paused(const partition_id& p) const { return paused_.count(p) > 0; }
 
 std::size_t partition_pauses::paused_count() const { return paused_.size(); }

@@ -47,6 +47,8 @@ class partition_pauses {
   change set_everywhere(pause_reason r, bool on);
 
   bool is_paused(const partition_id& p) const;
+  // The partition's reasons, in enum order; empty when it fetches or is not assigned.
+  std::vector<pause_reason> reasons(const partition_id& p) const;
   std::size_t paused_count() const;
 
  private:

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <stdexcept>
+#include <string_view>
 #include <utility>
 
 namespace courier::kafka {
@@ -48,6 +50,8 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
       {"heartbeat.interval.ms", "2000"},
       // Partitions added to a source topic are consumed within seconds, not 5 minutes.
       {"topic.metadata.refresh.interval.ms", "10000"},
+      // Lag, commit points and high watermarks for /metrics and /state (on_positions).
+      {"statistics.interval.ms", "5000"},
   };
   for (auto& [name, value] : s.extra) {
     props[name] = std::move(value);
@@ -55,6 +59,7 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
   conf_ptr conf = make_conf(props);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &consumer::on_rebalance);
   rd_kafka_conf_set_error_cb(conf.get(), &consumer::on_kafka_error);
+  rd_kafka_conf_set_stats_cb(conf.get(), &consumer::on_stats);
   rd_kafka_conf_set_opaque(conf.get(), this);
   std::array<char, 512> reason{};
   rk_.reset(rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), reason.data(), reason.size()));
@@ -245,6 +250,23 @@ rd_kafka_t* consumer::raw() { return rk_.get(); }
 void consumer::on_rebalance(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
                             rd_kafka_topic_partition_list_t* partitions, void* opaque) {
   static_cast<consumer*>(opaque)->handle_rebalance(err, partitions);
+}
+
+int consumer::on_stats(rd_kafka_t* /*rk*/, char* json, std::size_t json_len, void* opaque) {
+  auto* self = static_cast<consumer*>(opaque);
+  if (self->cb_.on_positions) {
+    try {
+      self->cb_.on_positions(parse_consumer_positions(std::string_view{json, json_len}));
+    } catch (const std::invalid_argument& e) {
+      self->report(std::string("statistics: ") + e.what());
+    } catch (...) {
+      // Not across librdkafka's C frames: poll() rethrows it.
+      if (!self->pending_) {
+        self->pending_ = std::current_exception();
+      }
+    }
+  }
+  return 0;  // librdkafka frees `json`
 }
 
 void consumer::on_kafka_error(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/kafka/consumer_stats.hpp"
 #include "core/kafka/handles.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
@@ -25,9 +26,9 @@ struct consumer_settings {
 
 // A high-level KafkaConsumer driven from one thread (a detached CAF actor). Defaults:
 // enable.auto.commit=true, enable.auto.offset.store=false, auto.offset.reset=earliest,
-// partition.assignment.strategy=range,roundrobin (eager). Offsets are committed only as the
-// owner stores them. Every callback runs on the thread that calls poll() (or close()).
-// Not copyable or movable: librdkafka holds a pointer to it.
+// partition.assignment.strategy=range,roundrobin (eager), statistics.interval.ms=5000. Offsets are
+// committed only as the owner stores them. Every callback runs on the thread that calls poll() (or
+// close()). Not copyable or movable: librdkafka holds a pointer to it.
 class consumer {
  public:
   struct callbacks {
@@ -39,6 +40,9 @@ class consumer {
     std::function<void(const std::vector<partition_id>&)> on_revoked;
     // Non-fatal errors and partition EOF; without a handler they go to stderr.
     std::function<void(const std::string&)> on_error;
+    // Every statistics.interval.ms (5 s by default here): the fetched partitions' commit
+    // points, high watermarks and lag.
+    std::function<void(const std::vector<partition_position>&)> on_positions;
   };
 
   consumer(consumer_settings s, callbacks cb);
@@ -76,6 +80,7 @@ class consumer {
   static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
   static void on_kafka_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  static int on_stats(rd_kafka_t* rk, char* json, std::size_t json_len, void* opaque);
   void handle_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
   void assign(const rd_kafka_topic_partition_list_t* partitions);
   void unassign(const rd_kafka_topic_partition_list_t* partitions);

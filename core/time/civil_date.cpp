@@ -1,6 +1,7 @@
 #include "core/time/civil_date.hpp"
 
 #include <array>
+#include <cstdio>
 
 namespace courier {
 
@@ -37,6 +38,24 @@ bool is_leap_year(std::int64_t year) {
 unsigned days_in_month(std::int64_t year, unsigned month) {
   constexpr std::array<unsigned, 12> days{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   return month == 2 && is_leap_year(year) ? 29 : days.at(month - 1);
+}
+
+std::string format_rfc3339_ms(std::int64_t unix_ms) {
+  constexpr std::int64_t ms_per_day = 86'400'000;
+  std::int64_t days = unix_ms / ms_per_day;
+  std::int64_t rest = unix_ms % ms_per_day;
+  if (rest < 0) {
+    rest += ms_per_day;
+    --days;
+  }
+  const auto d = civil_from_days(days);
+  std::array<char, 40> buf{};
+  const auto seconds = rest / 1000;
+  std::snprintf(buf.data(), buf.size(), "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
+                static_cast<long long>(d.year), d.month, d.day,
+                static_cast<long long>(seconds / 3600), static_cast<long long>(seconds / 60 % 60),
+                static_cast<long long>(seconds % 60), static_cast<long long>(rest % 1000));
+  return buf.data();
 }
 
 }  // namespace courier

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace courier {
 
@@ -22,5 +23,8 @@ bool is_leap_year(std::int64_t year);
 
 // 28..31 for month 1..12 of `year`.
 unsigned days_in_month(std::int64_t year, unsigned month);
+
+// RFC 3339 in UTC with milliseconds, "2026-12-01T16:05:07.123Z", of a Unix time in ms.
+std::string format_rfc3339_ms(std::int64_t unix_ms);
 
 }  // namespace courier

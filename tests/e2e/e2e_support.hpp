@@ -446,11 +446,14 @@ inline std::vector<record> read_to_end(const std::string& topic, int partitions,
                                               {"enable.partition.eof", "true"},
                                               {"enable.auto.commit", "false"},
                                               {"fetch.wait.max.ms", "50"}}},
-                    {{}, {}, [&](const std::string& message) {
+                    {{},
+                     {},
+                     [&](const std::string& message) {
                        if (message.rfind(eof_prefix, 0) == 0) {
                          at_end.insert(std::stoi(message.substr(eof_prefix.size())));
                        }
-                     }}};
+                     },
+                     {}}};
   std::vector<record> out;
   const bool all_at_end =
       wait_until([&] { return static_cast<int>(at_end.size()) >= partitions; }, timeout,

@@ -116,6 +116,63 @@ TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
   EXPECT_EQ(state.body.find(test_secret()), std::string::npos)
       << "the secret leaked: " << state.body;
 
+  // Per partition of the source topic (the tier topics are the route's too): the accounting
+  // identity with nothing in flight (the partitions are published at most once a second), and
+  // once librdkafka's statistics (every 5 s) saw the commit, the committed offset at the high
+  // watermark, lag 0.
+  const auto& source = s.cfg.routes[0].topic;
+  nlohmann::json parts;
+  auto source_partitions = [&] {
+    nlohmann::json out = nlohmann::json::array();
+    parts = nlohmann::json::parse(http_get(port, "/state").body)["routes"][0]["partitions"];
+    for (const auto& part : parts) {
+      if (part.at("topic") == source) {
+        out.push_back(part);
+      }
+    }
+    return out;
+  };
+  EXPECT_TRUE(wait_until(
+      [&] {
+        std::uint64_t consumed = 0;
+        for (const auto& part : source_partitions()) {
+          consumed += part.at("accounting").at("consumed").get<std::uint64_t>();
+        }
+        return consumed == records;
+      },
+      10s))
+      << parts;
+  for (const auto& part : source_partitions()) {
+    const auto& a = part.at("accounting");
+    EXPECT_EQ(part.at("in_flight"), 0) << part;
+    EXPECT_EQ(a.at("consumed").get<std::uint64_t>(),
+              a.at("delivered").get<std::uint64_t>() + a.at("retried").get<std::uint64_t>() +
+                  a.at("dead_lettered").get<std::uint64_t>() +
+                  a.at("released").get<std::uint64_t>())
+        << part;
+    EXPECT_EQ(part.at("paused"), false) << part;
+  }
+  EXPECT_TRUE(wait_until(
+      [&] {
+        std::int64_t end = 0;
+        const auto ps = source_partitions();
+        for (const auto& part : ps) {
+          if (!part.at("lag").is_number() || part.at("lag") != 0 ||
+              part.at("committed_offset") != part.at("high_watermark")) {
+            return false;
+          }
+          end += part.at("high_watermark").get<std::int64_t>();
+        }
+        return ps.size() == 2 && end == static_cast<std::int64_t>(records);
+      },
+      30s))
+      << parts;
+  text = http_get(port, "/metrics").body;
+  EXPECT_EQ(sample_value(text, R"(courier_consumer_lag{route="shipments",topic=")" + source +
+                                   R"(",partition="0"})"),
+            0.0)
+      << text;
+
   EXPECT_EQ(http_get(port, "/nothing").status, 404);
 
   // Drained and stopped: not ready (the consumer published draining), and not healthy (every

@@ -14,6 +14,15 @@ int main() {
   busy.breaker_state = 1;
   busy.in_flight = 3;
   busy.assigned = true;
+  courier::consumer_core::partition_status p0;
+  p0.id = {"brew.shipments.v1", 0};
+  p0.assigned = true;
+  p0.reasons = {courier::pause_reason::breaker};
+  p0.accounting = {10, 8, 0, 1, 0};
+  p0.in_flight = 1;
+  busy.partitions.publish({p0});
+  busy.partitions.publish(
+      std::vector<courier::kafka::partition_position>{{"brew.shipments.v1", 0, 5, 12, 7}});
   const actors::route_metrics idle;
   std::cout << topology::render_metrics(
       {topology::snapshot_of("shipments", busy), topology::snapshot_of("in\"voi\\ces", idle)},

@@ -32,6 +32,20 @@ route_snapshot busy_route() {
   m.paused_partitions = 3;
   m.in_flight = 10;
   m.assigned = true;
+  consumer_core::partition_status p0;
+  p0.id = {"brew.shipments.v1", 0};
+  p0.assigned = true;
+  p0.reasons = {pause_reason::breaker, pause_reason::produce_blocked};
+  p0.paused_since_ms = 1'796'141'107'123;
+  p0.committable = 900;
+  p0.in_flight = 6;
+  p0.accounting = {60, 50, 3, 1, 0};
+  consumer_core::partition_status p1;
+  p1.id = {"brew.shipments.v1", 1};
+  p1.accounting = {60, 50, 4, 2, 4};  // revoked: what was in flight was released
+  m.partitions.publish({p0, p1});
+  m.partitions.publish(std::vector<kafka::partition_position>{
+      {"brew.shipments.v1", 0, 880, 1000, 120}, {"brew.shipments.v1", 1, 40, 60, 20}});
   auto s = snapshot_of("shipments", m);
   s.topic = "brew.shipments.v1";
   s.dlq_topic = "brew.shipments.dlq";
@@ -149,6 +163,51 @@ TEST(AdminLiveness, HealthyOnlyWhenEveryActorAnswered) {
       liveness({{"delivery_pool of route a", kind::timed_out}}, std::chrono::seconds{1});
   EXPECT_FALSE(stuck.ok);
   EXPECT_THAT(json::parse(stuck.body).at("reason").get<std::string>(), HasSubstr("1000 ms"));
+}
+
+TEST(AdminMetrics, RendersEachPartitionsAccountingPositionAndPauseReasons) {
+  const auto text = render_metrics({busy_route()}, "0");
+  const std::string p0 = R"(route="shipments",topic="brew.shipments.v1",partition="0")";
+  const std::string p1 = R"(route="shipments",topic="brew.shipments.v1",partition="1")";
+  EXPECT_THAT(text, HasSubstr("# TYPE courier_partition_records_total counter\n"));
+  EXPECT_THAT(text,
+              HasSubstr("courier_partition_records_total{" + p0 + R"(,state="consumed"} 60)"));
+  EXPECT_THAT(text, HasSubstr("courier_partition_records_total{" + p0 + R"(,state="retried"} 3)"));
+  EXPECT_THAT(text, HasSubstr("courier_partition_records_total{" + p1 + R"(,state="released"} 4)"));
+  EXPECT_THAT(text, HasSubstr("courier_partition_in_flight{" + p0 + "} 6\n"));
+  EXPECT_THAT(text, HasSubstr("courier_consumer_lag{" + p0 + "} 120\n"));
+  EXPECT_THAT(text, HasSubstr("courier_committed_offset{" + p0 + "} 880\n"));
+  EXPECT_THAT(text, HasSubstr("courier_partition_high_watermark{" + p0 + "} 1000\n"));
+  EXPECT_THAT(text, Not(HasSubstr("courier_consumer_lag{" + p1)))
+      << "a revoked partition's lag is another consumer's";
+  EXPECT_THAT(
+      text,
+      HasSubstr(R"(courier_partitions_paused_by_reason{route="shipments",reason="breaker"} 1)"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(R"(courier_partitions_paused_by_reason{route="shipments",reason="retry_due"} 0)"))
+      << "every reason has a series from the start";
+}
+
+TEST(AdminState, ShowsEachPartitionWithItsPauseReasonsLagAndAccounting) {
+  const auto body = json::parse(render_state({busy_route()}, "0"));
+  const auto& ps = body.at("routes").at(0).at("partitions");
+  ASSERT_EQ(ps.size(), 2u);
+  const auto& p0 = ps.at(0);
+  EXPECT_EQ(p0.at("partition"), 0);
+  EXPECT_EQ(p0.at("paused"), true);
+  EXPECT_EQ(p0.at("paused_reasons"), json::array({"breaker", "produce_blocked"}));
+  EXPECT_EQ(p0.at("paused_since"), "2026-12-01T16:05:07.123Z");
+  EXPECT_EQ(p0.at("committed_offset"), 880);
+  EXPECT_EQ(p0.at("high_watermark"), 1000);
+  EXPECT_EQ(p0.at("lag"), 120);
+  const auto& a = p0.at("accounting");
+  EXPECT_EQ(a.at("consumed").get<int>(), a.at("delivered").get<int>() + a.at("retried").get<int>() +
+                                             a.at("dead_lettered").get<int>() +
+                                             a.at("released").get<int>() +
+                                             p0.at("in_flight").get<int>());
+  EXPECT_EQ(ps.at(1).at("assigned"), false);
+  EXPECT_TRUE(ps.at(1).at("lag").is_null());
 }
 
 TEST(AdminState, NamesTheBreakerAndCarriesTheCounters) {

@@ -1,6 +1,7 @@
 #include "core/flow/consumer_core.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <random>
 #include <set>
@@ -88,7 +89,7 @@ TEST(ConsumerCore, DispatchesWhileTheRouteHasRoomAndKeepsTheRestInOverflowInOrde
   EXPECT_EQ(core.in_flight(), 4U);
   EXPECT_TRUE(io.paused.empty()) << "a full route pauses nothing: it polls rarely instead";
 
-  ASSERT_TRUE(core.complete(p0, 1, 0));
+  ASSERT_TRUE(core.complete(p0, 1, completion::delivered, 0));
   core.release_overflow();
   ASSERT_EQ(io.dispatched.size(), 3U);
   EXPECT_EQ(io.dispatched.back().offset, 2) << "oldest first";
@@ -103,15 +104,16 @@ TEST(ConsumerCore, StoresTheLowestOffsetStillInFlightAsRecordsCompleteOutOfOrder
   for (std::int64_t o = 10; o < 14; ++o) {
     core.take(rec(p0, o), 0);
   }
-  core.complete(p0, 12, 0);
+  core.complete(p0, 12, completion::delivered, 0);
   EXPECT_EQ(io.stored.at(p0), 10) << "10 is still in flight";
-  core.complete(p0, 10, 0);
+  core.complete(p0, 10, completion::delivered, 0);
   EXPECT_EQ(io.stored.at(p0), 11);
-  core.complete(p0, 11, 0);
+  core.complete(p0, 11, completion::delivered, 0);
   EXPECT_EQ(io.stored.at(p0), 13);
-  core.complete(p0, 13, 0);
+  core.complete(p0, 13, completion::delivered, 0);
   EXPECT_EQ(io.stored.at(p0), 14) << "nothing in flight: the next one to read";
-  EXPECT_FALSE(core.complete(p0, 13, 0)) << "an outcome twice changes nothing";
+  EXPECT_FALSE(core.complete(p0, 13, completion::delivered, 0))
+      << "an outcome twice changes nothing";
   EXPECT_EQ(core.outstanding(), 0U);
 }
 
@@ -121,13 +123,13 @@ TEST(ConsumerCore, DropsARecordSeenAgainAfterARewindWithoutDisturbingTheCounts) 
   core.assign({p0}, 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);
-  core.complete(p0, 0, 0);
+  core.complete(p0, 0, completion::delivered, 0);
   EXPECT_EQ(core.take(rec(p0, 0), 0), consumer_core::intake::duplicate) << "finished";
   EXPECT_EQ(core.take(rec(p0, 1), 0), consumer_core::intake::duplicate) << "still in flight";
   EXPECT_EQ(core.counts().rewound_duplicates, 2U);
   EXPECT_EQ(io.dispatched.size(), 2U);
   EXPECT_EQ(core.outstanding(), 1U);
-  core.complete(p0, 1, 0);
+  core.complete(p0, 1, completion::delivered, 0);
   EXPECT_EQ(core.outstanding(), 0U) << "no underflow";
   EXPECT_EQ(core.room(), 4U);
 }
@@ -141,14 +143,15 @@ TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) 
   core.take(rec(p1, 0), 0);
   EXPECT_EQ(core.set_route_reason(pause_reason::breaker, true), (ids{p0, p1}));
   EXPECT_EQ(io.paused, (std::set<partition_id>{p0, p1}));
-  core.complete(p0, 6, 0);
+  core.complete(p0, 6, completion::delivered, 0);
 
   core.revoke({p0});
   io.paused.erase(p0);  // the librdkafka wrapper resumes a revoked partition itself
   EXPECT_EQ(io.stored.at(p0), 5);
   EXPECT_FALSE(core.assigned(p0));
   EXPECT_EQ(core.outstanding(), 1U) << "p0's record in flight no longer counts";
-  EXPECT_FALSE(core.complete(p0, 5, 0)) << "its outcome comes too late: the next owner has it";
+  EXPECT_FALSE(core.complete(p0, 5, completion::delivered, 0))
+      << "its outcome comes too late: the next owner has it";
   EXPECT_EQ(core.take(rec(p0, 7), 0), consumer_core::intake::not_assigned);
 
   core.assign({p0}, 0);
@@ -239,11 +242,11 @@ TEST(ConsumerCore, AHeadThatHoldsThePartitionBackBeyondTheRecordBoundIsExpedited
   core.assign({p0}, 0);
   for (std::int64_t o = 0; o < 6; ++o) {
     core.take(rec(p0, o), 0);
-    core.complete(p0, o == 0 ? -1 : o, 0);  // all but the head finish
+    core.complete(p0, o == 0 ? -1 : o, completion::delivered, 0);  // all but the head finish
   }
   using hit = std::pair<partition_id, std::int64_t>;
   EXPECT_EQ(io.expedited, (std::vector<hit>{{p0, 0}}));
-  core.complete(p0, 0, 0);  // moved to a tier and acknowledged
+  core.complete(p0, 0, completion::delivered, 0);  // moved to a tier and acknowledged
   EXPECT_EQ(io.stored.at(p0), 6);
 }
 
@@ -262,7 +265,7 @@ TEST(ConsumerCore, AHeadOlderThanTheAgeBoundIsExpeditedWhenItsWakeFires) {
   core.wake(p0, 31'000);
   using hit = std::pair<partition_id, std::int64_t>;
   EXPECT_EQ(io.expedited, (std::vector<hit>{{p0, 0}}));
-  core.complete(p0, 0, 32'000);  // offset 1 takes over as the head now
+  core.complete(p0, 0, completion::delivered, 32'000);  // offset 1 takes over as the head now
   EXPECT_EQ(io.wakes.back(), (std::pair<partition_id, std::int64_t>{p0, 62'000}));
 }
 
@@ -277,9 +280,9 @@ TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
   }
   EXPECT_EQ(io.paused, std::set<partition_id>{p0});
   EXPECT_EQ(core.counts().backpressure_pauses, 1U);
-  core.complete(p0, 0, 0);
+  core.complete(p0, 0, completion::delivered, 0);
   EXPECT_TRUE(io.paused.count(p0)) << "3 > 4/2";
-  core.complete(p0, 1, 0);
+  core.complete(p0, 1, completion::delivered, 0);
   EXPECT_TRUE(io.paused.empty());
   core.take(rec(p1, 0), 0);
   EXPECT_TRUE(io.paused.empty()) << "the other partition was never touched";
@@ -298,7 +301,8 @@ TEST(ConsumerCore, ARecordThatCannotBeWrittenOnwardHoldsOnlyItsPartitionUntilItI
   EXPECT_EQ(core.blocked_count(p0), 2U);
   EXPECT_FALSE(core.set_blocked(p0, 0, false)) << "offset 1 still holds it";
   EXPECT_TRUE(io.paused.count(p0));
-  core.complete(p0, 1, 0);  // the router got it through: its outcome releases it too
+  core.complete(p0, 1, completion::delivered,
+                0);  // the router got it through: its outcome releases it too
   EXPECT_TRUE(io.paused.empty());
   EXPECT_EQ(core.blocked_count(p0), 0U);
   EXPECT_FALSE(core.set_blocked(tier0, 0, true)) << "not assigned: nothing to hold";
@@ -318,8 +322,8 @@ TEST(ConsumerCore, DrainWithEverythingInFlightStoresEachCommitPointAndCountsDown
   EXPECT_EQ(io.stored.at(p0), 0);
   EXPECT_EQ(io.stored.at(p1), 100);
   for (std::int64_t o = 0; o < 3; ++o) {
-    core.complete(p0, o, 0);
-    core.complete(p1, 100 + o, 0);
+    core.complete(p0, o, completion::delivered, 0);
+    core.complete(p1, 100 + o, completion::delivered, 0);
   }
   EXPECT_EQ(core.outstanding(), 0U);
   core.store_all();
@@ -353,6 +357,9 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
     std::map<partition_id, std::int64_t> fetch_position;  // survives revoke, like the broker's
     std::set<std::pair<partition_id, std::int64_t>> handed_out;  // dispatched, not finished
     std::size_t seen = 0;
+    // Per partition: records taken, and finished by completion kind (delivered, retried, DLQ).
+    std::map<partition_id, std::uint64_t> taken;
+    std::map<partition_id, std::array<std::uint64_t, 3>> finished;
 
     for (int step = 0; step < 300; ++step) {
       const auto& p = all[pick(all.size())];
@@ -394,6 +401,7 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
             EXPECT_EQ(got, consumer_core::intake::duplicate);
           } else {
             EXPECT_NE(got, consumer_core::intake::duplicate);
+            ++taken[p];
             m.in_flight.insert(offset);
             m.last = offset;
             m.next = offset + 1 + static_cast<std::int64_t>(pick(2));  // gaps: compaction
@@ -404,7 +412,9 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
         case 5:
           if (!handed_out.empty()) {
             auto it = std::next(handed_out.begin(), static_cast<long>(pick(handed_out.size())));
-            EXPECT_TRUE(core.complete(it->first, it->second, step));
+            const auto how = static_cast<completion>(pick(3));
+            EXPECT_TRUE(core.complete(it->first, it->second, how, step));
+            ++finished[it->first][static_cast<std::size_t>(how)];
             model[it->first].in_flight.erase(it->second);
             handed_out.erase(it);
           }
@@ -447,8 +457,68 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
       EXPECT_EQ(core.outstanding(), handed_out.size());
       EXPECT_LE(core.outstanding(), s.max_in_flight) << "the route's bound holds";
       EXPECT_EQ(core.paused_count(), io.paused.size());
+      // The accounting identity, partition by partition, against the model's own counts.
+      for (const auto& st : core.statuses(step)) {
+        const auto& a = st.accounting;
+        EXPECT_EQ(a.consumed, taken[st.id]);
+        EXPECT_EQ(a.delivered, finished[st.id][0]);
+        EXPECT_EQ(a.retried, finished[st.id][1]);
+        EXPECT_EQ(a.dead_lettered, finished[st.id][2]);
+        EXPECT_EQ(a.consumed,
+                  a.delivered + a.retried + a.dead_lettered + a.released + st.in_flight);
+        EXPECT_EQ(st.assigned, model.count(st.id) == 1);
+        EXPECT_EQ(!st.reasons.empty(), io.paused.count(st.id) == 1);
+        EXPECT_EQ(st.paused_since_ms.has_value(), !st.reasons.empty());
+      }
     }
   }
+}
+
+TEST(ConsumerCore, StatusesNameThePauseReasonsAndSinceWhen) {
+  fake_io io;
+  auto s = bounded(8);
+  s.gated_topics = {tier0.topic};
+  consumer_core core{s, io};
+  core.assign({p0, tier0}, 0);
+  core.take(due_rec(tier0, 0, 5'000), 100);  // held in the gate: paused for retry_due
+  core.set_route_reason(pause_reason::breaker, true);
+  const auto changes = core.pause_changes();
+  auto st = core.statuses(200);
+  ASSERT_EQ(st.size(), 2u);
+  EXPECT_EQ(st[0].id, p0);
+  EXPECT_EQ(st[0].reasons, std::vector<pause_reason>{pause_reason::breaker});
+  EXPECT_EQ(st[0].paused_since_ms, 200);
+  EXPECT_EQ(st[1].id, tier0);
+  EXPECT_EQ(st[1].reasons,
+            (std::vector<pause_reason>{pause_reason::breaker, pause_reason::retry_due}));
+  EXPECT_EQ(st[1].in_flight, 1u);
+  EXPECT_EQ(core.statuses(900)[0].paused_since_ms, 200) << "since the first status after it";
+  core.set_route_reason(pause_reason::breaker, false);
+  EXPECT_GT(core.pause_changes(), changes);
+  st = core.statuses(1'000);
+  EXPECT_TRUE(st[0].reasons.empty());
+  EXPECT_FALSE(st[0].paused_since_ms.has_value());
+  EXPECT_EQ(st[1].paused_since_ms, 200) << "still held for its due time";
+}
+
+TEST(ConsumerCore, ARevokedPartitionKeepsItsCountersAndReleasesWhatWasInFlight) {
+  fake_io io;
+  consumer_core core{bounded(8), io};
+  core.assign({p0}, 0);
+  for (std::int64_t o = 0; o < 4; ++o) {
+    core.take(rec(p0, o), 0);
+  }
+  core.complete(p0, 0, completion::delivered, 0);
+  core.complete(p0, 1, completion::dead_lettered, 0);
+  core.revoke({p0});
+  EXPECT_FALSE(core.complete(p0, 2, completion::delivered, 0)) << "too late: not counted";
+  const auto st = core.statuses(0);
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_FALSE(st[0].assigned);
+  EXPECT_EQ(st[0].accounting.consumed, 4u);
+  EXPECT_EQ(st[0].accounting.delivered, 1u);
+  EXPECT_EQ(st[0].accounting.dead_lettered, 1u);
+  EXPECT_EQ(st[0].accounting.released, 2u);
 }
 
 }  // namespace

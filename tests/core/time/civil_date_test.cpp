@@ -42,5 +42,12 @@ TEST(CivilDate, LeapYearsFollowTheGregorianRules) {
   EXPECT_EQ(days_in_month(2026, 4), 30U);
 }
 
+TEST(Rfc3339, FormatsUnixMillisecondsInUtc) {
+  EXPECT_EQ(format_rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(format_rfc3339_ms(1'796'141'107'123), "2026-12-01T16:05:07.123Z");
+  EXPECT_EQ(format_rfc3339_ms(951'782'400'000), "2000-02-29T00:00:00.000Z");
+  EXPECT_EQ(format_rfc3339_ms(-1), "1969-12-31T23:59:59.999Z");
+}
+
 }  // namespace
 }  // namespace courier

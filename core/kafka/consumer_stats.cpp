@@ -1,0 +1,51 @@
+#include "core/kafka/consumer_stats.hpp"
+
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace courier::kafka {
+namespace {
+
+std::int64_t offset_field(const nlohmann::json& p, const char* name) {
+  const auto it = p.find(name);
+  return it != p.end() && it->is_number_integer() ? it->get<std::int64_t>() : -1;
+}
+
+}  // namespace
+
+std::vector<partition_position> parse_consumer_positions(std::string_view json) {
+  const auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) {
+    throw std::invalid_argument("librdkafka statistics: not a JSON object");
+  }
+  std::vector<partition_position> out;
+  const auto topics = doc.find("topics");
+  if (topics == doc.end() || !topics->is_object()) {
+    return out;  // no topic known yet
+  }
+  for (const auto& [name, topic] : topics->items()) {
+    const auto partitions = topic.find("partitions");
+    if (partitions == topic.end() || !partitions->is_object()) {
+      continue;
+    }
+    for (const auto& [id, p] : partitions->items()) {
+      const auto number = p.find("partition");
+      // -1 is librdkafka's internal "unassigned" partition; `desired` marks the ones fetched.
+      if (number == p.end() || !number->is_number_integer() || number->get<int>() < 0 ||
+          !p.value("desired", false)) {
+        continue;
+      }
+      partition_position pos;
+      pos.topic = name;
+      pos.partition = number->get<std::int32_t>();
+      pos.committed = offset_field(p, "committed_offset");
+      pos.high_watermark = offset_field(p, "hi_offset");
+      pos.lag = offset_field(p, "consumer_lag");
+      out.push_back(std::move(pos));
+    }
+  }
+  return out;
+}
+
+}  // namespace courier::kafka

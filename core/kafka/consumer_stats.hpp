@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace courier::kafka {
+
+// One partition's position as librdkafka's statistics report it (statistics.interval.ms).
+// -1 where librdkafka does not know yet (before the first fetch, before the first commit).
+struct partition_position {
+  std::string topic;
+  std::int32_t partition = 0;
+  std::int64_t committed = -1;       // committed_offset: the group's commit point
+  std::int64_t high_watermark = -1;  // hi_offset: the broker's end of the partition
+  std::int64_t lag = -1;             // consumer_lag: high watermark - committed offset
+};
+
+// The partitions this consumer fetches (librdkafka's `desired` flag), from the statistics JSON
+// of a consumer handle. Throws std::invalid_argument when `json` is not statistics JSON.
+std::vector<partition_position> parse_consumer_positions(std::string_view json);
+
+}  // namespace courier::kafka

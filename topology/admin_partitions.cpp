@@ -1,0 +1,128 @@
+#include "topology/admin_partitions.hpp"
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/flow/partition_pauses.hpp"
+#include "core/time/civil_date.hpp"
+
+namespace courier::topology {
+namespace {
+
+using metrics::family_type;
+
+metrics::labels partition_labels(const route_snapshot& r, const actors::partition_report& p) {
+  return {{"route", r.name}, {"topic", p.topic}, {"partition", std::to_string(p.partition)}};
+}
+
+// A gauge of librdkafka's statistics; a partition whose value is not known yet has no sample.
+void position_gauge(metrics::exposition& e, const std::vector<route_snapshot>& routes,
+                    std::string_view name, std::string_view help,
+                    std::int64_t actors::partition_report::*field) {
+  e.family(name, help, family_type::gauge);
+  for (const auto& r : routes) {
+    for (const auto& p : r.partitions) {
+      if (p.assigned && p.*field >= 0) {
+        e.sample(name, partition_labels(r, p), static_cast<double>(p.*field));
+      }
+    }
+  }
+}
+
+constexpr pause_reason every_reason[] = {pause_reason::breaker, pause_reason::backpressure,
+                                         pause_reason::retry_due, pause_reason::shutdown,
+                                         pause_reason::produce_blocked};
+
+}  // namespace
+
+void render_partition_metrics(metrics::exposition& e, const std::vector<route_snapshot>& routes) {
+  constexpr std::string_view records = "courier_partition_records_total";
+  e.family(records,
+           "A partition's records by state: consumed = delivered + retried + dead_lettered + "
+           "released (revoked while in flight) + courier_partition_in_flight.",
+           family_type::counter);
+  for (const auto& r : routes) {
+    for (const auto& p : r.partitions) {
+      auto l = partition_labels(r, p);
+      const auto& a = p.accounting;
+      for (const auto& [state, value] :
+           {std::pair<const char*, std::uint64_t>{"consumed", a.consumed},
+            {"delivered", a.delivered},
+            {"retried", a.retried},
+            {"dead_lettered", a.dead_lettered},
+            {"released", a.released}}) {
+        auto with_state = l;
+        with_state.emplace_back("state", state);
+        e.sample(records, with_state, value);
+      }
+    }
+  }
+  e.family("courier_partition_in_flight", "A partition's records in flight now.",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    for (const auto& p : r.partitions) {
+      e.sample("courier_partition_in_flight", partition_labels(r, p),
+               static_cast<double>(p.in_flight));
+    }
+  }
+  position_gauge(e, routes, "courier_consumer_lag",
+                 "Records between the group's committed offset and the high watermark "
+                 "(librdkafka's consumer_lag).",
+                 &actors::partition_report::lag);
+  position_gauge(e, routes, "courier_committed_offset", "The group's committed offset.",
+                 &actors::partition_report::committed);
+  position_gauge(e, routes, "courier_partition_high_watermark",
+                 "The partition's high watermark (the offset of the next record written).",
+                 &actors::partition_report::high_watermark);
+  constexpr std::string_view by_reason = "courier_partitions_paused_by_reason";
+  e.family(by_reason, "Assigned partitions paused now, by reason (a partition may have several).",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    std::map<std::string, int> count;
+    for (const auto& p : r.partitions) {
+      for (const auto& reason : p.paused_reasons) {
+        ++count[reason];
+      }
+    }
+    for (const auto reason : every_reason) {
+      const auto name = to_string(reason);
+      e.sample(by_reason, {{"route", r.name}, {"reason", name}}, static_cast<double>(count[name]));
+    }
+  }
+}
+
+nlohmann::json partitions_json(const route_snapshot& r) {
+  auto out = nlohmann::json::array();
+  for (const auto& p : r.partitions) {
+    const auto& a = p.accounting;
+    auto j = nlohmann::json{
+        {"topic", p.topic},
+        {"partition", p.partition},
+        {"assigned", p.assigned},
+        {"in_flight", p.in_flight},
+        {"accounting",
+         {{"consumed", a.consumed},
+          {"delivered", a.delivered},
+          {"retried", a.retried},
+          {"dead_lettered", a.dead_lettered},
+          {"released", a.released}}},
+        {"paused", !p.paused_reasons.empty()},
+        {"paused_reasons", p.paused_reasons},
+    };
+    if (p.paused_since_ms) {
+      j["paused_since"] = format_rfc3339_ms(*p.paused_since_ms);
+    }
+    auto known = [&j](const char* key, std::int64_t v) {
+      j[key] = v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr);
+    };
+    known("committed_offset", p.committed);
+    known("high_watermark", p.high_watermark);
+    known("lag", p.lag);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace courier::topology
