@@ -1,5 +1,6 @@
 #include "actors/delivery_pool.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "actors/failure_log.hpp"
@@ -140,6 +141,14 @@ struct shell {
   }
 
   void operator()(policy::report_outcome& a) const {
+    if (a.how == policy::outcome::delivered && a.record_timestamp_ms > 0) {
+      const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+      // A producer's clock ahead of ours is not a negative latency.
+      self->state.metrics->delivery_seconds.observe(
+        static_cast<double>(std::max<std::int64_t>(0, now_ms - a.record_timestamp_ms)) / 1000.0);
+    }
     auto it = self->state.consumers.find(a.id);
     if (it == self->state.consumers.end()) {
       return;

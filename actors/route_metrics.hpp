@@ -13,11 +13,18 @@ namespace courier::actors {
 struct route_metrics {
   // Buckets up to the route's HTTP timeout: no attempt takes longer.
   explicit route_metrics(double http_timeout_seconds = 5.0)
-      : request_seconds(metrics::latency_buckets(http_timeout_seconds)) {}
+      : request_seconds(metrics::latency_buckets(http_timeout_seconds)),
+        delivery_seconds(metrics::latency_buckets(record_age_ceiling_seconds)) {}
+
+  // Buckets of delivery_seconds: from 5 ms up to an hour (retry tiers take minutes).
+  static constexpr double record_age_ceiling_seconds = 3600.0;
 
   // Every HTTP attempt, from the request handed to the client to its answer (or error),
   // observed on the HTTP client's thread.
   metrics::histogram request_seconds;
+  // Every delivered record, from its Kafka timestamp to the receiver's 2xx (retry tiers
+  // included), observed by the delivery pool.
+  metrics::histogram delivery_seconds;
 
   std::atomic<std::uint64_t> fetched{0};
   std::atomic<std::uint64_t> rewound_duplicates{0};  // fetched again after a rewind: dropped

@@ -162,6 +162,15 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
                                 {{"route", r.name}});
     }
   }
+  e.family("courier_delivery_latency_seconds",
+           "Delivered records by latency, from the record's Kafka timestamp to the webhook's 2xx "
+           "(retry tiers included).",
+           family_type::histogram);
+  for (const auto& r : routes) {
+    if (r.delivery_seconds != nullptr) {
+      r.delivery_seconds->render(e, "courier_delivery_latency_seconds", {{"route", r.name}});
+    }
+  }
   e.family("courier_route_info",
            "A route's topics; the value is always 1 (alerts join it for the topic names).",
            family_type::gauge);
@@ -272,6 +281,7 @@ std::vector<route_snapshot> admin_endpoints::snapshots() const {
     s.topic = r.topic;
     s.dlq_topic = r.dlq_topic;
     s.request_seconds = &r.metrics->request_seconds;  // alive: routes_ holds the metrics
+    s.delivery_seconds = &r.metrics->delivery_seconds;
     out.push_back(std::move(s));
   }
   return out;

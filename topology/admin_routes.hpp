@@ -48,7 +48,8 @@ struct route_snapshot {
   bool draining = false;
   std::int64_t breaker_since_ms = 0;  // the breaker's last change (0: closed since start)
   std::vector<actors::partition_report> partitions;
-  const metrics::histogram* request_seconds = nullptr;  // rendered when set
+  const metrics::histogram* request_seconds = nullptr;   // rendered when set
+  const metrics::histogram* delivery_seconds = nullptr;  // rendered when set
 };
 
 route_snapshot snapshot_of(std::string name, const actors::route_metrics& m);

@@ -362,7 +362,8 @@ void attempt_policy::finish(std::uint64_t id, outcome how, int status, std::stri
   auto it = pending_.find(id);
   const auto& d = it->second;
   out.emplace_back(report_outcome{id, d.rec.topic, d.rec.partition, d.rec.offset, how,
-                                  d.total_attempts, status, std::move(error_class)});
+                                  d.total_attempts, status, std::move(error_class),
+                                  d.rec.timestamp_ms});
   forget(it);
 }
 

@@ -144,6 +144,7 @@ class attempt_policy {
     int attempts = 0;  // all attempts, held ones included
     int status = 0;
     std::string error_class;
+    std::int64_t record_timestamp_ms = 0;  // the record's Kafka timestamp (0: none)
   };
   struct log_line {
     log_level level = log_level::info;

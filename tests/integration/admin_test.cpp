@@ -105,6 +105,9 @@ TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
   EXPECT_EQ(sample_value(text, R"(courier_records_consumed_total{route="shipments"})"),
             static_cast<double>(records));
   EXPECT_EQ(sample_value(text, R"(courier_breaker_state{route="shipments"})"), 0.0);
+  EXPECT_EQ(sample_value(text, R"(courier_delivery_latency_seconds_count{route="shipments"})"),
+            static_cast<double>(records))
+      << "every delivered record, from its Kafka timestamp to its 2xx";
 
   const auto state = http_get(port, "/state");
   EXPECT_EQ(state.status, 200);

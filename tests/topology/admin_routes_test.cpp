@@ -124,6 +124,19 @@ TEST(AdminMetrics, RendersTheRequestDurationHistogramOfEachRoute) {
       text, HasSubstr("courier_delivery_request_duration_seconds_count{route=\"shipments\"} 3\n"));
 }
 
+TEST(AdminMetrics, RendersTheRecordToDeliveryLatencyUpToAnHour) {
+  actors::route_metrics m;
+  m.delivery_seconds.observe(0.02);
+  m.delivery_seconds.observe(320.0);  // through the 5 m tier
+  auto r = busy_route();
+  r.delivery_seconds = &m.delivery_seconds;
+  const auto text = render_metrics({r}, "0");
+  EXPECT_THAT(text, HasSubstr("# TYPE courier_delivery_latency_seconds histogram\n"));
+  EXPECT_THAT(
+      text, HasSubstr(R"(courier_delivery_latency_seconds_bucket{route="shipments",le="3600"} 2)"));
+  EXPECT_THAT(text, HasSubstr(R"(courier_delivery_latency_seconds_count{route="shipments"} 2)"));
+}
+
 TEST(AdminReadiness, NotReadyBeforeTheFirstAssignment) {
   auto r = busy_route();
   r.assigned = false;
