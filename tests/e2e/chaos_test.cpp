@@ -286,6 +286,39 @@ TEST(EndToEndChaos, SigkillsUnder503sRedeliverWithinTheHeadOfLineBoundAndRestart
       [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
       30s))
       << "committed: " << committed_total(s.group, s.topic, partitions);
+  // (a') The last instance's accounting, partition by partition from its /state, once nothing
+  // is in flight: consumed = delivered + retried + dead_lettered + released, and its route
+  // totals agree with the sum of its partitions.
+  const auto admin = admin_port_in(courier->log());
+  ASSERT_GT(admin, 0) << tail(courier->log());
+  nlohmann::json route;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        const auto body = http_get(admin, "/state", 2s);
+        route = body ? nlohmann::json::parse(*body).at("routes").at(0) : nlohmann::json{};
+        return body && route.at("in_flight") == 0 && route.at("partitions").size() > 0 &&
+               std::all_of(route.at("partitions").begin(), route.at("partitions").end(),
+                           [](const nlohmann::json& p) { return p.at("in_flight") == 0; });
+      },
+      10s))
+      << route;
+  std::uint64_t delivered_by_partitions = 0;
+  std::uint64_t consumed_by_partitions = 0;
+  for (const auto& p : route.at("partitions")) {
+    const auto& a = p.at("accounting");
+    const auto count = [&a](const char* k) { return a.at(k).get<std::uint64_t>(); };
+    EXPECT_EQ(count("consumed"), count("delivered") + count("retried") + count("dead_lettered") +
+                                     count("released") + p.at("in_flight").get<std::uint64_t>())
+        << p;
+    delivered_by_partitions += count("delivered");
+    consumed_by_partitions += count("consumed");
+  }
+  EXPECT_EQ(delivered_by_partitions, route.at("counters").at("delivered").get<std::uint64_t>())
+      << route;
+  EXPECT_EQ(consumed_by_partitions, route.at("counters").at("consumed").get<std::uint64_t>())
+      << route;
+  EXPECT_GT(consumed_by_partitions, 0U) << route;
+
   const auto code = terminate(*courier);
   ASSERT_TRUE(code.has_value()) << "courier did not stop on SIGTERM\n" << tail(courier->log());
   EXPECT_EQ(*code, 0) << tail(courier->log());

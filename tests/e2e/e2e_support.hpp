@@ -21,6 +21,7 @@
 #include <optional>
 #include <regex>
 #include <stdexcept>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -193,6 +194,26 @@ inline std::optional<std::string> http_get(std::uint16_t port, const std::string
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+// The first of courier's JSON log lines with this event, if any yet.
+inline std::optional<nlohmann::json> log_line(const std::string& log, const std::string& event) {
+  std::istringstream lines{log};
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.value("event", std::string{}) == event) {
+      return j;
+    }
+  }
+  return std::nullopt;
+}
+
+// The port of courier's admin listener, from its "admin listener bound" log line (the test
+// configs listen on port 0); 0 when it has not logged it yet.
+inline std::uint16_t admin_port_in(const std::string& log) {
+  const auto bound = log_line(log, "admin listener bound");
+  return bound ? bound->value("port", std::uint16_t{0}) : std::uint16_t{0};
 }
 
 // The partner's stand-in as a process: mock_webhook on an ephemeral loopback port.

@@ -199,19 +199,6 @@ TEST(Runbook, HasASectionWithCommandsForEveryAlert) {
   }
 }
 
-// The first of courier's JSON log lines with this event, if any yet.
-std::optional<nlohmann::json> log_line(const std::string& log, const std::string& event) {
-  std::istringstream lines{log};
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.value("event", std::string{}) == event) {
-      return j;
-    }
-  }
-  return std::nullopt;
-}
-
 struct result {
   int status = -1;
   std::string out;
