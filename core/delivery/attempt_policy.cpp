@@ -59,6 +59,18 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
   }
 }
 
+// While the breaker is known Closed and has been told no failure since the last success, a
+// success would reset a count that is already zero: it is not sent (one message per delivery
+// saved on the hot path). Probes, failures and the success after a failure always go.
+void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out) {
+  if (success && !d.probe && !failure_told_ && breaker_known_ == breaker_state::closed &&
+      d.breaker_generation == breaker_generation_) {
+    return;
+  }
+  failure_told_ = !success;
+  out.emplace_back(breaker_outcome{success, d.probe, d.breaker_generation});
+}
+
 // -- events -----------------------------------------------------------------------------------
 
 attempt_policy::accepted attempt_policy::on_record(record r) {
@@ -105,7 +117,7 @@ attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_
   }
   switch (verdict) {
     case answer_verdict::delivered:
-      out.emplace_back(breaker_outcome{true, d.probe, d.breaker_generation});
+      tell_breaker(true, d, out);
       ++counters_.delivered;
       finish(id, outcome::delivered, a.status, {}, out);
       return out;
@@ -114,7 +126,7 @@ attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_
       return out;
     case answer_verdict::dead_letter:
       // The receiver answered: it is up, so this counts as a success for the breaker.
-      out.emplace_back(breaker_outcome{true, d.probe, d.breaker_generation});
+      tell_breaker(true, d, out);
       d.probe = false;
       ++counters_.permanent;
       route_onward(id, d, /*permanent=*/true, klass, a, now, out);
@@ -166,6 +178,7 @@ attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
   breaker_open_ = to == breaker_state::open;
   breaker_known_ = to;
   breaker_generation_ = generation;
+  failure_told_ = false;  // a breaker that changed state counts afresh
   if (breaker_open_) {
     return out;
   }
@@ -293,7 +306,7 @@ void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_a
 // it waits while the breaker is Open). The attempt does not count toward the record's attempts.
 void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a,
                           const std::string& error_class, time_point now, actions& out) {
-  out.emplace_back(breaker_outcome{false, d.probe, d.breaker_generation});
+  tell_breaker(false, d, out);
   d.probe = false;
   --d.attempts;
   ++d.held_attempts;
@@ -314,7 +327,7 @@ void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a
 // record moves to the next tier (or the DLQ after the last one).
 void attempt_policy::give_up(std::uint64_t id, delivery& d, const attempt_answer& a,
                              const std::string& error_class, time_point now, actions& out) {
-  out.emplace_back(breaker_outcome{false, d.probe, d.breaker_generation});
+  tell_breaker(false, d, out);
   d.probe = false;
   route_onward(id, d, /*permanent=*/false, error_class, a, now, out);
 }

@@ -238,6 +238,7 @@ class attempt_policy {
   void route_onward(std::uint64_t id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out);
   void finish(std::uint64_t id, outcome how, int status, std::string error_class, actions& out);
+  void tell_breaker(bool success, const delivery& d, actions& out);
   void forget(std::unordered_map<std::uint64_t, delivery>::iterator it);
   [[nodiscard]] int tier_of(const std::string& topic) const;
 
@@ -253,6 +254,7 @@ class attempt_policy {
   // The breaker's state and generation as its latest change said; unknown before the first.
   std::optional<breaker_state> breaker_known_;
   std::uint64_t breaker_generation_ = 0;
+  bool failure_told_ = false;  // a failure went to the breaker since the last success did
   std::uint64_t next_id_ = 1;
   counters counters_;
 };

@@ -329,8 +329,22 @@ TEST(AttemptPolicy, WhileTheBreakerIsKnownClosedAttemptsAskNoPermitAndCarryItsGe
   p.on_breaker_change(breaker_state::closed, 7);
   const auto in = p.on_record(make_record(2));
   ASSERT_EQ(kinds(in.todo), "post");
-  const auto delivered = p.on_answer(answer(in.id, 200), t0);
-  EXPECT_EQ(only<policy::breaker_outcome>(delivered).generation, 7U);
+  const auto breaker_events = [](const policy::actions& todo) {
+    return std::count_if(todo.begin(), todo.end(), [](const policy::action& a) {
+      return std::holds_alternative<policy::breaker_outcome>(a);
+    });
+  };
+  EXPECT_EQ(breaker_events(p.on_answer(answer(in.id, 200), t0)), 0)
+      << "a success with no failure told since the last: nothing to reset, no message";
+  const auto refused = p.on_record(make_record(5));
+  const auto held = p.on_answer(answer(refused.id, 401), t0);
+  EXPECT_FALSE(only<policy::breaker_outcome>(held).success);
+  EXPECT_EQ(only<policy::breaker_outcome>(held).generation, 7U);
+  const auto after = p.on_record(make_record(6));
+  const auto reset = p.on_answer(answer(after.id, 200), t0);
+  EXPECT_TRUE(only<policy::breaker_outcome>(reset).success) << "the success after a failure";
+  const auto quiet = p.on_record(make_record(7));
+  EXPECT_EQ(breaker_events(p.on_answer(answer(quiet.id, 200), t0)), 0);
   p.on_breaker_change(breaker_state::open, 8);
   EXPECT_EQ(kinds(p.on_record(make_record(3)).todo), "permit") << "Open: back to permits";
   p.on_breaker_change(breaker_state::half_open, 9);
