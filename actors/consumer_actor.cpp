@@ -1,6 +1,7 @@
 #include "actors/consumer_actor.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "actors/failure_log.hpp"
@@ -38,8 +39,10 @@ constexpr auto draining_poll_interval = std::chrono::milliseconds{50};
 // The partitions' statuses go out when a pause changed and otherwise at most this often.
 constexpr auto partition_publish_interval = std::chrono::seconds{1};
 
+// After every event: the records it dispatched go out (one message), the metrics are updated.
 void publish(self_ptr self) {
   auto& st = self->state;
+  st.io->flush();
   const auto& c = st.core->counts();
   st.metrics->fetched = c.fetched;
   st.metrics->rewound_duplicates = c.rewound_duplicates;
@@ -169,9 +172,16 @@ std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bo
 consumer_io::consumer_io(caf::event_based_actor* self, caf::actor delivery)
     : self_(self), delivery_(std::move(delivery)) {}
 
-void consumer_io::dispatch(record r) { self_->send(delivery_, deliver_atom::value, std::move(r)); }
+void consumer_io::dispatch(record r) { batch_.push_back(std::move(r)); }
+
+void consumer_io::flush() {
+  if (!batch_.empty()) {
+    self_->send(delivery_, deliver_atom::value, std::exchange(batch_, {}));
+  }
+}
 
 void consumer_io::expedite(const partition_id& p, std::int64_t offset) {
+  flush();  // the record it names reaches the pool first
   self_->send(delivery_, expedite_atom::value, p.topic, p.partition, offset);
 }
 
@@ -227,11 +237,13 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
         poll_turn(self);
       }
     },
-    [=](outcome_atom, const delivery_outcome& o) {
+    [=](outcome_atom, const outcome_batch& outcomes) {
       auto& s = self->state;
+      const auto now = now_ms();
       // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
-      s.core->complete(partition_id{o.topic, o.partition}, o.offset, to_completion(o.kind),
-                       now_ms());
+      for (const auto& o : outcomes) {
+        s.core->complete(partition_id{o.topic, o.partition}, o.offset, to_completion(o.kind), now);
+      }
       publish(self);
       if (s.waiting_for_room && s.core->room() > 0) {
         s.waiting_for_room = false;

@@ -30,7 +30,9 @@ class consumer_io final : public consumer_backend {
   consumer_io(caf::event_based_actor* self, caf::actor delivery);
   void attach(kafka::consumer* kafka) { kafka_ = kafka; }
 
-  void dispatch(record r) override;
+  void dispatch(record r) override;  // batched: flush() sends them
+  // Sends the records dispatched since the last flush to the delivery pool, in one message.
+  void flush();
   void expedite(const partition_id& p, std::int64_t offset) override;
   void pause(const std::vector<partition_id>& ps) override;
   void resume(const std::vector<partition_id>& ps) override;
@@ -42,6 +44,7 @@ class consumer_io final : public consumer_backend {
   caf::event_based_actor* self_;
   caf::actor delivery_;
   kafka::consumer* kafka_ = nullptr;
+  record_batch batch_;
 };
 
 struct consumer_actor_state {
@@ -65,12 +68,13 @@ struct consumer_actor_state {
 // Detached: librdkafka's poll blocks. A thin shell around courier::consumer_core
 // (core/flow/consumer_core.hpp): polls, feeds the core, and carries out what it decides.
 //   poll_atom, poll_idle_atom          (to itself)
-//   outcome_atom, delivery_outcome     (from the delivery pool)
+//   outcome_atom, outcome_batch        (from the delivery pool)
 //   due_atom, topic, partition         (to itself: the core's wake_at)
 //   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close
 //   blocked_atom, produce_blocked      (from the delivery pool: hold or release a partition)
-// Sends the delivery pool (deliver_atom, record) and (expedite_atom, topic, partition, offset).
+// Sends the delivery pool (deliver_atom, record_batch), one per event at most, and
+// (expedite_atom, topic, partition, offset).
 caf::behavior consumer_actor(caf::stateful_actor<consumer_actor_state>* self,
                              consumer_actor_settings settings, caf::actor delivery,
                              std::shared_ptr<route_metrics> metrics);

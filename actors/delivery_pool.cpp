@@ -99,11 +99,13 @@ struct shell {
     auto handle = caf::actor_cast<caf::actor>(self);
     const auto started = std::chrono::steady_clock::now();
     self->state.client->post(
-      std::move(a.request),
-      [handle, id = a.id, started, m = self->state.metrics](const http::response& r) {
+      std::move(a.request), [handle, id = a.id, started, m = self->state.metrics,
+                             inbox = self->state.inbox](const http::response& r) {
         m->request_seconds.observe(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-        caf::anon_send(handle, attempted_atom::value, to_attempt_result(id, r));
+        if (inbox->push(to_attempt_result(id, r))) {
+          caf::anon_send(handle, answers_atom::value);
+        }
       });
   }
 
@@ -149,14 +151,20 @@ struct shell {
       self->state.metrics->delivery_seconds.observe(
         static_cast<double>(std::max<std::int64_t>(0, now_ms - a.record_timestamp_ms)) / 1000.0);
     }
-    auto it = self->state.consumers.find(a.id);
-    if (it == self->state.consumers.end()) {
+    auto& st = self->state;
+    auto it = st.consumers.find(a.id);
+    if (it == st.consumers.end()) {
       return;
     }
-    self->send(it->second, outcome_atom::value,
-               delivery_outcome{std::move(a.topic), a.partition, a.offset, to_outcome_kind(a.how),
-                                a.attempts, a.status, std::move(a.error_class)});
-    self->state.consumers.erase(it);
+    auto to = std::find_if(st.outbox.begin(), st.outbox.end(),
+                           [&](const auto& entry) { return entry.first == it->second; });
+    if (to == st.outbox.end()) {
+      to = st.outbox.emplace(st.outbox.end(), it->second, outcome_batch{});
+    }
+    to->second.push_back(delivery_outcome{std::move(a.topic), a.partition, a.offset,
+                                          to_outcome_kind(a.how), a.attempts, a.status,
+                                          std::move(a.error_class)});
+    st.consumers.erase(it);
   }
 
   void operator()(policy::log_line& a) const {
@@ -184,6 +192,18 @@ void carry_out(self_ptr self, policy::actions todo) {
   for (auto& a : todo) {
     std::visit(shell{self}, a);
   }
+  for (auto& [consumer, outcomes] : self->state.outbox) {
+    self->send(consumer, outcome_atom::value, std::move(outcomes));
+  }
+  self->state.outbox.clear();
+}
+
+void append(policy::actions& to, policy::actions more) {
+  if (to.empty()) {
+    to = std::move(more);
+  } else {
+    to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
 }
 
 std::chrono::system_clock::time_point now() { return std::chrono::system_clock::now(); }
@@ -201,14 +221,23 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   st.router = std::move(router);
   st.metrics = std::move(metrics);
   return {
-    [=](deliver_atom, record& r) {
-      auto accepted = self->state.policy->on_record(std::move(r));
-      self->state.consumers.emplace(accepted.id,
-                                    caf::actor_cast<caf::actor>(self->current_sender()));
-      carry_out(self, std::move(accepted.todo));
+    [=](deliver_atom, record_batch& records) {
+      const auto from = caf::actor_cast<caf::actor>(self->current_sender());
+      policy::actions todo;
+      for (auto& r : records) {
+        auto accepted = self->state.policy->on_record(std::move(r));
+        self->state.consumers.emplace(accepted.id, from);
+        append(todo, std::move(accepted.todo));
+      }
+      carry_out(self, std::move(todo));
     },
-    [=](attempted_atom, const attempt_result& r) {
-      carry_out(self, self->state.policy->on_answer(to_answer(r), now()));
+    [=](answers_atom) {
+      const auto at = now();
+      policy::actions todo;
+      for (const auto& r : self->state.inbox->take()) {
+        append(todo, self->state.policy->on_answer(to_answer(r), at));
+      }
+      carry_out(self, std::move(todo));
     },
     [=](attempt_atom, std::uint64_t id) { carry_out(self, self->state.policy->on_retry_due(id)); },
     [=](expedite_atom, const std::string& topic, std::int32_t partition, std::int64_t offset) {

@@ -4,9 +4,12 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <caf/all.hpp>
 
+#include "actors/answer_inbox.hpp"
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "core/config/config.hpp"
@@ -22,6 +25,9 @@ struct delivery_pool_state {
   caf::actor breaker;
   caf::actor router;                                        // produces retry-tier and DLQ records
   std::unordered_map<std::uint64_t, caf::actor> consumers;  // who sent each pending delivery
+  // Outcomes decided by the current event, per consumer, sent as one batch at its end.
+  std::vector<std::pair<caf::actor, outcome_batch>> outbox;
+  std::shared_ptr<answer_inbox> inbox = std::make_shared<answer_inbox>();
   std::shared_ptr<route_metrics> metrics;
   attempt_policy::counters published;  // the policy's counters as far as `metrics` has them
 };
@@ -34,7 +40,8 @@ struct delivery_pool_state {
 // permanent answers: a failed delivery for the breaker, never dead-lettered for it). Reports
 // exactly one outcome per record to the actor that sent it, and a retried or dead-lettered one
 // only once the broker acknowledged it.
-//   deliver_atom, record           (from a consumer)
+//   deliver_atom, record_batch     (from a consumer: one poll turn's records)
+//   answers_atom                   (from the HTTP client's thread: take the answer inbox)
 //   state_atom, breaker_change     (from the breaker: parked records try again)
 //   expedite_atom, topic, partition, offset   (from a consumer: the head-of-line bound)
 //   blocked_atom, produce_blocked  (from the router: forwarded to the record's consumer)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <caf/all.hpp>
 
@@ -55,6 +56,11 @@ typename Inspector::result_type inspect(Inspector& f, delivery_outcome& x) {
   return f(caf::meta::type_name("delivery_outcome"), x.topic, x.partition, x.offset, x.kind,
            x.attempts, x.status, x.error_class);
 }
+
+// What travels in one message between a consumer and its delivery pool: the records of one
+// poll turn, the outcomes one event of the pool decided (one message per batch, not per record).
+using record_batch = std::vector<record>;
+using outcome_batch = std::vector<delivery_outcome>;
 
 // The breaker's answer to a permit request.
 struct breaker_permit {
@@ -127,7 +133,8 @@ typename Inspector::result_type inspect(Inspector& f, produce_blocked& x) {
 using courier::pause_reason;
 using courier::to_string;
 
-// One finished HTTP attempt, posted back to the delivery pool from the HTTP client's thread.
+// One finished HTTP attempt, handed back to the delivery pool from the HTTP client's thread
+// through its answer_inbox.
 struct attempt_result {
   std::uint64_t delivery_id = 0;
   std::int32_t status = 0;
@@ -152,16 +159,16 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(courier, (courier::actors::delivery_outcome))
   CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_permit))
   CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_change))
-  CAF_ADD_TYPE_ID(courier, (courier::actors::attempt_result))
   CAF_ADD_TYPE_ID(courier, (courier::pause_reason))
   CAF_ADD_TYPE_ID(courier, (courier::actors::dispatch_request))
   CAF_ADD_TYPE_ID(courier, (courier::actors::produce_blocked))
+  CAF_ADD_TYPE_ID(courier, (std::vector<courier::record>))
+  CAF_ADD_TYPE_ID(courier, (std::vector<courier::actors::delivery_outcome>))
 
   CAF_ADD_ATOM(courier, courier::actors, deliver_atom, "deliver")
   CAF_ADD_ATOM(courier, courier::actors, outcome_atom, "outcome")
   CAF_ADD_ATOM(courier, courier::actors, permit_atom, "permit")
   CAF_ADD_ATOM(courier, courier::actors, attempt_atom, "attempt")
-  CAF_ADD_ATOM(courier, courier::actors, attempted_atom, "attempted")
   CAF_ADD_ATOM(courier, courier::actors, state_atom, "state")
   CAF_ADD_ATOM(courier, courier::actors, subscribe_atom, "subscribe")
   CAF_ADD_ATOM(courier, courier::actors, open_expired_atom, "openexpire")
@@ -179,6 +186,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, stop_atom, "stop")
   CAF_ADD_ATOM(courier, courier::actors, expedite_atom, "expedite")
   CAF_ADD_ATOM(courier, courier::actors, blocked_atom, "blocked")
+  CAF_ADD_ATOM(courier, courier::actors, answers_atom, "answers")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 
