@@ -9,6 +9,7 @@
 #include <set>
 
 #include "actors/messages.hpp"
+#include "actors/system_config.hpp"
 #include "core/log/json_log.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
@@ -144,7 +145,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
   }
 
   caf::actor_system_config sys_cfg;
-  actors::add_message_types(sys_cfg);
+  actors::configure_actor_system(sys_cfg);
   caf::actor_system system{sys_cfg};
 
   const auto started = clock::now();

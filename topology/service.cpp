@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "actors/messages.hpp"
+#include "actors/system_config.hpp"
 #include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
 #include "topology/admin_listener.hpp"
@@ -113,7 +114,7 @@ int run_service(const courier_config& cfg) {
   }
 
   caf::actor_system_config sys_cfg;
-  actors::add_message_types(sys_cfg);
+  actors::configure_actor_system(sys_cfg);
   caf::actor_system system{sys_cfg};
   // The listener's handlers ping actors of this system: it stops before the system goes.
   std::optional<admin_endpoints> endpoints;

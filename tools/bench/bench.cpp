@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "actors/messages.hpp"
+#include "actors/system_config.hpp"
 #include "core/log/json_log.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
@@ -125,7 +126,7 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   demo::seed_shipments(producer, topic, backlog, 1);
 
   caf::actor_system_config sys_cfg;
-  actors::add_message_types(sys_cfg);
+  actors::configure_actor_system(sys_cfg);
   caf::actor_system system{sys_cfg};
   topology::pipeline p{system, cfg, topology::pipeline_options{1, 10s, 1}};
 
