@@ -14,6 +14,7 @@ std::size_t scheduler_workers() {
 void configure_actor_system(caf::actor_system_config& cfg) {
   add_message_types(cfg);
   cfg.set("scheduler.max-threads", scheduler_workers());
+  cfg.set("scheduler.policy", caf::atom("sharing"));
 }
 
 }  // namespace courier::actors
