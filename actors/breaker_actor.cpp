@@ -2,6 +2,7 @@
 
 #include "actors/failure_log.hpp"
 #include "actors/messages.hpp"
+#include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
 
 namespace courier::actors {
@@ -12,9 +13,7 @@ using self_ptr = caf::stateful_actor<breaker_actor_state>*;
 void publish(self_ptr self, const breaker_transition& t) {
   auto& st = self->state;
   st.metrics->breaker_state = static_cast<int>(t.to);
-  st.metrics->breaker_since_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
+  st.metrics->breaker_since_ms = unix_now_ms();
   if (t.to == breaker_state::open && t.from == breaker_state::closed) {
     ++st.metrics->breaker_trips;
   }

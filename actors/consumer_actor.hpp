@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/consumer_io.hpp"
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "core/flow/consumer_core.hpp"
@@ -21,30 +22,6 @@ struct consumer_actor_settings {
   consumer_core_settings core;
   std::chrono::milliseconds drain_timeout{10000};
   std::size_t max_records_per_poll = 500;
-};
-
-// The consumer core's I/O: librdkafka for fetch flags and offsets, CAF messages for the
-// delivery pool and the consumer's own timers.
-class consumer_io final : public consumer_backend {
- public:
-  consumer_io(caf::event_based_actor* self, caf::actor delivery);
-  void attach(kafka::consumer* kafka) { kafka_ = kafka; }
-
-  void dispatch(record r) override;  // batched: flush() sends them
-  // Sends the records dispatched since the last flush to the delivery pool, in one message.
-  void flush();
-  void expedite(const partition_id& p, std::int64_t offset) override;
-  void pause(const std::vector<partition_id>& ps) override;
-  void resume(const std::vector<partition_id>& ps) override;
-  void store_offset(const partition_id& p, std::int64_t next_offset) override;
-  void wake_at(const partition_id& p, std::int64_t at_ms) override;
-  void malformed_due(const record& r, const std::string& error) override;
-
- private:
-  caf::event_based_actor* self_;
-  caf::actor delivery_;
-  kafka::consumer* kafka_ = nullptr;
-  record_batch batch_;
 };
 
 struct consumer_actor_state {

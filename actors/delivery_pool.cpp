@@ -3,83 +3,16 @@
 #include <algorithm>
 #include <chrono>
 
+#include "actors/delivery_messages.hpp"
 #include "actors/failure_log.hpp"
+#include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
-#include "core/retry/header_value.hpp"  // max_header_value
 
 namespace courier::actors {
 namespace {
 
 using self_ptr = caf::stateful_actor<delivery_pool_state>*;
 using policy = attempt_policy;
-
-attempt_policy_settings settings_of(route_config route) {
-  attempt_policy_settings s;
-  s.route = std::move(route.name);
-  s.source_topic = std::move(route.topic);
-  s.retry_tiers = std::move(route.retry_tiers);
-  s.dlq_topic = std::move(route.dlq_topic);
-  s.content_type = std::move(route.content_type);
-  s.hmac_secret = std::move(route.hmac_secret);
-  s.backoff = backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
-                             route.retry.max_attempts, route.retry.max_retry_after};
-  s.judge = answer_judge_settings{std::move(route.breaker.endpoint_failure_statuses),
-                                  route.breaker.trip_on_permanent_run};
-  return s;
-}
-
-// On the HTTP client's thread: what travels back to the actor.
-attempt_result to_attempt_result(std::uint64_t id, const http::response& r) {
-  attempt_result out;
-  out.delivery_id = id;
-  out.status = r.status;
-  out.transport = static_cast<std::uint8_t>(r.error);
-  out.error_message = r.error_message;
-  out.has_retry_after = r.retry_after.has_value();
-  out.retry_after = r.retry_after.value_or(std::string{});
-  out.body = r.body.substr(0, max_header_value);
-  return out;
-}
-
-attempt_answer to_answer(const attempt_result& r) {
-  return attempt_answer{
-    r.delivery_id,
-    r.status,
-    static_cast<transport_error>(r.transport),
-    r.error_message,
-    r.has_retry_after ? std::optional<std::string>{r.retry_after} : std::nullopt,
-    r.body};
-}
-
-outcome_kind to_outcome_kind(policy::outcome how) {
-  switch (how) {
-    case policy::outcome::delivered:
-      return outcome_kind::delivered;
-    case policy::outcome::retried:
-      return outcome_kind::retried;
-    case policy::outcome::dead_lettered:
-      return outcome_kind::dead_lettered;
-  }
-  return outcome_kind::delivered;
-}
-
-// Adds what the policy counted since the last event to the route's metrics.
-void publish(delivery_pool_state& st) {
-  const auto& now = st.policy->counts();
-  auto& was = st.published;
-  auto& m = *st.metrics;
-  m.attempts += now.attempts - was.attempts;
-  m.delivered += now.delivered - was.delivered;
-  m.retries += now.retries - was.retries;
-  m.exhausted += now.exhausted - was.exhausted;
-  m.permanent += now.permanent - was.permanent;
-  m.endpoint_failures += now.endpoint_failures - was.endpoint_failures;
-  m.head_of_line_moves += now.head_of_line_moves - was.head_of_line_moves;
-  m.retried_to_tier += now.retried_to_tier - was.retried_to_tier;
-  m.dead_lettered += now.dead_lettered - was.dead_lettered;
-  was = now;
-  m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
-}
 
 void carry_out(self_ptr self, policy::actions todo);
 
@@ -144,9 +77,7 @@ struct shell {
 
   void operator()(policy::report_outcome& a) const {
     if (a.how == policy::outcome::delivered && a.record_timestamp_ms > 0) {
-      const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+      const auto now_ms = unix_now_ms();
       // A producer's clock ahead of ours is not a negative latency.
       self->state.metrics->delivery_seconds.observe(
         static_cast<double>(std::max<std::int64_t>(0, now_ms - a.record_timestamp_ms)) / 1000.0);

@@ -1,0 +1,47 @@
+#include "actors/consumer_io.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "actors/wall_clock.hpp"
+#include "core/log/json_log.hpp"
+
+namespace courier::actors {
+
+consumer_io::consumer_io(caf::event_based_actor* self, caf::actor delivery)
+    : self_(self), delivery_(std::move(delivery)) {}
+
+void consumer_io::dispatch(record r) { batch_.push_back(std::move(r)); }
+
+void consumer_io::flush() {
+  if (!batch_.empty()) {
+    self_->send(delivery_, deliver_atom::value, std::exchange(batch_, {}));
+  }
+}
+
+void consumer_io::expedite(const partition_id& p, std::int64_t offset) {
+  flush();  // the record it names reaches the pool first
+  self_->send(delivery_, expedite_atom::value, p.topic, p.partition, offset);
+}
+
+void consumer_io::pause(const std::vector<partition_id>& ps) { kafka_->pause(ps); }
+
+void consumer_io::resume(const std::vector<partition_id>& ps) { kafka_->resume(ps); }
+
+void consumer_io::store_offset(const partition_id& p, std::int64_t next_offset) {
+  kafka_->store_offset(p, next_offset);
+}
+
+void consumer_io::wake_at(const partition_id& p, std::int64_t at_ms) {
+  const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - unix_now_ms())};
+  self_->delayed_send(self_, wait, due_atom::value, p.topic, p.partition);
+}
+
+void consumer_io::malformed_due(const record& r, const std::string& error) {
+  log::warn(
+    "retry record with a malformed due time; delivering it now",
+    {{"topic", r.topic}, {"partition", r.partition}, {"offset", r.offset}, {"error", error}});
+}
+
+}  // namespace courier::actors

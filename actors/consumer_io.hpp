@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.hpp"
+#include "core/flow/consumer_core.hpp"
+#include "core/kafka/consumer.hpp"
+
+namespace courier::actors {
+
+// The consumer core's I/O: librdkafka for fetch flags and offsets, CAF messages for the
+// delivery pool and the consumer's own timers.
+class consumer_io final : public consumer_backend {
+ public:
+  consumer_io(caf::event_based_actor* self, caf::actor delivery);
+  void attach(kafka::consumer* kafka) { kafka_ = kafka; }
+
+  void dispatch(record r) override;  // batched: flush() sends them
+  // Sends the records dispatched since the last flush to the delivery pool, in one message.
+  void flush();
+  void expedite(const partition_id& p, std::int64_t offset) override;
+  void pause(const std::vector<partition_id>& ps) override;
+  void resume(const std::vector<partition_id>& ps) override;
+  void store_offset(const partition_id& p, std::int64_t next_offset) override;
+  void wake_at(const partition_id& p, std::int64_t at_ms) override;
+  void malformed_due(const record& r, const std::string& error) override;
+
+ private:
+  caf::event_based_actor* self_;
+  caf::actor delivery_;
+  kafka::consumer* kafka_ = nullptr;
+  record_batch batch_;
+};
+
+}  // namespace courier::actors

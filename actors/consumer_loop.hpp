@@ -1,0 +1,44 @@
+#pragma once
+
+// The consumer actor's own steps (actors/consumer_actor.cpp's handlers call them): the poll
+// loop, the rebalance callbacks, publishing to the route's metrics, and closing. Internal to
+// the consumer actor.
+
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/consumer_actor.hpp"
+
+namespace courier::actors::consumer_loop {
+
+using self_ptr = caf::stateful_actor<consumer_actor_state>*;
+
+std::string name_of(const partition_id& p);
+std::vector<std::string> names_of(const std::vector<partition_id>& ps);
+
+// After every event: the records it dispatched go out (one message), the metrics are updated,
+// and the partitions' statuses when a pause changed (else at most once a second).
+void publish(self_ptr self);
+
+completion to_completion(outcome_kind k);
+
+// Stores every commit point, closes librdkafka's consumer (leaving the group) and quits.
+void close_consumer(self_ptr self);
+// Draining and nothing handed out any more: close.
+void check_drained(self_ptr self);
+
+// One turn of the poll loop. The loop keeps itself going while there is room; a full route
+// stops it until an outcome frees room, with a rare idle poll in between (its record waits in
+// the core's overflow).
+void poll_turn(self_ptr self);
+
+// librdkafka's rebalance callbacks (they run inside poll).
+void on_assigned(self_ptr self, const std::vector<partition_id>& ps);
+void on_revoked(self_ptr self, const std::vector<partition_id>& ps);
+
+// A route-wide pause reason on or off; the partitions whose reasons changed, by name.
+std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on);
+
+}  // namespace courier::actors::consumer_loop

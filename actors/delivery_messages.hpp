@@ -1,0 +1,29 @@
+#pragma once
+
+// The delivery pool's translations between CAF messages, the HTTP client and the attempt
+// policy (core/delivery/attempt_policy.hpp), and its metrics publishing.
+
+#include <cstdint>
+
+#include "actors/delivery_pool.hpp"
+#include "actors/messages.hpp"
+#include "core/config/config.hpp"
+#include "core/delivery/attempt_policy.hpp"
+#include "core/http/client.hpp"
+
+namespace courier::actors {
+
+// The route's settings as the attempt policy takes them.
+attempt_policy_settings settings_of(route_config route);
+
+// On the HTTP client's thread: what travels back to the actor (the body capped for headers).
+attempt_result to_attempt_result(std::uint64_t id, const http::response& r);
+
+attempt_answer to_answer(const attempt_result& r);
+
+outcome_kind to_outcome_kind(attempt_policy::outcome how);
+
+// Adds what the policy counted since the last event to the route's metrics.
+void publish(delivery_pool_state& st);
+
+}  // namespace courier::actors
