@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -20,7 +22,8 @@ class consumer_io final : public consumer_backend {
   void attach(kafka::consumer* kafka) { kafka_ = kafka; }
 
   void dispatch(record r) override;  // batched: flush() sends them
-  // Sends the records dispatched since the last flush to the delivery pool, in one message.
+  // Sends the records dispatched since the last flush to the delivery pool, in one message,
+  // and stores the offsets of the event in one librdkafka call (store_offset is batched too).
   void flush();
   void expedite(const partition_id& p, std::int64_t offset) override;
   void pause(const std::vector<partition_id>& ps) override;
@@ -34,6 +37,7 @@ class consumer_io final : public consumer_backend {
   caf::actor delivery_;
   kafka::consumer* kafka_ = nullptr;
   record_batch batch_;
+  std::map<partition_id, std::int64_t> stores_;  // the latest per partition
 };
 
 }  // namespace courier::actors

@@ -88,6 +88,7 @@ void close_consumer(self_ptr self) {
   }
   st.closed = true;
   st.core->store_all();
+  st.io->flush();
   st.kafka->close();
   log::info("consumer closed",
             {{"route", st.settings.route}, {"in_flight_left", st.core->outstanding()}});

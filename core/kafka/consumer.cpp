@@ -143,23 +143,39 @@ std::vector<record> consumer::poll(std::chrono::milliseconds timeout, std::size_
 }
 
 bool consumer::store_offset(const partition_id& p, std::int64_t next_offset) {
-  topic_partition_list_ptr list = to_partition_list({p});
-  list->elems[0].offset = next_offset;
+  return store_offsets({{p, next_offset}}) == 1;
+}
+
+std::size_t consumer::store_offsets(
+    const std::vector<std::pair<partition_id, std::int64_t>>& offsets) {
+  if (offsets.empty()) {
+    return 0;
+  }
+  topic_partition_list_ptr list{
+      rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()))};
+  for (const auto& [p, next] : offsets) {
+    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = next;
+  }
   const rd_kafka_resp_err_t err = rd_kafka_offsets_store(rk_.get(), list.get());
-  const rd_kafka_resp_err_t tp_err = list->elems[0].err;
-  // ERR__STATE: known but not assigned; ERR__UNKNOWN_PARTITION: never seen by this consumer.
-  if (tp_err == RD_KAFKA_RESP_ERR__STATE || tp_err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
-    return false;
+  std::size_t stored = 0;
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    // ERR__STATE: known but not assigned; ERR__UNKNOWN_PARTITION: never seen by this consumer.
+    if (e.err == RD_KAFKA_RESP_ERR__STATE || e.err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
+      continue;
+    }
+    if (e.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      throw kafka_error(e.err,
+                        "storing offset " + std::to_string(e.offset) + " for " + describe(e));
+    }
+    ++stored;
   }
-  if (tp_err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(tp_err, "storing offset " + std::to_string(next_offset) + " for " +
-                                  describe(list->elems[0]));
+  // The call's own error repeats a partition's (every one not assigned gives ERR__STATE).
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__STATE &&
+      err != RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
+    throw kafka_error(err, "storing " + std::to_string(offsets.size()) + " offsets");
   }
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(
-        err, "storing offset " + std::to_string(next_offset) + " for " + describe(list->elems[0]));
-  }
-  return true;
+  return stored;
 }
 
 void consumer::commit_sync() {

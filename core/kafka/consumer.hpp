@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace courier::kafka {
@@ -60,6 +61,10 @@ class consumer {
   // Stores `next_offset` (last done offset + 1) for the next commit. Returns false when the
   // partition is not assigned to this consumer; throws kafka_error on other errors.
   bool store_offset(const partition_id& p, std::int64_t next_offset);
+
+  // The same for many partitions in one librdkafka call (rd_kafka_offsets_store of one list).
+  // Partitions not assigned are skipped; returns how many were stored.
+  std::size_t store_offsets(const std::vector<std::pair<partition_id, std::int64_t>>& offsets);
 
   // Commits the stored offsets of the current assignment; nothing stored is fine.
   void commit_sync();
