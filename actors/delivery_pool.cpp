@@ -12,6 +12,24 @@ namespace {
 using self_ptr = caf::stateful_actor<delivery_pool_state>*;
 using policy = attempt_policy;
 
+signing_settings signing_of(route_config& route) {
+  signing_settings s;
+  s.x_signature = signs_with(route, signing_scheme::x_signature);
+  s.hmac_secret = std::move(route.hmac_secret);
+  if (signs_with(route, signing_scheme::standard_webhooks)) {
+    s.standard_webhooks_secrets = std::move(route.signing.secrets);
+  }
+  switch (route.idempotency_key) {
+    case idempotency_key_format::plain:
+      s.key_form = idempotency_key_form::plain;
+      break;
+    case idempotency_key_format::sf_string:
+      s.key_form = idempotency_key_form::sf_string;
+      break;
+  }
+  return s;
+}
+
 attempt_policy_settings settings_of(route_config route) {
   attempt_policy_settings s;
   s.route = std::move(route.name);
@@ -19,7 +37,7 @@ attempt_policy_settings settings_of(route_config route) {
   s.retry_tiers = std::move(route.retry_tiers);
   s.dlq_topic = std::move(route.dlq_topic);
   s.content_type = std::move(route.content_type);
-  s.hmac_secret = std::move(route.hmac_secret);
+  s.signing = signing_of(route);
   s.backoff = backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
                              route.retry.max_attempts, route.retry.max_retry_after};
   s.judge = answer_judge_settings{std::move(route.breaker.endpoint_failure_statuses),
@@ -90,7 +108,8 @@ struct shell {
     self->request(self->state.breaker, caf::infinite, permit_atom::value)
       .then([s = self, id](const breaker_permit& p) {
         carry_out(s,
-                  s->state.policy->on_permit(id, attempt_permit{p.granted, p.probe, p.generation}));
+                  s->state.policy->on_permit(id, attempt_permit{p.granted, p.probe, p.generation},
+                                             std::chrono::system_clock::now()));
       });
   }
 
@@ -193,7 +212,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   st.metrics = std::move(metrics);
   return {
     [=](deliver_atom, record& r) {
-      auto accepted = self->state.policy->on_record(std::move(r));
+      auto accepted = self->state.policy->on_record(std::move(r), now());
       self->state.consumers.emplace(accepted.id,
                                     caf::actor_cast<caf::actor>(self->current_sender()));
       carry_out(self, std::move(accepted.todo));
@@ -201,12 +220,14 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
     [=](attempted_atom, const attempt_result& r) {
       carry_out(self, self->state.policy->on_answer(to_answer(r), now()));
     },
-    [=](attempt_atom, std::uint64_t id) { carry_out(self, self->state.policy->on_retry_due(id)); },
+    [=](attempt_atom, std::uint64_t id) {
+      carry_out(self, self->state.policy->on_retry_due(id, now()));
+    },
     [=](expedite_atom, const std::string& topic, std::int32_t partition, std::int64_t offset) {
       carry_out(self, self->state.policy->on_expedite(topic, partition, offset, now()));
     },
     [=](state_atom, const breaker_change& change) {
-      carry_out(self, self->state.policy->on_breaker_change(change.to, change.generation));
+      carry_out(self, self->state.policy->on_breaker_change(change.to, change.generation, now()));
     },
     [=](blocked_atom, const produce_blocked& b) {
       // The router cannot write a record onward: its consumer holds the record's partition.

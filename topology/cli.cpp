@@ -237,12 +237,6 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
       break;
     case cli_command::kind::topics_ensure:
       cfg = load_config_file(cmd.config_path);
-      // Creating topics sends nothing to a receiver: no secret is needed for it.
-      for (auto& route : cfg.routes) {
-        if (route.hmac_secret.empty()) {
-          route.hmac_secret = "not-needed-for-topics";
-        }
-      }
       break;
     case cli_command::kind::demo:
       cfg = demo_config();
@@ -255,7 +249,9 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   if (cmd.flags.admin_listen) {
     cfg.admin.listen = *cmd.flags.admin_listen;
   }
-  validate(cfg);
+  // Creating topics sends nothing to a receiver: no secret is needed for it.
+  validate(cfg, cmd.what == cli_command::kind::topics_ensure ? secret_check::optional
+                                                             : secret_check::required);
   return cfg;
 }
 
