@@ -91,7 +91,9 @@ reply router::handle(const wire_request& req) {
 reply router::deliver(const wire_request& req) {
   const auto decision =
       state_->decide(header(req, "Idempotency-Key"), req.body(), header(req, "X-Signature"),
-                     std::chrono::steady_clock::now());
+                     webhook_headers{header(req, "webhook-id"), header(req, "webhook-timestamp"),
+                                     header(req, "webhook-signature")},
+                     std::chrono::steady_clock::now(), std::chrono::system_clock::now());
   switch (decision.outcome) {
     case delivery_outcome::accepted:
     case delivery_outcome::duplicate: {
