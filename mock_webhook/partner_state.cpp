@@ -35,7 +35,7 @@ std::optional<courier::standard_webhooks_signer> make_verifier(
 }  // namespace
 
 partner_state::partner_state(std::optional<std::string> hmac_secret, chaos initial,
-                             std::uint64_t seed, standard_webhooks_check sw)
+                             std::uint64_t seed, const standard_webhooks_check& sw)
     : signer_(make_signer(std::move(hmac_secret))),
       sw_verifier_(make_verifier(sw.secrets)),
       sw_tolerance_(sw.tolerance),

@@ -63,7 +63,7 @@ class partner_state {
  public:
   // Throws std::invalid_argument for a malformed whsec_ secret in `sw`.
   partner_state(std::optional<std::string> hmac_secret, chaos initial, std::uint64_t seed,
-                standard_webhooks_check sw = {});
+                const standard_webhooks_check& sw = {});
 
   // Order: key check, X-Signature, Standard Webhooks signature, key rules, fail_rate_400,
   // outage, chaos, then de-duplication; a key counts as delivered when the 200 is decided, so

@@ -233,8 +233,6 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   courier_config cfg;
   switch (cmd.what) {
     case cli_command::kind::run:
-      cfg = load_config_file(cmd.config_path);
-      break;
     case cli_command::kind::topics_ensure:
       cfg = load_config_file(cmd.config_path);
       break;
