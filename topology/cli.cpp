@@ -150,6 +150,10 @@ courier_config demo_config() {
   route.topic = "brew.shipments.v1";
   route.url = std::string{demo_webhook_placeholder};
   route.hmac_secret = "demo-secret";
+  // Both schemes, so the demo shows the Standard Webhooks headers too (and the in-process
+  // receiver checks both); STANDARD_WEBHOOKS_SECRETS replaces this one as HMAC_SECRET does.
+  route.signing.schemes = {signing_scheme::x_signature, signing_scheme::standard_webhooks};
+  route.signing.secrets = {"whsec_Y291cmllci1kZW1vLXN0YW5kYXJkLXdlYmhvb2tzLWtleQ=="};
   // Short tiers, so a demo run shows records coming back from them within seconds.
   route.retry_tiers = {std::chrono::seconds{1}, std::chrono::seconds{5}, std::chrono::seconds{15}};
   courier_config cfg;

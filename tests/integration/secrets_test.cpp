@@ -141,5 +141,43 @@ TEST(Secrets, ARunningCourierShowsNoSecretInItsLogStateOrMetrics) {
   expect_no_secret(courier.log(), "the log");
 }
 
+// The check: every log line and /state of a full demo run, with the secrets from the
+// environment (the demo's receiver checks both schemes with them, so the run only succeeds when
+// courier signed with exactly these).
+TEST(Secrets, AFullDemoRunShowsNoSecretInAnyLogLineOrInState) {
+  const temp_dir scratch{"secrets-demo", temp_dir::keep_if_failed};
+  courier_process demo{{"demo", "--records", "300", "--fail-rate-503", "0.2", "--no-progress",
+                        "--admin-listen", "127.0.0.1:0"},
+                       {"HMAC_SECRET=" + hmac_known, "STANDARD_WEBHOOKS_SECRETS=" + whsec_known},
+                       (scratch.path() / "demo.log").string()};
+  std::vector<std::string> states;
+  // Between checks of "has it finished", read /state whenever the listener answers.
+  wait_until([&] { return !demo.running(); }, 120s,
+             [&] {
+               if (const auto port = admin_port(demo.log())) {
+                 try {
+                   const auto page = http_get(*port, "/state");
+                   if (page.status == 200) {
+                     states.push_back(page.body);
+                   }
+                 } catch (const std::exception&) {
+                   // Not serving yet, or already stopped.
+                 }
+               }
+               demo.wait_exit(100ms);  // the step's wait: until the demo ends, 100 ms at most
+             });
+  const auto code = demo.wait_exit(1s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0) << demo.log();
+  EXPECT_NE(demo.log().find("OK: every seeded record was delivered or is in the DLQ, once"),
+            std::string::npos)
+      << demo.log();
+  ASSERT_FALSE(states.empty()) << "no /state was read during the run\n" << demo.log();
+  for (const auto& state : states) {
+    expect_no_secret(state, "/state");
+  }
+  expect_no_secret(demo.log(), "the demo's log");
+}
+
 }  // namespace
 }  // namespace courier::testing
