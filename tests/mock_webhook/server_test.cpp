@@ -248,6 +248,30 @@ TEST_F(MockWebhook, DuringARotationAPartnerOnEitherSecretAcceptsTheSameRequest) 
   }
 }
 
+TEST_F(MockWebhook, TheStandardWebhooksSecretsRotateOverHttp) {
+  server_settings settings;
+  settings.standard_webhooks.secrets = {whsec_old};
+  start(settings);
+  const std::string body = R"({"order":42})";
+  const auto now = unix_now();
+  const auto rotated =
+      post_to("/secret", R"({"standard_webhooks_secrets": [")" + whsec_new + R"("]})");
+  ASSERT_EQ(rotated.status, 200) << rotated.body;
+  EXPECT_THAT(rotated.body, ::testing::Not(HasSubstr(whsec_new.substr(6)))) << "never echoed";
+  EXPECT_EQ(
+      post_and_wait(*deliver_, standard_webhooks_delivery(body, "k:0:1", {whsec_old}, now)).status,
+      401);
+  EXPECT_EQ(
+      post_and_wait(*deliver_, standard_webhooks_delivery(body, "k:0:2", {whsec_new}, now)).status,
+      200);
+  const auto bad = post_to("/secret", R"({"standard_webhooks_secrets": ["whsec_secretvalue*"]})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_THAT(bad.body, ::testing::Not(HasSubstr("secretvalue")));
+  ASSERT_EQ(post_to("/secret", R"({"standard_webhooks_secrets": null})").status, 200);
+  EXPECT_EQ(post_and_wait(*deliver_, delivery(body, "k:0:3")).status, 200)
+      << "no secrets: Standard Webhooks signatures are not checked";
+}
+
 TEST_F(MockWebhook, RefusesAMalformedStandardWebhooksSecret) {
   server_settings settings;
   settings.standard_webhooks.secrets = {"whsec_not base64"};
