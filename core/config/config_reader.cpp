@@ -434,6 +434,13 @@ courier_config load_config_file(const std::filesystem::path& path) {
     if (const auto end = reason.find("] "); end != std::string::npos) {
       reason.erase(0, end + 2);
     }
+    // Nor the text around the error ("; last read: '...'"): it may be a secret's value.
+    if (const auto last_read = reason.find("; last read: '"); last_read != std::string::npos) {
+      const auto expected = reason.rfind("; expected ");
+      const auto until =
+          expected != std::string::npos && expected > last_read ? expected : reason.size();
+      reason.erase(last_read, until - last_read);
+    }
     throw config_error{key, "invalid JSON at byte " + std::to_string(e.byte) + ": " + reason};
   }
   return parse_config(doc);

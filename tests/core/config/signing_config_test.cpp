@@ -179,6 +179,18 @@ TEST(SigningConfig, TakesTheSecretsFromTheFileTheEnvironmentNames) {
             "STANDARD_WEBHOOKS_SECRETS_FILE");
 }
 
+TEST(SigningConfig, AJsonSyntaxErrorNextToASecretDoesNotEchoIt) {
+  const temp_dir dir;
+  for (const std::string text : {"{\"routes\": [{\"hmac_secret\": \"topsecretvalue\n}]}",
+                                 "{\"routes\": [{\"hmac_secret\": \"topsecretvalue\" x}]}"}) {
+    const auto path = dir.write("bad.json", text);
+    const auto e = error_of([&] { load_config_file(path); });
+    EXPECT_EQ(e.key(), path.string());
+    EXPECT_THAT(e.what(), HasSubstr("invalid JSON at byte"));
+    EXPECT_THAT(e.what(), Not(HasSubstr("topsecretvalue")));
+  }
+}
+
 TEST(SigningConfig, ReadsTheSfStringIdempotencyKeyFormatAndNamesABadOne) {
   EXPECT_EQ(parsed(route({{"idempotency_key_format", "sf-string"}})).routes[0].idempotency_key,
             idempotency_key_format::sf_string);
