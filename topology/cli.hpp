@@ -56,8 +56,8 @@ cli_result parse_cli(int argc, const char* const* argv);
 
 // run: the --config file; demo: one built-in route "shipments" on
 // brew.shipments.v1 with demo_webhook_placeholder as URL, signing with X-Signature
-// ("demo-secret") and Standard Webhooks (a demo whsec_ secret). Then environment overrides, then flags (flags win), then
-// validate(). Throws config_error.
+// ("demo-secret") and Standard Webhooks (a demo whsec_ secret). Then environment
+// overrides, then flags (flags win), then validate(). Throws config_error.
 courier_config resolve_config(const cli_command& cmd, const getenv_function& getenv);
 
 }  // namespace courier::topology
