@@ -6,6 +6,24 @@
 
 namespace courier::actors {
 
+signing_settings signing_of(route_config& route) {
+  signing_settings s;
+  s.x_signature = signs_with(route, signing_scheme::x_signature);
+  s.hmac_secret = std::move(route.hmac_secret);
+  if (signs_with(route, signing_scheme::standard_webhooks)) {
+    s.standard_webhooks_secrets = std::move(route.signing.secrets);
+  }
+  switch (route.idempotency_key) {
+    case idempotency_key_format::plain:
+      s.key_form = idempotency_key_form::plain;
+      break;
+    case idempotency_key_format::sf_string:
+      s.key_form = idempotency_key_form::sf_string;
+      break;
+  }
+  return s;
+}
+
 attempt_policy_settings settings_of(route_config route) {
   attempt_policy_settings s;
   s.route = std::move(route.name);
@@ -13,7 +31,7 @@ attempt_policy_settings settings_of(route_config route) {
   s.retry_tiers = std::move(route.retry_tiers);
   s.dlq_topic = std::move(route.dlq_topic);
   s.content_type = std::move(route.content_type);
-  s.hmac_secret = std::move(route.hmac_secret);
+  s.signing = signing_of(route);
   s.backoff = backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
                              route.retry.max_attempts, route.retry.max_retry_after};
   s.judge = answer_judge_settings{std::move(route.breaker.endpoint_failure_statuses),

@@ -13,6 +13,9 @@
 
 namespace courier::actors {
 
+// The route's signing schemes, secrets and Idempotency-Key form (moved out of `route`).
+signing_settings signing_of(route_config& route);
+
 // The route's settings as the attempt policy takes them.
 attempt_policy_settings settings_of(route_config route);
 

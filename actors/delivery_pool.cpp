@@ -24,7 +24,8 @@ struct shell {
     self->request(self->state.breaker, caf::infinite, permit_atom::value)
       .then([s = self, id](const breaker_permit& p) {
         carry_out(s,
-                  s->state.policy->on_permit(id, attempt_permit{p.granted, p.probe, p.generation}));
+                  s->state.policy->on_permit(id, attempt_permit{p.granted, p.probe, p.generation},
+                                             std::chrono::system_clock::now()));
       });
   }
 
@@ -154,9 +155,10 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   return {
     [=](deliver_atom, record_batch& records) {
       const auto from = caf::actor_cast<caf::actor>(self->current_sender());
+      const auto at = now();
       policy::actions todo;
       for (auto& r : records) {
-        auto accepted = self->state.policy->on_record(std::move(r));
+        auto accepted = self->state.policy->on_record(std::move(r), at);
         self->state.consumers.emplace(accepted.id, from);
         append(todo, std::move(accepted.todo));
       }
@@ -170,12 +172,14 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
       }
       carry_out(self, std::move(todo));
     },
-    [=](attempt_atom, std::uint64_t id) { carry_out(self, self->state.policy->on_retry_due(id)); },
+    [=](attempt_atom, std::uint64_t id) {
+      carry_out(self, self->state.policy->on_retry_due(id, now()));
+    },
     [=](expedite_atom, const std::string& topic, std::int32_t partition, std::int64_t offset) {
       carry_out(self, self->state.policy->on_expedite(topic, partition, offset, now()));
     },
     [=](state_atom, const breaker_change& change) {
-      carry_out(self, self->state.policy->on_breaker_change(change.to, change.generation));
+      carry_out(self, self->state.policy->on_breaker_change(change.to, change.generation, now()));
     },
     [=](blocked_atom, const produce_blocked& b) {
       // The router cannot write a record onward: its consumer holds the record's partition.

@@ -120,6 +120,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
 
   mock::server_settings ws;
   ws.hmac_secret = route.hmac_secret;  // the receiver checks every signature
+  ws.standard_webhooks.secrets = route.signing.secrets;
   ws.initial.fail_rate_503 = options.fail_rate_503;
   ws.initial.fail_rate_timeout = options.fail_rate_timeout;
   ws.initial.fail_rate_400 = options.fail_rate_400;

@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -69,6 +70,13 @@ int run(int argc, char** argv) {
     settings.initial.fail_rate_400 = env_rate("FAIL_RATE_400", 0);
     settings.initial.latency = std::chrono::milliseconds(env_integer("LATENCY_MS", 0));
     settings.hmac_secret = env("HMAC_SECRET");
+    // whsec_ secrets separated by spaces: the partner accepts a signature by any of them.
+    if (const auto secrets = env("STANDARD_WEBHOOKS_SECRETS")) {
+      std::istringstream words{*secrets};
+      for (std::string w; words >> w;) {
+        settings.standard_webhooks.secrets.push_back(w);
+      }
+    }
   } catch (const std::invalid_argument& e) {
     std::cerr << "mock_webhook: " << e.what() << '\n';
     return 2;

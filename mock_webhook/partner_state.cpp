@@ -24,12 +24,30 @@ std::optional<courier::hmac_signer> make_signer(std::optional<std::string> secre
   return courier::hmac_signer(std::move(*secret));
 }
 
+std::optional<courier::standard_webhooks_signer> make_verifier(
+    const std::vector<std::string>& secrets) {
+  if (secrets.empty()) {
+    return std::nullopt;
+  }
+  return courier::standard_webhooks_signer(secrets);
+}
+
 }  // namespace
 
 partner_state::partner_state(std::optional<std::string> hmac_secret, chaos initial,
-                             std::uint64_t seed)
-    : signer_(make_signer(std::move(hmac_secret))), chaos_(initial), random_(seed) {
+                             std::uint64_t seed, const standard_webhooks_check& sw)
+    : signer_(make_signer(std::move(hmac_secret))),
+      sw_verifier_(make_verifier(sw.secrets)),
+      sw_tolerance_(sw.tolerance),
+      chaos_(initial),
+      random_(seed) {
   validate(chaos_);
+}
+
+void partner_state::set_standard_webhooks_secrets(const std::vector<std::string>& secrets) {
+  auto verifier = make_verifier(secrets);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  sw_verifier_ = std::move(verifier);
 }
 
 void partner_state::set_secret(std::optional<std::string> hmac_secret) {
@@ -41,7 +59,9 @@ void partner_state::set_secret(std::optional<std::string> hmac_secret) {
 delivery_decision partner_state::decide(std::optional<std::string_view> idempotency_key,
                                         std::string_view body,
                                         std::optional<std::string_view> signature,
-                                        std::chrono::steady_clock::time_point now) {
+                                        const webhook_headers& sw,
+                                        std::chrono::steady_clock::time_point now,
+                                        std::chrono::system_clock::time_point wall_now) {
   const std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.total;
   if (!idempotency_key || idempotency_key->empty()) {
@@ -62,6 +82,16 @@ delivery_decision partner_state::decide(std::optional<std::string_view> idempote
     if (!signer_->verify(body, *signature)) {
       ++stats_.fail_401;
       return {delivery_outcome::unauthorized, {}, "X-Signature does not match the body"};
+    }
+  }
+  if (sw_verifier_) {
+    const auto unix_now =
+        std::chrono::duration_cast<std::chrono::seconds>(wall_now.time_since_epoch()).count();
+    const auto v = sw_verifier_->verify(sw.id.value_or(""), sw.timestamp.value_or(""),
+                                        sw.signature.value_or(""), body, unix_now, sw_tolerance_);
+    if (v != courier::standard_webhooks_signer::verdict::verified) {
+      ++stats_.fail_401;
+      return {delivery_outcome::unauthorized, {}, courier::to_string(v)};
     }
   }
   if (auto rule = key_rules_.find(key); rule != key_rules_.end() && rule->second.times != 0) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/status.hpp>
@@ -91,7 +92,9 @@ reply router::handle(const wire_request& req) {
 reply router::deliver(const wire_request& req) {
   const auto decision =
       state_->decide(header(req, "Idempotency-Key"), req.body(), header(req, "X-Signature"),
-                     std::chrono::steady_clock::now());
+                     webhook_headers{header(req, "webhook-id"), header(req, "webhook-timestamp"),
+                                     header(req, "webhook-signature")},
+                     std::chrono::steady_clock::now(), std::chrono::system_clock::now());
   switch (decision.outcome) {
     case delivery_outcome::accepted:
     case delivery_outcome::duplicate: {
@@ -130,17 +133,50 @@ reply router::set_chaos(const wire_request& req) {
   return answer(req, status::ok, to_json(state_->current_chaos()));
 }
 
-// {"hmac_secret": "..."} rotates the partner's secret; {"hmac_secret": null} stops checking.
-// The secret is never echoed back.
+// {"hmac_secret": "..."} rotates the partner's X-Signature secret, {"hmac_secret": null} stops
+// checking it; {"standard_webhooks_secrets": ["whsec_...", ...]} replaces its Standard Webhooks
+// secrets ([] or null: no longer checked). One request may carry both. Secrets are never echoed.
 reply router::set_secret(const wire_request& req) {
+  static constexpr const char* expected = R"(expected {"hmac_secret": "<secret>" | null} and/or )"
+                                          R"({"standard_webhooks_secrets": ["whsec_..."] | null})";
   const auto doc = nlohmann::json::parse(req.body(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("hmac_secret") ||
-      !(doc.at("hmac_secret").is_string() || doc.at("hmac_secret").is_null())) {
-    return error(req, status::bad_request,
-                 R"(expected {"hmac_secret": "<secret>"} or {"hmac_secret": null})");
+  if (doc.is_discarded() || !doc.is_object() ||
+      (!doc.contains("hmac_secret") && !doc.contains("standard_webhooks_secrets"))) {
+    return error(req, status::bad_request, expected);
   }
-  const auto& v = doc.at("hmac_secret");
-  state_->set_secret(v.is_null() ? std::nullopt : std::optional<std::string>{v.get<std::string>()});
+  std::optional<std::optional<std::string>> hmac;
+  if (const auto it = doc.find("hmac_secret"); it != doc.end()) {
+    if (!it->is_string() && !it->is_null()) {
+      return error(req, status::bad_request, expected);
+    }
+    hmac = it->is_null() ? std::nullopt : std::optional<std::string>{it->get<std::string>()};
+  }
+  std::optional<std::vector<std::string>> standard_webhooks;
+  if (const auto it = doc.find("standard_webhooks_secrets"); it != doc.end()) {
+    std::vector<std::string> secrets;
+    if (!it->is_null()) {
+      if (!it->is_array()) {
+        return error(req, status::bad_request, expected);
+      }
+      for (const auto& s : *it) {
+        if (!s.is_string()) {
+          return error(req, status::bad_request, expected);
+        }
+        secrets.push_back(s.get<std::string>());
+      }
+    }
+    standard_webhooks = std::move(secrets);
+  }
+  if (standard_webhooks) {
+    try {
+      state_->set_standard_webhooks_secrets(*standard_webhooks);
+    } catch (const std::invalid_argument& e) {
+      return error(req, status::bad_request, e.what());  // names the position, not the secret
+    }
+  }
+  if (hmac) {
+    state_->set_secret(std::move(*hmac));
+  }
   return answer(req, status::ok, {{"status", "ok"}});
 }
 

@@ -13,7 +13,7 @@ namespace courier::mock {
 server::server(server_settings settings)
     : settings_(std::move(settings)),
       state_(std::make_shared<partner_state>(settings_.hmac_secret, settings_.initial,
-                                             settings_.seed)),
+                                             settings_.seed, settings_.standard_webhooks)),
       routes_(std::make_shared<router>(state_)),
       port_(settings_.port) {}
 

@@ -24,6 +24,9 @@ struct server_settings {
   std::chrono::milliseconds hang_for{30000};  // how long a "timeout" answer holds the request
   std::uint64_t seed = 1;
   unsigned threads = 1;
+  // Non-empty: webhook-id, webhook-timestamp and webhook-signature are required and checked
+  // against these whsec_ secrets (any one verifying is enough: a rotation).
+  standard_webhooks_check standard_webhooks{};
 };
 
 // A real Beast HTTP server playing the partner (DESIGN.md section 3). Start/stop from one
@@ -32,7 +35,8 @@ struct server_settings {
 // take the partner away and bring it back.
 class server {
  public:
-  explicit server(server_settings settings);  // throws std::invalid_argument on bad chaos
+  // Throws std::invalid_argument on bad chaos or a malformed whsec_ secret.
+  explicit server(server_settings settings);
   ~server();
 
   server(const server&) = delete;
@@ -50,6 +54,9 @@ class server {
   void set_chaos(chaos c) { state_->set_chaos(c); }
   void set_secret(std::optional<std::string> hmac_secret) {
     state_->set_secret(std::move(hmac_secret));
+  }
+  void set_standard_webhooks_secrets(const std::vector<std::string>& secrets) {
+    state_->set_standard_webhooks_secrets(secrets);
   }
   chaos current_chaos() const { return state_->current_chaos(); }
   // Every /deliver gets 503 until then.

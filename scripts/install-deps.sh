@@ -38,6 +38,12 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# tests/interop: the standardwebhooks npm package (test-only) verifies courier's signatures under
+# node; its fixture runs `npm ci`. Checked by command, not by package: a node from elsewhere
+# (NodeSource's nodejs bundles npm and conflicts with Debian's npm package) is left alone.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages present"

@@ -150,6 +150,10 @@ courier_config demo_config() {
   route.topic = "brew.shipments.v1";
   route.url = std::string{demo_webhook_placeholder};
   route.hmac_secret = "demo-secret";
+  // Both schemes, so the demo shows the Standard Webhooks headers too (and the in-process
+  // receiver checks both); STANDARD_WEBHOOKS_SECRETS replaces this one as HMAC_SECRET does.
+  route.signing.schemes = {signing_scheme::x_signature, signing_scheme::standard_webhooks};
+  route.signing.secrets = {"whsec_Y291cmllci1kZW1vLXN0YW5kYXJkLXdlYmhvb2tzLWtleQ=="};
   // Short tiers, so a demo run shows records coming back from them within seconds.
   route.retry_tiers = {std::chrono::seconds{1}, std::chrono::seconds{5}, std::chrono::seconds{15}};
   courier_config cfg;
@@ -233,16 +237,8 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   courier_config cfg;
   switch (cmd.what) {
     case cli_command::kind::run:
-      cfg = load_config_file(cmd.config_path);
-      break;
     case cli_command::kind::topics_ensure:
       cfg = load_config_file(cmd.config_path);
-      // Creating topics sends nothing to a receiver: no secret is needed for it.
-      for (auto& route : cfg.routes) {
-        if (route.hmac_secret.empty()) {
-          route.hmac_secret = "not-needed-for-topics";
-        }
-      }
       break;
     case cli_command::kind::demo:
       cfg = demo_config();
@@ -255,7 +251,9 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   if (cmd.flags.admin_listen) {
     cfg.admin.listen = *cmd.flags.admin_listen;
   }
-  validate(cfg);
+  // Creating topics sends nothing to a receiver: no secret is needed for it.
+  validate(cfg, cmd.what == cli_command::kind::topics_ensure ? secret_check::optional
+                                                             : secret_check::required);
   return cfg;
 }
 

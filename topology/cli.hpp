@@ -55,9 +55,9 @@ inline constexpr std::string_view demo_webhook_placeholder = "http://127.0.0.1:0
 cli_result parse_cli(int argc, const char* const* argv);
 
 // run: the --config file; demo: one built-in route "shipments" on
-// brew.shipments.v1 with demo_webhook_placeholder as URL and "demo-secret" as
-// secret. Then environment overrides, then flags (flags win), then
-// validate(). Throws config_error.
+// brew.shipments.v1 with demo_webhook_placeholder as URL, signing with X-Signature
+// ("demo-secret") and Standard Webhooks (a demo whsec_ secret). Then environment
+// overrides, then flags (flags win), then validate(). Throws config_error.
 courier_config resolve_config(const cli_command& cmd, const getenv_function& getenv);
 
 }  // namespace courier::topology

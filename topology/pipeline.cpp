@@ -80,10 +80,19 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
     caf::anon_send(g.breaker, actors::subscribe_atom::value, g.pause_controller);
     caf::anon_send(g.breaker, actors::subscribe_atom::value, g.delivery);
     caf::anon_send(g.pause_controller, actors::subscribe_atom::value, g.consumer);
-    log::info("route started", {{"route", route.name},
-                                {"topic", route.topic},
-                                {"url", route.url},
-                                {"max_in_flight", route.max_in_flight}});
+    // How the route signs, never with what: the secrets stay out of every log line.
+    auto schemes = nlohmann::json::array();
+    for (const auto scheme : route.signing.schemes) {
+      schemes.push_back(std::string{to_string(scheme)});
+    }
+    log::info("route started",
+              {{"route", route.name},
+               {"topic", route.topic},
+               {"url", route.url},
+               {"max_in_flight", route.max_in_flight},
+               {"signing", schemes},
+               {"standard_webhooks_secrets", route.signing.secrets.size()},
+               {"idempotency_key_format", std::string{to_string(route.idempotency_key)}}});
     routes_.push_back(std::move(g));
   }
 }

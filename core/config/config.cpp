@@ -1,5 +1,6 @@
 #include "core/config/config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,28 +21,76 @@ std::optional<std::string> non_empty_env(const getenv_function& getenv, const ch
   return v;
 }
 
-std::string read_secret_file(const std::string& path) {
+std::string file_content(const std::string& path, const std::string& key) {
   std::ifstream in{path, std::ios::binary};
   std::ostringstream content;
   if (in) {
     content << in.rdbuf();
   }
-  if (!in || std::filesystem::is_directory(path)) {
-    throw config_error{"HMAC_SECRET_FILE", "cannot read secret file " + in_quotes(path)};
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) {
+    throw config_error{key, "cannot read secret file " + in_quotes(path)};
   }
-  std::string secret = content.str();
+  return content.str();
+}
+
+}  // namespace
+
+std::string read_secret_file(const std::string& path, const std::string& key) {
+  std::string secret = file_content(path, key);
   // Files written by editors and `echo` end in a newline that is not part of
   // the secret.
   while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) {
     secret.pop_back();
   }
   if (secret.empty()) {
-    throw config_error{"HMAC_SECRET_FILE", "secret file " + in_quotes(path) + " is empty"};
+    throw config_error{key, "secret file " + in_quotes(path) + " is empty"};
   }
   return secret;
 }
 
-}  // namespace
+std::vector<std::string> read_secret_lines(const std::string& path, const std::string& key) {
+  const std::string content = file_content(path, key);
+  std::vector<std::string> out;
+  std::istringstream lines{content};
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+    }
+    if (!line.empty()) {
+      out.push_back(std::move(line));
+    }
+  }
+  if (out.empty()) {
+    throw config_error{key, "secret file " + in_quotes(path) + " is empty"};
+  }
+  return out;
+}
+
+std::string_view to_string(signing_scheme s) {
+  switch (s) {
+    case signing_scheme::x_signature:
+      return "x-signature";
+    case signing_scheme::standard_webhooks:
+      return "standard-webhooks";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(idempotency_key_format f) {
+  switch (f) {
+    case idempotency_key_format::plain:
+      return "plain";
+    case idempotency_key_format::sf_string:
+      return "sf-string";
+  }
+  return "unknown";
+}
+
+bool signs_with(const route_config& r, signing_scheme s) {
+  return std::find(r.signing.schemes.begin(), r.signing.schemes.end(), s) !=
+         r.signing.schemes.end();
+}
 
 config_error::config_error(std::string key, std::string problem)
     : std::runtime_error(key + ": " + problem),
@@ -71,7 +120,23 @@ config_overrides overrides_from_env(const getenv_function& getenv) {
                          "set either HMAC_SECRET or HMAC_SECRET_FILE, not "
                          "both"};
     }
-    o.hmac_secret = read_secret_file(*file);
+    o.hmac_secret = read_secret_file(*file, "HMAC_SECRET_FILE");
+  }
+  if (const auto list = non_empty_env(getenv, "STANDARD_WEBHOOKS_SECRETS")) {
+    std::vector<std::string> secrets;
+    std::istringstream words{*list};
+    for (std::string w; words >> w;) {
+      secrets.push_back(std::move(w));
+    }
+    o.standard_webhooks_secrets = std::move(secrets);
+  }
+  if (const auto file = non_empty_env(getenv, "STANDARD_WEBHOOKS_SECRETS_FILE")) {
+    if (o.standard_webhooks_secrets) {
+      throw config_error{"STANDARD_WEBHOOKS_SECRETS_FILE",
+                         "set either STANDARD_WEBHOOKS_SECRETS or STANDARD_WEBHOOKS_SECRETS_FILE, "
+                         "not both"};
+    }
+    o.standard_webhooks_secrets = read_secret_lines(*file, "STANDARD_WEBHOOKS_SECRETS_FILE");
   }
   return o;
 }
@@ -86,6 +151,9 @@ void apply_overrides(courier_config& cfg, const config_overrides& o) {
     }
     if (o.hmac_secret) {
       r.hmac_secret = *o.hmac_secret;
+    }
+    if (o.standard_webhooks_secrets && signs_with(r, signing_scheme::standard_webhooks)) {
+      r.signing.secrets = *o.standard_webhooks_secrets;
     }
     if (o.cb_trip_after) {
       r.breaker.trip_after = *o.cb_trip_after;

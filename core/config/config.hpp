@@ -42,11 +42,36 @@ struct http_config {
   std::size_t max_response_bytes = 65536;
 };
 
+// How a route signs its requests (README, "Signing").
+enum class signing_scheme {
+  x_signature,        // "x-signature": X-Signature, hex HMAC-SHA256 of the body (hmac_secret)
+  standard_webhooks,  // "standard-webhooks": webhook-id, webhook-timestamp, webhook-signature
+};
+
+// How the Idempotency-Key header spells the key.
+enum class idempotency_key_format {
+  plain,      // "plain": the key as it is
+  sf_string,  // "sf-string": an RFC 8941 string, as draft-ietf-httpapi-idempotency-key-header has
+};
+
+struct signing_config {
+  std::vector<signing_scheme> schemes{signing_scheme::x_signature};
+  // Standard Webhooks secrets, "whsec_<base64>"; one signature each, so several during a rotation.
+  std::vector<std::string> secrets;
+};
+
+// The names the config file uses: "x-signature", "standard-webhooks"; "plain", "sf-string".
+std::string_view to_string(signing_scheme s);
+std::string_view to_string(idempotency_key_format f);
+
 struct route_config {
   std::string name;
   std::string topic;
   std::string url;
+  // The X-Signature secret (or hmac_secret_file in the file, HMAC_SECRET / HMAC_SECRET_FILE).
   std::string hmac_secret;
+  signing_config signing;
+  idempotency_key_format idempotency_key = idempotency_key_format::plain;
   std::string content_type = "application/json";
   std::size_t max_in_flight = 256;
   // 0: no bound of its own, so one busy partition may use the whole route's concurrency. A
@@ -125,6 +150,8 @@ struct config_overrides {
   std::optional<std::string> brokers;
   std::optional<std::string> webhook_url;
   std::optional<std::string> hmac_secret;
+  // Replaces signing.secrets of every route that signs with standard-webhooks.
+  std::optional<std::vector<std::string>> standard_webhooks_secrets;
   std::optional<int> cb_trip_after;
   std::optional<std::chrono::milliseconds> pause_after;
   std::optional<std::chrono::milliseconds> cb_open_timeout;
@@ -134,20 +161,37 @@ struct config_overrides {
 using getenv_function = std::function<std::optional<std::string>(const char*)>;
 
 // KAFKA_BROKERS, WEBHOOK_URL, HMAC_SECRET, HMAC_SECRET_FILE (the secret is the
-// file's content without trailing newlines). An empty variable counts as
-// unset. Setting both HMAC_SECRET and HMAC_SECRET_FILE is an error, as is a bad
-// WEBHOOK_URL or an unreadable or empty secret file.
+// file's content without trailing newlines), STANDARD_WEBHOOKS_SECRETS (whsec_ secrets separated
+// by spaces), STANDARD_WEBHOOKS_SECRETS_FILE (one secret a line). An empty variable counts as
+// unset. Setting both a variable and its _FILE is an error, as is a bad WEBHOOK_URL or an
+// unreadable or empty secret file.
 config_overrides overrides_from_env(const getenv_function& getenv);
 
 // Every set field wins over cfg; webhook_url, hmac_secret, the breaker and
-// pause_after apply to every route.
+// pause_after apply to every route, standard_webhooks_secrets to every route signing with
+// standard-webhooks.
 void apply_overrides(courier_config& cfg, const config_overrides& o);
+
+// The secret in a file: its content without trailing newlines. `key` names the setting in the
+// config_error for an unreadable or empty file (the file's path is told, its content never).
+std::string read_secret_file(const std::string& path, const std::string& key);
+
+// The secrets in a file, one a line (trailing "\r" dropped, empty lines skipped).
+std::vector<std::string> read_secret_lines(const std::string& path, const std::string& key);
+
+// Whether the route signs with `s`.
+bool signs_with(const route_config& r, signing_scheme s);
+
+// Whether validate() insists on the secrets: `courier topics ensure` sends nothing, so it
+// needs none (but a secret that is given must still be well-formed).
+enum class secret_check { required, optional };
 
 // Checks what parse_config cannot: at least one route, unique non-empty
 // names, non-empty topics, http(s) URLs, positive sizes and durations,
-// multiplier >= 1, retry.max >= retry.initial, a non-empty hmac_secret, an admin.listen
-// that is "off" or HOST:PORT.
-void validate(const courier_config& cfg);
+// multiplier >= 1, retry.max >= retry.initial, a non-empty hmac_secret for x-signature,
+// well-formed whsec_ secrets (at least one) for standard-webhooks and none for a route that
+// does not use it, an admin.listen that is "off" or HOST:PORT.
+void validate(const courier_config& cfg, secret_check need = secret_check::required);
 
 // True when url is "http://" or "https://" followed by a host.
 bool has_http_scheme(std::string_view url);

@@ -1,5 +1,6 @@
 #include "core/config/config.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <fstream>
@@ -236,16 +237,120 @@ http_config parse_http(const json& obj, const std::string& path) {
   return h;
 }
 
+// A secret given inline (`key`) or as a file (`key` + "_file"); both at once is a mistake.
+std::string read_secret(const json& obj, const std::string& path, const std::string& key) {
+  const std::string file_key = key + "_file";
+  const json* inline_value = find(obj, key);
+  const json* file = find(obj, file_key);
+  if (inline_value != nullptr && file != nullptr) {
+    throw config_error{join_key(path, file_key),
+                       "set either " + key + " or " + file_key + ", not both"};
+  }
+  if (file != nullptr) {
+    const std::string file_path = read_string(obj, path, file_key, {});
+    return read_secret_file(file_path, join_key(path, file_key));
+  }
+  return read_string(obj, path, key, {});
+}
+
+std::vector<signing_scheme> read_schemes(const json& v, const std::string& full) {
+  const char* const expected = "expected \"x-signature\" or \"standard-webhooks\"";
+  const auto one = [&](const json& item, const std::string& key) {
+    if (!item.is_string()) {
+      throw wrong_type(key, "a scheme name", item);
+    }
+    const auto name = item.get<std::string>();
+    for (const auto s : {signing_scheme::x_signature, signing_scheme::standard_webhooks}) {
+      if (name == to_string(s)) {
+        return s;
+      }
+    }
+    throw config_error{key, "unknown signing scheme " + in_quotes(name) + "; " + expected};
+  };
+  if (v.is_string()) {
+    return {one(v, full)};
+  }
+  if (!v.is_array()) {
+    throw wrong_type(full, "a scheme name or an array of them", v);
+  }
+  if (v.empty()) {
+    throw config_error{full, "must name at least one scheme; " + std::string{expected}};
+  }
+  std::vector<signing_scheme> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string key = full + "[" + std::to_string(i) + "]";
+    const auto s = one(v[i], key);
+    if (std::find(out.begin(), out.end(), s) != out.end()) {
+      throw config_error{key, "repeats " + in_quotes(to_string(s))};
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Error messages about secrets name the key and the type, never a value.
+std::vector<std::string> read_secret_list(const json& v, const std::string& full) {
+  if (!v.is_array()) {
+    throw wrong_type(full, "an array of \"whsec_...\" secrets", v);
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) {
+      throw wrong_type(full + "[" + std::to_string(i) + "]", "a string", v[i]);
+    }
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+signing_config parse_signing(const json& obj, const std::string& path) {
+  check_object(obj, path, {"scheme", "secrets", "secrets_file"});
+  signing_config s;
+  if (const json* v = find(obj, "scheme")) {
+    s.schemes = read_schemes(*v, join_key(path, "scheme"));
+  }
+  const json* secrets = find(obj, "secrets");
+  const json* file = find(obj, "secrets_file");
+  if (secrets != nullptr && file != nullptr) {
+    throw config_error{join_key(path, "secrets_file"),
+                       "set either secrets or secrets_file, not both"};
+  }
+  if (secrets != nullptr) {
+    s.secrets = read_secret_list(*secrets, join_key(path, "secrets"));
+  }
+  if (file != nullptr) {
+    s.secrets = read_secret_lines(read_string(obj, path, "secrets_file", {}),
+                                  join_key(path, "secrets_file"));
+  }
+  return s;
+}
+
+idempotency_key_format read_key_format(const json& obj, const std::string& path) {
+  const std::string full = join_key(path, "idempotency_key_format");
+  const std::string name = read_string(obj, path, "idempotency_key_format", "plain");
+  for (const auto f : {idempotency_key_format::plain, idempotency_key_format::sf_string}) {
+    if (name == to_string(f)) {
+      return f;
+    }
+  }
+  throw config_error{full, "expected \"plain\" or \"sf-string\", got " + in_quotes(name)};
+}
+
 route_config parse_route(const json& obj, const std::string& path) {
   check_object(obj, path,
-               {"name", "topic", "url", "hmac_secret", "content_type", "max_in_flight",
+               {"name", "topic", "url", "hmac_secret", "hmac_secret_file", "signing",
+                "idempotency_key_format", "content_type", "max_in_flight",
                 "max_in_flight_per_partition", "head_of_line_records", "head_of_line_age",
                 "pause_after", "retry_tiers", "dlq_topic", "breaker", "retry", "http"});
   route_config r;
   r.name = read_string(obj, path, "name", r.name);
   r.topic = read_string(obj, path, "topic", r.topic);
   r.url = read_string(obj, path, "url", r.url);
-  r.hmac_secret = read_string(obj, path, "hmac_secret", r.hmac_secret);
+  r.hmac_secret = read_secret(obj, path, "hmac_secret");
+  if (const json* s = find(obj, "signing")) {
+    r.signing = parse_signing(*s, join_key(path, "signing"));
+  }
+  r.idempotency_key = read_key_format(obj, path);
   r.content_type = read_string(obj, path, "content_type", r.content_type);
   r.max_in_flight = read_size(obj, path, "max_in_flight", r.max_in_flight);
   r.max_in_flight_per_partition = read_size(obj, path, "max_in_flight_per_partition",
@@ -328,6 +433,13 @@ courier_config load_config_file(const std::filesystem::path& path) {
     std::string reason = e.what();
     if (const auto end = reason.find("] "); end != std::string::npos) {
       reason.erase(0, end + 2);
+    }
+    // Nor the text around the error ("; last read: '...'"): it may be a secret's value.
+    if (const auto last_read = reason.find("; last read: '"); last_read != std::string::npos) {
+      const auto expected = reason.rfind("; expected ");
+      const auto until =
+          expected != std::string::npos && expected > last_read ? expected : reason.size();
+      reason.erase(last_read, until - last_read);
     }
     throw config_error{key, "invalid JSON at byte " + std::to_string(e.byte) + ": " + reason};
   }

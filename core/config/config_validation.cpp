@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config_key.hpp"
+#include "core/crypto/whsec.hpp"
 #include "core/time/duration.hpp"
 
 namespace courier {
@@ -28,7 +29,42 @@ void require_positive(const std::string& key, std::chrono::milliseconds d) {
   }
 }
 
-void validate_route(const route_config& r, const std::string& path) {
+void validate_signing(const route_config& r, const std::string& path, secret_check need) {
+  if (r.signing.schemes.empty()) {
+    throw config_error{join_key(path, "signing.scheme"), "must name at least one scheme"};
+  }
+  if (signs_with(r, signing_scheme::x_signature) && r.hmac_secret.empty() &&
+      need == secret_check::required) {
+    // Never print the secret, only where it should come from.
+    throw config_error{join_key(path, "hmac_secret"),
+                       "must not be empty; set HMAC_SECRET or "
+                       "HMAC_SECRET_FILE (or hmac_secret_file)"};
+  }
+  const std::string secrets_key = join_key(path, "signing.secrets");
+  if (!signs_with(r, signing_scheme::standard_webhooks)) {
+    if (!r.signing.secrets.empty()) {
+      throw config_error{secrets_key,
+                         "is only for the standard-webhooks scheme, which signing.scheme does "
+                         "not name"};
+    }
+    return;
+  }
+  if (r.signing.secrets.empty() && need == secret_check::required) {
+    throw config_error{secrets_key,
+                       "must name at least one \"whsec_...\" secret for the standard-webhooks "
+                       "scheme; set it, signing.secrets_file, STANDARD_WEBHOOKS_SECRETS or "
+                       "STANDARD_WEBHOOKS_SECRETS_FILE"};
+  }
+  for (std::size_t i = 0; i < r.signing.secrets.size(); ++i) {
+    const auto parsed = parse_whsec(r.signing.secrets[i]);
+    if (!parsed.problem.empty()) {
+      // The problem never quotes the secret.
+      throw config_error{secrets_key + "[" + std::to_string(i) + "]", parsed.problem};
+    }
+  }
+}
+
+void validate_route(const route_config& r, const std::string& path, secret_check need) {
   if (r.name.empty()) {
     throw config_error{join_key(path, "name"), "must not be empty"};
   }
@@ -41,12 +77,7 @@ void validate_route(const route_config& r, const std::string& path) {
                        "host (or set WEBHOOK_URL / --webhook-url), got " +
                            in_quotes(r.url)};
   }
-  if (r.hmac_secret.empty()) {
-    // Never print the secret, only where it should come from.
-    throw config_error{join_key(path, "hmac_secret"),
-                       "must not be empty; set HMAC_SECRET or "
-                       "HMAC_SECRET_FILE"};
-  }
+  validate_signing(r, path, need);
   if (r.content_type.empty()) {
     throw config_error{join_key(path, "content_type"), "must not be empty"};
   }
@@ -174,7 +205,7 @@ std::optional<listen_address> parse_listen_address(std::string_view text) {
   return listen_address{std::string{host}, static_cast<std::uint16_t>(number)};
 }
 
-void validate(const courier_config& cfg) {
+void validate(const courier_config& cfg, secret_check need) {
   if (cfg.kafka.brokers.empty()) {
     throw config_error{"kafka.brokers", "must not be empty"};
   }
@@ -188,7 +219,7 @@ void validate(const courier_config& cfg) {
   for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
     const route_config& r = cfg.routes[i];
     const std::string path = "routes[" + std::to_string(i) + "]";
-    validate_route(r, path);
+    validate_route(r, path, need);
     if (!names.insert(r.name).second) {
       throw config_error{join_key(path, "name"), "duplicate route name " + in_quotes(r.name)};
     }

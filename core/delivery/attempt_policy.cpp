@@ -2,7 +2,6 @@
 
 #include <functional>
 
-#include "core/delivery/delivery_request.hpp"
 #include "core/delivery/retry_after.hpp"
 #include "core/delivery/status_classifier.hpp"
 #include "core/model/idempotency_key.hpp"
@@ -48,7 +47,7 @@ std::size_t attempt_policy::coordinates_hash::operator()(const coordinates& c) c
 attempt_policy::attempt_policy(attempt_policy_settings settings,
                                full_jitter_backoff::uniform_source uniform)
     : settings_(std::move(settings)),
-      signer_(settings_.hmac_secret),
+      signing_(settings_.signing),
       backoff_(settings_.backoff, std::move(uniform)),
       judge_(settings_.judge) {
   if (settings_.dlq_topic.empty()) {
@@ -73,7 +72,7 @@ void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out)
 
 // -- events -----------------------------------------------------------------------------------
 
-attempt_policy::accepted attempt_policy::on_record(record r) {
+attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
   accepted out;
   out.id = next_id_++;
   delivery d;
@@ -81,11 +80,12 @@ attempt_policy::accepted attempt_policy::on_record(record r) {
   d.rec = std::move(r);
   by_coordinates_.insert_or_assign(coordinates{d.rec.topic, d.rec.partition, d.rec.offset}, out.id);
   pending_.emplace(out.id, std::move(d));
-  try_attempt(out.id, out.todo);
+  try_attempt(out.id, now, out.todo);
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const attempt_permit& permit) {
+attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const attempt_permit& permit,
+                                                  time_point now) {
   actions out;
   auto it = pending_.find(id);
   if (it == pending_.end()) {
@@ -96,7 +96,7 @@ attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const attemp
     return out;
   }
   it->second.breaker_generation = permit.generation;
-  send_attempt(id, it->second, permit.probe, out);
+  send_attempt(id, it->second, permit.probe, now, out);
   return out;
 }
 
@@ -138,9 +138,9 @@ attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_retry_due(std::uint64_t id) {
+attempt_policy::actions attempt_policy::on_retry_due(std::uint64_t id, time_point now) {
   actions out;
-  try_attempt(id, out);
+  try_attempt(id, now, out);
   return out;
 }
 
@@ -173,7 +173,8 @@ attempt_policy::actions attempt_policy::on_expedite(const std::string& topic,
 }
 
 attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
-                                                          std::uint64_t generation) {
+                                                          std::uint64_t generation,
+                                                          time_point now) {
   actions out;
   breaker_open_ = to == breaker_state::open;
   breaker_known_ = to;
@@ -185,7 +186,7 @@ attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
   auto waiting = std::move(parked_);
   parked_.clear();
   for (const auto id : waiting) {
-    try_attempt(id, out);
+    try_attempt(id, now, out);
   }
   return out;
 }
@@ -239,14 +240,14 @@ const attempt_policy::counters& attempt_policy::counts() const { return counters
 // the record waits, spending nothing.
 // The Half-Open probe holds its permit for its whole attempt sequence: one delivery is one
 // breaker event, however many attempts it took.
-void attempt_policy::try_attempt(std::uint64_t id, actions& out) {
+void attempt_policy::try_attempt(std::uint64_t id, time_point now, actions& out) {
   auto it = pending_.find(id);
   if (it == pending_.end() || it->second.moving_on) {
     return;  // done, or moved on to a tier while it waited for this attempt
   }
   it->second.in_backoff = false;
   if (it->second.probe) {
-    send_attempt(id, it->second, /*probe=*/true, out);
+    send_attempt(id, it->second, /*probe=*/true, now, out);
     return;
   }
   if (breaker_known_ == breaker_state::closed) {
@@ -254,13 +255,14 @@ void attempt_policy::try_attempt(std::uint64_t id, actions& out) {
     // the attempts already under way carry the old generation and do not count toward the
     // next state; the change message switches this back to permits.
     it->second.breaker_generation = breaker_generation_;
-    send_attempt(id, it->second, /*probe=*/false, out);
+    send_attempt(id, it->second, /*probe=*/false, now, out);
     return;
   }
   out.emplace_back(request_permit{id});
 }
 
-void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, actions& out) {
+void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now,
+                                  actions& out) {
   if (probe && !d.probe) {
     d.attempts = 0;  // the probe is a whole delivery, whatever it spent before the breaker opened
   }
@@ -268,8 +270,10 @@ void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, act
   ++d.attempts;
   ++d.total_attempts;
   ++counters_.attempts;
-  out.emplace_back(post_attempt{
-      id, make_delivery_request(d.rec, d.idempotency_key, signer_, settings_.content_type)});
+  const auto attempt_time =
+      std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  out.emplace_back(post_attempt{id, make_delivery_request(d.rec, d.idempotency_key, signing_,
+                                                          settings_.content_type, attempt_time)});
 }
 
 void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,

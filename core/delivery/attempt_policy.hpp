@@ -12,8 +12,9 @@
 // header), cannot re-enter the policy while it is changing its own state, and lets a test
 // compare what one event decided as a value, without a fake backend.
 //
-// Pure and thread-free: time comes in with the events that need it, the random source of the
-// backoff through the constructor. No logging: log lines are actions too.
+// Pure and thread-free: time comes in with the events that need it (every event that can post
+// an attempt brings it: each attempt is signed afresh with its own webhook-timestamp), the random
+// source of the backoff through the constructor. No logging: log lines are actions too.
 
 #include <chrono>
 #include <cstddef>
@@ -29,7 +30,7 @@
 #include "core/delivery/answer_judge.hpp"
 #include "core/delivery/backoff.hpp"
 #include "core/delivery/breaker.hpp"
-#include "core/delivery/hmac_signer.hpp"
+#include "core/delivery/delivery_request.hpp"
 #include "core/http/client.hpp"  // http::request
 #include "core/http/transport_error.hpp"
 #include "core/model/record.hpp"
@@ -43,7 +44,7 @@ struct attempt_policy_settings {
   std::vector<std::chrono::milliseconds> retry_tiers;
   std::string dlq_topic;  // empty: default_dlq_topic(source_topic)
   std::string content_type = "application/json";
-  std::string hmac_secret;
+  signing_settings signing;
   backoff_policy backoff;
   answer_judge_settings judge;
 };
@@ -179,17 +180,17 @@ class attempt_policy {
     std::uint64_t id = 0;
     actions todo;
   };
-  accepted on_record(record r);
+  accepted on_record(record r, time_point now);
 
   // The breaker's answer to request_permit{id}. Denied: the record is parked until the breaker
   // leaves Open, spending nothing.
-  actions on_permit(std::uint64_t id, const attempt_permit& permit);
+  actions on_permit(std::uint64_t id, const attempt_permit& permit, time_point now);
 
   // The answer to post_attempt{answer.delivery_id}.
   actions on_answer(const attempt_answer& answer, time_point now);
 
   // The timer of schedule_retry{id} fired.
-  actions on_retry_due(std::uint64_t id);
+  actions on_retry_due(std::uint64_t id, time_point now);
 
   // The consumer's head-of-line bound names a record: one waiting in its backoff moves on now
   // (unless the breaker is Open), one in an attempt at its next retriable failure. Records
@@ -200,7 +201,7 @@ class attempt_policy {
   // The breaker changed state; leaving Open gives the parked records their permit requests.
   // `generation` is the breaker's after the change: while the breaker is known Closed an
   // attempt needs no permit (a Closed breaker grants every one) and carries that generation.
-  actions on_breaker_change(breaker_state to, std::uint64_t generation);
+  actions on_breaker_change(breaker_state to, std::uint64_t generation, time_point now);
 
   // The broker acknowledged produce_onward{id}.
   actions on_onward_acked(std::uint64_t id);
@@ -227,8 +228,8 @@ class attempt_policy {
     std::size_t operator()(const coordinates& c) const;
   };
 
-  void try_attempt(std::uint64_t id, actions& out);
-  void send_attempt(std::uint64_t id, delivery& d, bool probe, actions& out);
+  void try_attempt(std::uint64_t id, time_point now, actions& out);
+  void send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now, actions& out);
   void on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
                     const std::string& error_class, time_point now, actions& out);
   void hold(std::uint64_t id, delivery& d, const attempt_answer& a, const std::string& error_class,
@@ -243,7 +244,7 @@ class attempt_policy {
   [[nodiscard]] int tier_of(const std::string& topic) const;
 
   attempt_policy_settings settings_;
-  hmac_signer signer_;
+  request_signing signing_;
   full_jitter_backoff backoff_;
   answer_judge judge_;
   std::vector<std::string> tier_topics_;  // tier_topic(source, delay) of each tier, in order

@@ -1,16 +1,44 @@
 #include "core/delivery/delivery_request.hpp"
 
+#include "core/model/idempotency_key.hpp"
+
 namespace courier {
 
+request_signing::request_signing(const signing_settings& s) : key_form_(s.key_form) {
+  if (s.x_signature) {
+    x_signature_.emplace(s.hmac_secret);
+  }
+  if (!s.standard_webhooks_secrets.empty()) {
+    standard_webhooks_.emplace(s.standard_webhooks_secrets);
+  }
+}
+
 http::request make_delivery_request(const record& r, const std::string& idempotency_key,
-                                    const hmac_signer& signer,
-                                    const std::string& default_content_type) {
+                                    const request_signing& signing,
+                                    const std::string& default_content_type,
+                                    std::int64_t attempt_time) {
   http::request req;
   req.body = r.value;
   const auto carried_type = find_header(r.headers, "content-type");
   req.content_type = carried_type ? std::string{*carried_type} : default_content_type;
-  req.headers.emplace_back("X-Signature", signer.sign(req.body));
-  req.headers.emplace_back("Idempotency-Key", idempotency_key);
+  if (const auto& x = signing.x_signature()) {
+    req.headers.emplace_back("X-Signature", x->sign(req.body));
+  }
+  if (const auto& sw = signing.standard_webhooks()) {
+    auto id = webhook_id_for(idempotency_key);
+    auto signature = sw->sign(id, attempt_time, req.body);
+    req.headers.emplace_back("webhook-id", std::move(id));
+    req.headers.emplace_back("webhook-timestamp", std::to_string(attempt_time));
+    req.headers.emplace_back("webhook-signature", std::move(signature));
+  }
+  switch (signing.key_form()) {
+    case idempotency_key_form::plain:
+      req.headers.emplace_back("Idempotency-Key", idempotency_key);
+      break;
+    case idempotency_key_form::sf_string:
+      req.headers.emplace_back("Idempotency-Key", idempotency_key_sf_string(idempotency_key));
+      break;
+  }
   return req;
 }
 

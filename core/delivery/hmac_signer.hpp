@@ -3,12 +3,16 @@
 #include <string>
 #include <string_view>
 
+#include "core/crypto/hmac_sha256.hpp"
+
 namespace courier {
 
 // HMAC-SHA256 over a request body with OpenSSL 3's EVP_MAC; the seed's X-Signature scheme.
+// The key is set up once, in the constructor (one signer per route); sign() and verify() are
+// safe to call concurrently.
 class hmac_signer {
  public:
-  explicit hmac_signer(std::string secret);
+  explicit hmac_signer(std::string_view secret);
 
   // Lowercase hex HMAC-SHA256(secret, body).
   [[nodiscard]] std::string sign(std::string_view body) const;
@@ -17,7 +21,7 @@ class hmac_signer {
   [[nodiscard]] bool verify(std::string_view body, std::string_view signature_hex) const;
 
  private:
-  std::string secret_;
+  hmac_sha256 key_;
 };
 
 }  // namespace courier

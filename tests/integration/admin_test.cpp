@@ -5,18 +5,13 @@
 #include <optional>
 #include <string>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http.hpp>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "core/version.hpp"
 #include "tests/integration/stand.hpp"
 #include "tests/support/courier_process.hpp"
+#include "tests/support/http_get.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "topology/admin_listener.hpp"
 #include "topology/admin_routes.hpp"
@@ -26,28 +21,6 @@ namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
-namespace beast_http = boost::beast::http;
-
-struct got {
-  int status = 0;
-  std::string content_type;
-  std::string body;
-};
-
-got http_get(std::uint16_t port, const std::string& target) {
-  boost::asio::io_context ioc;
-  boost::beast::tcp_stream stream{ioc};
-  stream.expires_after(5s);
-  stream.connect(boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
-  beast_http::request<beast_http::empty_body> req{beast_http::verb::get, target, 11};
-  req.set(beast_http::field::host, "127.0.0.1");
-  beast_http::write(stream, req);
-  boost::beast::flat_buffer buffer;
-  beast_http::response<beast_http::string_body> res;
-  beast_http::read(stream, buffer, res);
-  return {static_cast<int>(res.result_int()), std::string{res[beast_http::field::content_type]},
-          res.body()};
-}
 
 // The value of one sample line of the exposition; nothing when the series is missing.
 std::optional<double> sample_value(const std::string& text, const std::string& series) {

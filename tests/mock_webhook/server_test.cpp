@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/delivery/hmac_signer.hpp"
+#include "core/delivery/standard_webhooks_signer.hpp"
 #include "core/http/client.hpp"
 #include "core/http/endpoint.hpp"
 #include "core/http/io_runner.hpp"
@@ -159,6 +160,122 @@ TEST_F(MockWebhook, TheSecretRotatesOverHttpAndTheOldSignatureIsThen401) {
   ASSERT_EQ(post_to("/secret", R"({"hmac_secret": null})").status, 200);
   EXPECT_EQ(post_and_wait(*deliver_, delivery(body, "k:0:3")).status, 200)
       << "no secret: signatures are not checked";
+}
+
+// Standard Webhooks: a request signed over id.timestamp.body by one of the partner's secrets.
+http::request standard_webhooks_delivery(const std::string& body, const std::string& key,
+                                         const std::vector<std::string>& secrets,
+                                         std::int64_t timestamp) {
+  auto r = delivery(body, key);
+  r.headers.emplace_back("webhook-id", "msg_" + std::to_string(timestamp));
+  r.headers.emplace_back("webhook-timestamp", std::to_string(timestamp));
+  r.headers.emplace_back("webhook-signature",
+                         courier::standard_webhooks_signer{secrets}.sign(
+                             "msg_" + std::to_string(timestamp), timestamp, body));
+  return r;
+}
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+const std::string whsec_old = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const std::string whsec_new = "whsec_bmV3LXNlY3JldC1mb3ItdGhlLW1vY2std2ViaG9vaw==";
+const std::string whsec_stranger = "whsec_c3RyYW5nZXItc2VjcmV0LW5vdC1rbm93bi1oZXJl";
+
+TEST_F(MockWebhook, ChecksStandardWebhooksSignaturesAndAnswers401ForABadOne) {
+  server_settings settings;
+  settings.standard_webhooks.secrets = {whsec_old};
+  start(settings);
+  const std::string body = R"({"order":42})";
+  const auto now = unix_now();
+
+  const auto good =
+      post_and_wait(*deliver_, standard_webhooks_delivery(body, "k:0:1", {whsec_old}, now));
+  EXPECT_EQ(good.status, 200) << good.body;
+
+  EXPECT_EQ(post_and_wait(*deliver_, delivery(body, "k:0:2")).status, 401) << "unsigned";
+  auto tampered = standard_webhooks_delivery(body, "k:0:3", {whsec_old}, now);
+  tampered.body = R"({"order":43})";
+  const auto t = post_and_wait(*deliver_, tampered);
+  EXPECT_EQ(t.status, 401);
+  EXPECT_THAT(t.body, HasSubstr("no webhook-signature matches"));
+  EXPECT_EQ(
+      post_and_wait(*deliver_, standard_webhooks_delivery(body, "k:0:4", {whsec_stranger}, now))
+          .status,
+      401)
+      << "a wrong secret";
+  EXPECT_EQ(server_->snapshot().fail_401, 3U);
+}
+
+TEST_F(MockWebhook, RefusesStandardWebhooksTimestampsMoreThanFiveMinutesAway) {
+  server_settings settings;
+  settings.standard_webhooks.secrets = {whsec_old};
+  start(settings);
+  const std::string body = "{}";
+  const auto now = unix_now();
+  const auto old = post_and_wait(
+      *deliver_, standard_webhooks_delivery(body, "k:0:1", {whsec_old}, now - 6 * 60));
+  EXPECT_EQ(old.status, 401);
+  EXPECT_THAT(old.body, HasSubstr("too old"));
+  const auto future = post_and_wait(
+      *deliver_, standard_webhooks_delivery(body, "k:0:2", {whsec_old}, now + 6 * 60));
+  EXPECT_EQ(future.status, 401);
+  EXPECT_THAT(future.body, HasSubstr("too new"));
+  EXPECT_EQ(
+      post_and_wait(*deliver_, standard_webhooks_delivery(body, "k:0:3", {whsec_old}, now - 4 * 60))
+          .status,
+      200)
+      << "within the tolerance";
+}
+
+TEST_F(MockWebhook, DuringARotationAPartnerOnEitherSecretAcceptsTheSameRequest) {
+  const std::string body = R"({"order":42})";
+  const auto request =
+      standard_webhooks_delivery(body, "k:0:1", {whsec_old, whsec_new}, unix_now());
+  for (const auto& partner_secrets :
+       {std::vector<std::string>{whsec_old}, std::vector<std::string>{whsec_new},
+        std::vector<std::string>{whsec_stranger, whsec_new}}) {
+    server_settings settings;
+    settings.standard_webhooks.secrets = partner_secrets;
+    start(settings);
+    const auto res = post_and_wait(*deliver_, request);
+    EXPECT_EQ(res.status, 200) << partner_secrets.front() << ": " << res.body;
+    deliver_.reset();
+    server_.reset();
+  }
+}
+
+TEST_F(MockWebhook, TheStandardWebhooksSecretsRotateOverHttp) {
+  server_settings settings;
+  settings.standard_webhooks.secrets = {whsec_old};
+  start(settings);
+  const std::string body = R"({"order":42})";
+  const auto now = unix_now();
+  const auto rotated =
+      post_to("/secret", R"({"standard_webhooks_secrets": [")" + whsec_new + R"("]})");
+  ASSERT_EQ(rotated.status, 200) << rotated.body;
+  EXPECT_THAT(rotated.body, ::testing::Not(HasSubstr(whsec_new.substr(6)))) << "never echoed";
+  EXPECT_EQ(
+      post_and_wait(*deliver_, standard_webhooks_delivery(body, "k:0:1", {whsec_old}, now)).status,
+      401);
+  EXPECT_EQ(
+      post_and_wait(*deliver_, standard_webhooks_delivery(body, "k:0:2", {whsec_new}, now)).status,
+      200);
+  const auto bad = post_to("/secret", R"({"standard_webhooks_secrets": ["whsec_secretvalue*"]})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_THAT(bad.body, ::testing::Not(HasSubstr("secretvalue")));
+  ASSERT_EQ(post_to("/secret", R"({"standard_webhooks_secrets": null})").status, 200);
+  EXPECT_EQ(post_and_wait(*deliver_, delivery(body, "k:0:3")).status, 200)
+      << "no secrets: Standard Webhooks signatures are not checked";
+}
+
+TEST_F(MockWebhook, RefusesAMalformedStandardWebhooksSecret) {
+  server_settings settings;
+  settings.standard_webhooks.secrets = {"whsec_not base64"};
+  EXPECT_THROW(server{settings}, std::invalid_argument);
 }
 
 TEST_F(MockWebhook, ChaosPostedOverHttpTurnsEveryDeliveryInto503UntilCleared) {

@@ -3,8 +3,9 @@
 // A courier_config as the JSON file `courier run` and `courier topics ensure` read. It writes
 // what the tests set (brokers, group, properties; per route its name, topic and URL, and where
 // they differ from courier's defaults its DLQ, tiers, in-flight limits, retry and HTTP timeout);
-// the rest keeps courier's default. The HMAC secret stays out of it: the process gets it from
-// HMAC_SECRET.
+// the rest keeps courier's default. The secrets stay out of it: the process gets them from
+// HMAC_SECRET and STANDARD_WEBHOOKS_SECRETS (or their _FILE variables); the signing scheme and
+// the Idempotency-Key format go in where they differ from the default.
 
 #include <chrono>
 #include <filesystem>
@@ -56,6 +57,16 @@ inline nlohmann::json config_json(const courier_config& cfg) {
     put_duration(http, "timeout", r.http.timeout, defaults.http.timeout);
     if (!http.empty()) {
       route["http"] = http;
+    }
+    if (r.signing.schemes != defaults.signing.schemes) {
+      nlohmann::json schemes = nlohmann::json::array();
+      for (const auto s : r.signing.schemes) {
+        schemes.push_back(std::string{to_string(s)});
+      }
+      route["signing"] = {{"scheme", schemes}};
+    }
+    if (r.idempotency_key != defaults.idempotency_key) {
+      route["idempotency_key_format"] = std::string{to_string(r.idempotency_key)};
     }
     routes.push_back(route);
   }

@@ -17,7 +17,8 @@ class courier_process : public child_process {
   courier_process(const std::vector<std::string>& args, const std::vector<std::string>& env,
                   std::string log_path)
       : child_process(COURIER_BINARY, args, env, std::move(log_path),
-                      {"HMAC_SECRET", "HMAC_SECRET_FILE", "KAFKA_BROKERS", "WEBHOOK_URL"}) {}
+                      {"HMAC_SECRET", "HMAC_SECRET_FILE", "STANDARD_WEBHOOKS_SECRETS",
+                       "STANDARD_WEBHOOKS_SECRETS_FILE", "KAFKA_BROKERS", "WEBHOOK_URL"}) {}
 };
 
 }  // namespace courier::testing

@@ -285,6 +285,8 @@ TEST(Cli, DemoBuildsItsOwnShipmentsRoute) {
   EXPECT_EQ(r.topic, "brew.shipments.v1");
   EXPECT_EQ(r.url, demo_webhook_placeholder);
   EXPECT_EQ(r.hmac_secret, "demo-secret");
+  EXPECT_TRUE(signs_with(r, signing_scheme::standard_webhooks));
+  EXPECT_EQ(r.signing.secrets.size(), 1U);
   EXPECT_EQ(r.breaker.trip_after, 5);
 }
 

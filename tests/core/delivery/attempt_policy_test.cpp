@@ -23,7 +23,7 @@ attempt_policy_settings test_settings() {
   s.route = "shipments";
   s.source_topic = source;
   s.retry_tiers = {5s, 30s};
-  s.hmac_secret = "secret";
+  s.signing.hmac_secret = "secret";
   // With the uniform source at the top of [0, 1), every delay is its ceiling: 100, 200, 400 ms.
   s.backoff = backoff_policy{100ms, 2.0, 1000ms, /*max_attempts=*/3, /*max_retry_after=*/5000ms};
   s.judge = answer_judge_settings{{401, 403}, /*trip_on_permanent_run=*/3};
@@ -99,28 +99,28 @@ std::string header_of(const record& r, std::string_view name) {
 
 // A record accepted and given its first attempt with a permit of `generation`.
 std::uint64_t start(policy& p, record r, std::uint64_t generation = 1) {
-  auto in = p.on_record(std::move(r));
+  auto in = p.on_record(std::move(r), t0);
   EXPECT_EQ(kinds(in.todo), "permit");
-  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{true, false, generation})), "post");
+  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{true, false, generation}, t0)), "post");
   return in.id;
 }
 
 // The backoff of `id` ran out and the breaker granted the next attempt.
 void next_attempt(policy& p, std::uint64_t id, std::uint64_t generation = 1) {
-  EXPECT_EQ(kinds(p.on_retry_due(id)), "permit");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, false, generation})), "post");
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, false, generation}, t0)), "post");
 }
 
 // -- delivered ----------------------------------------------------------------------------------
 
 TEST(AttemptPolicy, DeliversOnTheFirstTryAndReportsItOnce) {
   auto p = make_policy();
-  auto in = p.on_record(make_record(7));
+  auto in = p.on_record(make_record(7), t0);
   ASSERT_EQ(kinds(in.todo), "permit");
   EXPECT_EQ(only<policy::request_permit>(in.todo).id, in.id);
   EXPECT_EQ(p.in_flight(), 1U);
 
-  const auto posted = p.on_permit(in.id, attempt_permit{true, false, 4});
+  const auto posted = p.on_permit(in.id, attempt_permit{true, false, 4}, t0);
   const auto post = only<policy::post_attempt>(posted);
   EXPECT_EQ(post.id, in.id);
   EXPECT_EQ(post.request.body, R"({"n":7})");
@@ -168,6 +168,43 @@ TEST(AttemptPolicy, RetriesARetriableAnswerAfterItsBackoffThenDelivers) {
   EXPECT_EQ(p.counts().attempts, 3U);
 }
 
+std::string header_in(const http::request& req, const std::string& name) {
+  for (const auto& [k, v] : req.headers) {
+    if (k == name) {
+      return v;
+    }
+  }
+  return "<absent>";
+}
+
+// Standard Webhooks: a retry is a new attempt with the same webhook-id, its own
+// webhook-timestamp (the time of the event that sent it) and a signature over that timestamp.
+TEST(AttemptPolicy, EveryAttemptIsSignedAfreshWithTheTimeOfTheEventThatSendsIt) {
+  auto s = test_settings();
+  s.signing.standard_webhooks_secrets = {"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"};
+  auto p = make_policy(s);
+  auto in = p.on_record(make_record(1), t0);
+  const auto first =
+      only<policy::post_attempt>(p.on_permit(in.id, attempt_permit{true, false, 1}, t0)).request;
+  p.on_answer(answer(in.id, 503), t0 + 1s);
+  EXPECT_EQ(kinds(p.on_retry_due(in.id, t0 + 2s)), "permit");
+  const auto second =
+      only<policy::post_attempt>(p.on_permit(in.id, attempt_permit{true, false, 1}, t0 + 3s))
+          .request;
+
+  EXPECT_EQ(header_in(first, "webhook-timestamp"), "1800000000");
+  EXPECT_EQ(header_in(second, "webhook-timestamp"), "1800000003");
+  EXPECT_EQ(header_in(first, "webhook-id"), "brew%2Eshipments%2Ev1:0:1");
+  EXPECT_EQ(header_in(second, "webhook-id"), header_in(first, "webhook-id"));
+  EXPECT_NE(header_in(second, "webhook-signature"), header_in(first, "webhook-signature"));
+  const standard_webhooks_signer receiver{s.signing.standard_webhooks_secrets};
+  EXPECT_EQ(receiver.verify(header_in(second, "webhook-id"), header_in(second, "webhook-timestamp"),
+                            header_in(second, "webhook-signature"), second.body, 1'800'000'003),
+            standard_webhooks_signer::verdict::verified);
+  EXPECT_EQ(header_in(second, "X-Signature"), header_in(first, "X-Signature"))
+      << "X-Signature covers the body only";
+}
+
 TEST(AttemptPolicy, HonoursTheReceiversRetryAfterUpToItsClamp) {
   auto p = make_policy();
   const auto id = start(p, make_record(1));
@@ -204,7 +241,7 @@ TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTie
   EXPECT_EQ(header_of(onward.onward, error_class_header), "http_503");
   EXPECT_EQ(header_of(onward.onward, idempotency_key_header), source + ":0:3");
   EXPECT_EQ(p.counts().exhausted, 1U);
-  EXPECT_EQ(kinds(p.on_retry_due(id)), "") << "no attempt once it is moving on";
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "") << "no attempt once it is moving on";
 
   EXPECT_TRUE(all_of<policy::report_outcome>(last).empty()) << "reported only once acked";
   const auto acked = p.on_onward_acked(id);
@@ -305,29 +342,29 @@ TEST(AttemptPolicy, ARunOfPermanentAnswersAcrossRecordsBecomesAnEndpointFailure)
 
 TEST(AttemptPolicy, ADeniedPermitParksTheRecordUntilTheBreakerLeavesOpen) {
   auto p = make_policy();
-  auto in = p.on_record(make_record(1));
-  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 3})), "");
+  auto in = p.on_record(make_record(1), t0);
+  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 3}, t0)), "");
   EXPECT_EQ(p.parked(), 1U);
   EXPECT_EQ(p.find(in.id)->attempts, 0) << "parked records spend nothing";
-  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::open, 11)), "");
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::open, 11, t0)), "");
   EXPECT_EQ(p.parked(), 1U);
 
-  const auto half_open = p.on_breaker_change(breaker_state::half_open, 12);
+  const auto half_open = p.on_breaker_change(breaker_state::half_open, 12, t0);
   ASSERT_EQ(kinds(half_open), "permit");
   EXPECT_EQ(only<policy::request_permit>(half_open).id, in.id);
   EXPECT_EQ(p.parked(), 0U);
 
-  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 4})), "");
-  const auto closed = p.on_breaker_change(breaker_state::closed, 13);
+  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 4}, t0)), "");
+  const auto closed = p.on_breaker_change(breaker_state::closed, 13, t0);
   EXPECT_EQ(kinds(closed), "post") << "a Closed breaker grants every attempt: no permit asked";
   EXPECT_EQ(p.find(in.id)->breaker_generation, 13U);
 }
 
 TEST(AttemptPolicy, WhileTheBreakerIsKnownClosedAttemptsAskNoPermitAndCarryItsGeneration) {
   auto p = make_policy();
-  EXPECT_EQ(kinds(p.on_record(make_record(1)).todo), "permit") << "state unknown: ask";
-  p.on_breaker_change(breaker_state::closed, 7);
-  const auto in = p.on_record(make_record(2));
+  EXPECT_EQ(kinds(p.on_record(make_record(1), t0).todo), "permit") << "state unknown: ask";
+  p.on_breaker_change(breaker_state::closed, 7, t0);
+  const auto in = p.on_record(make_record(2), t0);
   ASSERT_EQ(kinds(in.todo), "post");
   const auto breaker_events = [](const policy::actions& todo) {
     return std::count_if(todo.begin(), todo.end(), [](const policy::action& a) {
@@ -336,19 +373,19 @@ TEST(AttemptPolicy, WhileTheBreakerIsKnownClosedAttemptsAskNoPermitAndCarryItsGe
   };
   EXPECT_EQ(breaker_events(p.on_answer(answer(in.id, 200), t0)), 0)
       << "a success with no failure told since the last: nothing to reset, no message";
-  const auto refused = p.on_record(make_record(5));
+  const auto refused = p.on_record(make_record(5), t0);
   const auto held = p.on_answer(answer(refused.id, 401), t0);
   EXPECT_FALSE(only<policy::breaker_outcome>(held).success);
   EXPECT_EQ(only<policy::breaker_outcome>(held).generation, 7U);
-  const auto after = p.on_record(make_record(6));
+  const auto after = p.on_record(make_record(6), t0);
   const auto reset = p.on_answer(answer(after.id, 200), t0);
   EXPECT_TRUE(only<policy::breaker_outcome>(reset).success) << "the success after a failure";
-  const auto quiet = p.on_record(make_record(7));
+  const auto quiet = p.on_record(make_record(7), t0);
   EXPECT_EQ(breaker_events(p.on_answer(answer(quiet.id, 200), t0)), 0);
-  p.on_breaker_change(breaker_state::open, 8);
-  EXPECT_EQ(kinds(p.on_record(make_record(3)).todo), "permit") << "Open: back to permits";
-  p.on_breaker_change(breaker_state::half_open, 9);
-  EXPECT_EQ(kinds(p.on_record(make_record(4)).todo), "permit") << "Half-Open counts its probes";
+  p.on_breaker_change(breaker_state::open, 8, t0);
+  EXPECT_EQ(kinds(p.on_record(make_record(3), t0).todo), "permit") << "Open: back to permits";
+  p.on_breaker_change(breaker_state::half_open, 9, t0);
+  EXPECT_EQ(kinds(p.on_record(make_record(4), t0).todo), "permit") << "Half-Open counts its probes";
 }
 
 TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
@@ -359,15 +396,15 @@ TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
   p.on_answer(answer(id, 503), t0);
   EXPECT_EQ(p.find(id)->attempts, 2);
 
-  EXPECT_EQ(kinds(p.on_retry_due(id)), "permit");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, /*probe=*/true, 8})), "post");
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, /*probe=*/true, 8}, t0)), "post");
   EXPECT_EQ(p.find(id)->attempts, 1) << "the probe's sequence starts afresh";
   EXPECT_TRUE(p.find(id)->probe);
   p.on_answer(answer(id, 503), t0);
-  const auto again = p.on_retry_due(id);
+  const auto again = p.on_retry_due(id, t0);
   ASSERT_EQ(kinds(again), "post") << "the probe asks no new permit";
   p.on_answer(answer(id, 503), t0);
-  EXPECT_EQ(kinds(p.on_retry_due(id)), "post");
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "post");
   const auto last = p.on_answer(answer(id, 503), t0);
   const auto b = only<policy::breaker_outcome>(last);
   EXPECT_FALSE(b.success);
@@ -379,12 +416,13 @@ TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
 
 TEST(AttemptPolicy, AProbeAnsweredUnauthorizedGivesUpItsPermit) {
   auto p = make_policy();
-  auto in = p.on_record(make_record(1));
-  p.on_permit(in.id, attempt_permit{true, true, 5});
+  auto in = p.on_record(make_record(1), t0);
+  p.on_permit(in.id, attempt_permit{true, true, 5}, t0);
   const auto refused = p.on_answer(answer(in.id, 401), t0);
   EXPECT_TRUE(only<policy::breaker_outcome>(refused).probe);
   EXPECT_FALSE(p.find(in.id)->probe);
-  EXPECT_EQ(kinds(p.on_retry_due(in.id)), "permit") << "its next attempt asks the breaker again";
+  EXPECT_EQ(kinds(p.on_retry_due(in.id, t0)), "permit")
+      << "its next attempt asks the breaker again";
 }
 
 TEST(AttemptPolicy, EveryBreakerOutcomeCarriesTheGenerationOfItsLatestPermit) {
@@ -422,9 +460,9 @@ TEST(AttemptPolicy, ExpediteMovesARecordWaitingInItsBackoffOnAtOnce) {
   EXPECT_EQ(header_of(onward.onward, error_class_header), "http_503");
   EXPECT_EQ(p.counts().head_of_line_moves, 1U);
   EXPECT_EQ(p.counts().exhausted, 0U) << "expedited is not exhausted";
-  EXPECT_EQ(kinds(p.on_retry_due(id)), "") << "its timer finds it moving on";
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "") << "its timer finds it moving on";
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "") << "once";
-  EXPECT_EQ(kinds(p.on_retry_due(other)), "permit");
+  EXPECT_EQ(kinds(p.on_retry_due(other, t0)), "permit");
 }
 
 TEST(AttemptPolicy, ExpediteDuringAnAttemptMovesItAtItsNextRetriableFailure) {
@@ -449,14 +487,14 @@ TEST(AttemptPolicy, ExpediteWhileTheBreakerIsOpenWaitsForTheNextRetriableFailure
   auto p = make_policy();
   const auto id = start(p, make_record(4));
   p.on_answer(answer(id, 503), t0);
-  p.on_breaker_change(breaker_state::open, 14);
+  p.on_breaker_change(breaker_state::open, 14, t0);
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "") << "nothing moves while Open";
   EXPECT_TRUE(p.find(id)->expedited);
 
-  EXPECT_EQ(kinds(p.on_retry_due(id)), "permit");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{false, false, 2})), "");
-  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::half_open, 15)), "permit");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, true, 3})), "post");
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{false, false, 2}, t0)), "");
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::half_open, 15, t0)), "permit");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, true, 3}, t0)), "post");
   const auto failed = p.on_answer(answer(id, 503), t0);
   ASSERT_EQ(kinds(failed), "breaker log onward") << "moves at its next retriable failure";
   EXPECT_TRUE(only<policy::breaker_outcome>(failed).probe);
@@ -469,10 +507,10 @@ TEST(AttemptPolicy, ExpediteLeavesHeldAndParkedRecordsAlone) {
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "") << "held: waits for the endpoint";
   EXPECT_FALSE(p.find(held)->moving_on);
 
-  auto parked = p.on_record(make_record(2));
-  p.on_permit(parked.id, attempt_permit{false, false, 1});
+  auto parked = p.on_record(make_record(2), t0);
+  p.on_permit(parked.id, attempt_permit{false, false, 1}, t0);
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 2, t0)), "") << "parked: waits for the breaker";
-  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed, 16)), "post")
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed, 16, t0)), "post")
       << "Closed: the parked record attempts at once";
 
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 99, t0)), "") << "no such record";
@@ -507,8 +545,8 @@ TEST(AttemptPolicy, ReportsEachRecordExactlyOnceWhateverArrivesLate) {
   const auto id = start(p, make_record(1));
   EXPECT_EQ(all_of<policy::report_outcome>(p.on_answer(answer(id, 200), t0)).size(), 1U);
   EXPECT_EQ(kinds(p.on_answer(answer(id, 200), t0)), "");
-  EXPECT_EQ(kinds(p.on_retry_due(id)), "");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, false, 1})), "");
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "");
+  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, false, 1}, t0)), "");
   EXPECT_EQ(kinds(p.on_onward_acked(id)), "");
   EXPECT_EQ(kinds(p.on_onward_failed(id, "late")), "");
 
@@ -523,8 +561,8 @@ TEST(AttemptPolicy, EachRecordGetsItsOwnIdAndCarriedIdempotencyKey) {
   auto p = make_policy();
   auto carried = make_record(1);
   carried.headers.emplace_back(std::string{idempotency_key_header}, "orders:3:14");
-  const auto a = p.on_record(carried);
-  const auto b = p.on_record(make_record(2));
+  const auto a = p.on_record(carried, t0);
+  const auto b = p.on_record(make_record(2), t0);
   EXPECT_NE(a.id, b.id);
   EXPECT_EQ(p.find(a.id)->idempotency_key, "orders:3:14");
   EXPECT_EQ(p.find(b.id)->idempotency_key, source + ":0:2");
