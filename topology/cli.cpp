@@ -150,6 +150,8 @@ courier_config demo_config() {
   route.topic = "brew.shipments.v1";
   route.url = std::string{demo_webhook_placeholder};
   route.hmac_secret = "demo-secret";
+  // The demo's webhook runs in process, on loopback.
+  route.allow_private_targets = true;
   // Short tiers, so a demo run shows records coming back from them within seconds.
   route.retry_tiers = {std::chrono::seconds{1}, std::chrono::seconds{5}, std::chrono::seconds{15}};
   courier_config cfg;

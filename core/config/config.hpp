@@ -42,6 +42,13 @@ struct http_config {
   std::size_t max_response_bytes = 65536;
 };
 
+// TLS for an https:// url. The peer is always verified; paths are read at start-up.
+struct tls_config {
+  std::string ca_file;           // PEM bundle of trusted CAs; empty: the system's store
+  std::string client_cert_file;  // mTLS: PEM certificate (chain), with client_key_file
+  std::string client_key_file;
+};
+
 struct route_config {
   std::string name;
   std::string topic;
@@ -64,6 +71,10 @@ struct route_config {
       std::chrono::seconds{5}, std::chrono::seconds{30}, std::chrono::minutes{5}};
   // Empty: default_dlq_topic(topic), e.g. "brew.shipments.dlq" for "brew.shipments.v1".
   std::string dlq_topic;
+  // The SSRF guard: false refuses an endpoint whose addresses are all loopback, private,
+  // link-local or otherwise reserved (the record is held and the breaker opens).
+  bool allow_private_targets = false;
+  tls_config tls;
   breaker_config breaker;
   retry_config retry;
   http_config http;
@@ -146,7 +157,8 @@ void apply_overrides(courier_config& cfg, const config_overrides& o);
 // Checks what parse_config cannot: at least one route, unique non-empty
 // names, non-empty topics, http(s) URLs, positive sizes and durations,
 // multiplier >= 1, retry.max >= retry.initial, a non-empty hmac_secret, an admin.listen
-// that is "off" or HOST:PORT.
+// that is "off" or HOST:PORT, tls.client_cert_file and tls.client_key_file set together.
+// (Whether the TLS files load is the preflight's check.)
 void validate(const courier_config& cfg);
 
 // True when url is "http://" or "https://" followed by a host.

@@ -68,6 +68,14 @@ void validate_route(const route_config& r, const std::string& path) {
     throw config_error{join_key(path, "dlq_topic"), "must differ from the source topic"};
   }
 
+  const std::string tls = join_key(path, "tls");
+  if (r.tls.client_cert_file.empty() != r.tls.client_key_file.empty()) {
+    const bool cert = !r.tls.client_cert_file.empty();
+    throw config_error{
+        join_key(tls, cert ? "client_key_file" : "client_cert_file"),
+        cert ? "must be set with client_cert_file" : "must be set with client_key_file"};
+  }
+
   const std::string b = join_key(path, "breaker");
   require_positive(join_key(b, "trip_after"), r.breaker.trip_after);
   require_positive(join_key(b, "open_timeout"), r.breaker.open_timeout);

@@ -32,6 +32,7 @@ client_settings quick(std::size_t max_connections = 4,
   client_settings s;
   s.max_connections = max_connections;
   s.timeout = timeout;
+  s.allow_private_targets = true;  // every server here listens on loopback
   return s;
 }
 
@@ -271,13 +272,16 @@ TEST(HttpClient, ConnectionDroppedMidResponseIsAReset) {
   EXPECT_EQ(r.status, 0);
 }
 
-TEST(HttpClient, RefusesHttpsUntilTlsLands) {
+TEST(HttpClient, RefusesAnHttpsEndpointWhoseCaFileCannotBeRead) {
   io_runner io;
+  auto s = quick();
+  s.tls.ca_file = "/nonexistent/ca.pem";
   try {
-    client c(io.context(), parse_endpoint("https://127.0.0.1:8443/hook"), quick());
-    FAIL() << "an https endpoint was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("TLS is not supported yet"));
+    client c(io.context(), parse_endpoint("https://127.0.0.1:8443/hook"), s);
+    FAIL() << "an unreadable CA file was accepted";
+  } catch (const tls_setup_error& e) {
+    EXPECT_EQ(e.field(), "ca_file");
+    EXPECT_THAT(e.what(), HasSubstr("/nonexistent/ca.pem"));
   }
 }
 
