@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/ssl/context.hpp>
+
 #include "core/http/io_runner.hpp"
 #include "mock_webhook/chaos.hpp"
 #include "mock_webhook/partner_state.hpp"
@@ -24,6 +26,11 @@ struct server_settings {
   std::chrono::milliseconds hang_for{30000};  // how long a "timeout" answer holds the request
   std::uint64_t seed = 1;
   unsigned threads = 1;
+  // HTTPS: served with this certificate (chain) and key, PEM files; both empty: plain HTTP.
+  std::string tls_cert_file{};
+  std::string tls_key_file{};
+  // With TLS: require a client certificate issued by this CA (mTLS); empty: none asked for.
+  std::string tls_client_ca_file{};
 };
 
 // A real Beast HTTP server playing the partner (DESIGN.md section 3). Start/stop from one
@@ -32,7 +39,8 @@ struct server_settings {
 // take the partner away and bring it back.
 class server {
  public:
-  explicit server(server_settings settings);  // throws std::invalid_argument on bad chaos
+  // Throws std::invalid_argument on bad chaos, std::runtime_error on TLS files that do not load.
+  explicit server(server_settings settings);
   ~server();
 
   server(const server&) = delete;
@@ -44,7 +52,7 @@ class server {
   void stop();
 
   std::uint16_t port() const { return port_; }
-  std::string url() const;  // http://<address>:<port>/deliver
+  std::string url() const;  // http(s)://<address>:<port>/deliver
 
   stats snapshot() const { return state_->snapshot(); }
   void set_chaos(chaos c) { state_->set_chaos(c); }
@@ -67,6 +75,7 @@ class server {
   server_settings settings_;
   std::shared_ptr<partner_state> state_;
   std::shared_ptr<router> routes_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;  // null: plain HTTP
   // Destroying the runner destroys the io_context and with it every session and the
   // listener, which is what closes their sockets on stop().
   std::unique_ptr<courier::http::io_runner> runner_;
