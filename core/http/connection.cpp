@@ -122,7 +122,7 @@ void connection::resolve() {
       fail(step::resolve, net::error::host_not_found);
       return;
     }
-    admit(std::move(found));
+    admit(found);
     return;
   }
   // The resolver knows nothing of the stream's deadline, so a timer cancels it.
@@ -152,10 +152,10 @@ void connection::on_resolve(beast::error_code ec, const tcp::resolver::results_t
   for (const auto& entry : results) {
     found.push_back(entry.endpoint());
   }
-  admit(std::move(found));
+  admit(found);
 }
 
-void connection::admit(std::vector<tcp::endpoint> candidates) {
+void connection::admit(const std::vector<tcp::endpoint>& candidates) {
   if (pool_->settings().allow_private_targets) {
     connect(candidates);
     return;

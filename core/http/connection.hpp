@@ -53,7 +53,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_resolve(boost::beast::error_code ec,
                   const boost::asio::ip::tcp::resolver::results_type& results);
   // The SSRF guard between resolving and connecting.
-  void admit(std::vector<boost::asio::ip::tcp::endpoint> candidates);
+  void admit(const std::vector<boost::asio::ip::tcp::endpoint>& candidates);
   void connect(const std::vector<boost::asio::ip::tcp::endpoint>& peers);
   void on_connect(boost::beast::error_code ec, const boost::asio::ip::tcp::endpoint& peer);
   void handshake();
