@@ -40,6 +40,8 @@ struct http_config {
   std::size_t max_connections = 256;
   std::chrono::milliseconds timeout{5000};
   std::size_t max_response_bytes = 65536;
+  // Status line and headers of a response; longer ones end the attempt (response_too_large).
+  std::size_t max_header_bytes = 8192;
 };
 
 // TLS for an https:// url. The peer is always verified; paths are read at start-up.

@@ -38,6 +38,9 @@ client::client(boost::asio::io_context& ioc, endpoint ep, client_settings s) {
   if (s.max_connections == 0) {
     throw std::invalid_argument("client_settings.max_connections must be at least 1");
   }
+  if (s.max_header_bytes == 0) {
+    throw std::invalid_argument("client_settings.max_header_bytes must be at least 1");
+  }
   if (s.timeout.count() <= 0) {
     throw std::invalid_argument("client_settings.timeout must be positive");
   }

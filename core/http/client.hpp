@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -28,6 +29,9 @@ struct client_settings {
   std::chrono::milliseconds timeout{5000};
   // Larger bodies end the request with transport_error::response_too_large.
   std::size_t max_response_bytes = 65536;
+  // Longer status lines plus headers end it the same way (a hostile or broken server cannot
+  // make the client buffer more than this before the body).
+  std::uint32_t max_header_bytes = 8192;
   std::string user_agent = courier::user_agent;
   // The SSRF guard: false refuses every resolved address in a reserved range (address_guard)
   // and connects only to the others; an endpoint with none left ends with ssrf_blocked.

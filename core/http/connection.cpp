@@ -245,6 +245,7 @@ void connection::on_handshake(beast::error_code ec) {
 void connection::write() {
   parser_.emplace();
   parser_->body_limit(pool_->settings().max_response_bytes);
+  parser_->header_limit(pool_->settings().max_header_bytes);
   lowest_layer().expires_at(current_.deadline);  // one deadline spans the whole request
   with_stream([this](auto& stream) {
     beast_http::async_write(stream, *current_.message,
@@ -279,7 +280,7 @@ void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
   // header arrives apart from the body, so an announced oversize body is refused here too.
   const auto declared = parser_->content_length();
   if (declared && *declared > pool_->settings().max_response_bytes) {
-    too_large();
+    too_large(/*headers=*/false);
     return;
   }
   read_body();
@@ -309,8 +310,8 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
 }
 
 bool connection::read_failed(beast::error_code ec) {
-  if (ec == beast_http::error::body_limit && !aborted_) {
-    too_large();
+  if ((ec == beast_http::error::body_limit || ec == beast_http::error::header_limit) && !aborted_) {
+    too_large(ec == beast_http::error::header_limit);
     return true;
   }
   if (!ec) {
@@ -322,11 +323,13 @@ bool connection::read_failed(beast::error_code ec) {
   return true;
 }
 
-void connection::too_large() {
+void connection::too_large(bool headers) {
+  const auto& settings = pool_->settings();
   response r;
   r.error = transport_error::response_too_large;
   r.error_message =
-      "response body exceeds " + std::to_string(pool_->settings().max_response_bytes) + " bytes";
+      headers ? "response headers exceed " + std::to_string(settings.max_header_bytes) + " bytes"
+              : "response body exceeds " + std::to_string(settings.max_response_bytes) + " bytes";
   r.reused_connection = reused_;
   if (parser_->is_header_done()) {
     r.status = static_cast<int>(parser_->get().result_int());

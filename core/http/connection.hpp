@@ -65,12 +65,12 @@ class connection : public std::enable_shared_from_this<connection> {
   void read_body();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
 
-  // What ends a read: an oversize body, a stale kept-alive connection (retried) or a failure.
-  // True when `ec` ended or restarted the exchange.
+  // What ends a read: an oversize body or header, a stale kept-alive connection (retried) or a
+  // failure. True when `ec` ended or restarted the exchange.
   bool read_failed(boost::beast::error_code ec);
   // A reused connection the server had already closed: retry once on a fresh one.
   bool retry_if_stale(boost::beast::error_code ec);
-  void too_large();
+  void too_large(bool headers);
   void fail(step where, boost::beast::error_code ec);
   void blocked(const std::string& why);
   // Why a TLS handshake or a TLS record failed: the peer's certificate verification result

@@ -77,6 +77,7 @@ TEST(Config, MinimalRouteGetsEveryDefault) {
   EXPECT_EQ(r.http.max_connections, 256U) << "as many as max_in_flight: connections do not cap it";
   EXPECT_EQ(r.http.timeout, milliseconds{5000});
   EXPECT_EQ(r.http.max_response_bytes, 65536U);
+  EXPECT_EQ(r.http.max_header_bytes, 8192U);
   EXPECT_FALSE(r.allow_private_targets) << "the SSRF guard is on unless a route opts out";
   EXPECT_EQ(r.tls.ca_file, "") << "the system's CA store";
   EXPECT_EQ(r.tls.client_cert_file, "");
@@ -314,6 +315,16 @@ TEST(Config, NamesTheBadSsrfAllowanceAndTlsKeys) {
   EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].tls.client_key_file");
   route["tls"] = {{"client_key_file", "c.key"}};
   EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].tls.client_cert_file");
+}
+
+TEST(Config, ReadsAndBoundsTheHeaderCap) {
+  json route = minimal_route();
+  route["http"] = {{"max_header_bytes", 16384}};
+  EXPECT_EQ(parse_config(doc_with_route(route)).routes.at(0).http.max_header_bytes, 16384U);
+  route["http"] = {{"max_header_bytes", 0}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].http.max_header_bytes");
+  route["http"] = {{"max_header_bytes", 2000000}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].http.max_header_bytes");
 }
 
 TEST(Config, RequiresAtLeastOneRoute) {

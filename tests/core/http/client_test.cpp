@@ -5,8 +5,10 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -154,6 +156,63 @@ TEST(HttpClient, ChunkedBodyOverTheCapIsCutToo) {
   const auto r = post_and_wait(c, delivery("{}", "k"));
   EXPECT_EQ(r.error, transport_error::response_too_large);
   EXPECT_EQ(r.status, 200);
+}
+
+TEST(HttpClient, HeadersOverTheCapAreResponseTooLarge) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    std::string head = "HTTP/1.1 200 OK\r\n";
+    for (int i = 0; i < 64; ++i) {
+      head += "X-Filler-" + std::to_string(i) + ": " + std::string(100, 'h') + "\r\n";
+    }
+    scripted_server::write_raw(s, head + "Content-Length: 0\r\n\r\n");
+  });
+  io_runner io;
+  auto settings = quick();
+  settings.max_header_bytes = 2048;
+  client c(io.context(), parse_endpoint(server.url()), settings);
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::response_too_large) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("headers exceed 2048 bytes"));
+}
+
+TEST(HttpClient, AnEndlessChunkedBodyIsCutAtTheCap) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+    const std::string chunk = "400\r\n" + std::string(1024, 'z') + "\r\n";
+    boost::system::error_code ec;
+    // Until the client hangs up: never a last chunk.
+    while (!ec) {
+      boost::asio::write(s, boost::asio::buffer(chunk), ec);
+    }
+  });
+  io_runner io;
+  auto settings = quick();
+  settings.max_response_bytes = 8192;
+  client c(io.context(), parse_endpoint(server.url()), settings);
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::response_too_large) << r.error_message;
+  EXPECT_LE(r.body.size(), 8192U);
+  EXPECT_TRUE(server.finished_within(5s)) << "the client closed the endless stream";
+}
+
+TEST(HttpClient, SlowDripHeadersEndAtTheRequestTimeout) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    const std::string head = "HTTP/1.1 200 OK\r\nX-Slow: " + std::string(200, 's');
+    boost::system::error_code ec;
+    for (std::size_t i = 0; i < head.size() && !ec; ++i) {
+      boost::asio::write(s, boost::asio::buffer(&head[i], 1), ec);
+      std::this_thread::sleep_for(20ms);  // the scripted peer's pace, not the test's wait
+    }
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1, 300ms));
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
 }
 
 TEST(HttpClient, RedirectIsReturnedAndNotFollowed) {
