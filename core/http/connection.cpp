@@ -91,13 +91,24 @@ void connection::run() {
     fail(step::write, net::error::operation_aborted);
     return;
   }
-  if (connected_) {
+  if (connected_ && !idle_bytes_arrived()) {
     reused_ = true;
     write();
     return;
   }
+  if (connected_) {
+    // Whatever the server sent while the connection was idle (an unsolicited response, a
+    // close_notify) would be read as the next request's answer: start afresh instead.
+    close();
+  }
   reused_ = false;
   resolve();
+}
+
+bool connection::idle_bytes_arrived() {
+  beast::error_code ec;
+  const auto waiting = lowest_layer().socket().available(ec);
+  return buffer_.size() > 0 || waiting > 0 || ec;
 }
 
 void connection::resolve() {

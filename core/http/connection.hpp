@@ -48,6 +48,8 @@ class connection : public std::enable_shared_from_this<connection> {
   enum class step { resolve, connect, handshake, write, read };
 
   void run();
+  // A kept-alive connection that received bytes while idle cannot carry the next request.
+  bool idle_bytes_arrived();
   void resolve();
   void on_resolve_deadline(boost::beast::error_code ec);
   void on_resolve(boost::beast::error_code ec,

@@ -1,5 +1,6 @@
 #include "core/http/client.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -213,6 +214,31 @@ TEST(HttpClient, SlowDripHeadersEndAtTheRequestTimeout) {
   const auto r = post_and_wait(c, delivery("{}", "k"));
   EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+TEST(HttpClient, AResponseNobodyAskedForIsNotTakenAsTheNextRequestsAnswer) {
+  std::atomic<int> served{0};
+  scripted_server server(2, [&served](tcp::socket& s) {
+    scripted_server::read_request(s);
+    if (served++ == 0) {
+      // The answer, then at once an extra one before any second request.
+      scripted_server::write_raw(s,
+                                 "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+                                 "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n");
+      scripted_server::read_request(s);  // until the client closes this connection
+      return;
+    }
+    scripted_server::write_raw(s, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1));
+  ASSERT_EQ(post_and_wait(c, delivery("{}", "k1")).status, 200);
+  // Written in one go, the extra response arrives with the first (read ahead into the
+  // connection's buffer) or while the connection is idle; either way it is not an answer.
+  const auto second = post_and_wait(c, delivery("{}", "k2"));
+  EXPECT_EQ(second.status, 202) << second.error_message;
+  EXPECT_FALSE(second.reused_connection);
+  EXPECT_EQ(c.connections_opened(), 2U);
 }
 
 TEST(HttpClient, RedirectIsReturnedAndNotFollowed) {
