@@ -1,5 +1,8 @@
 #include "core/http/tls_context.hpp"
 
+#include <cerrno>
+#include <fstream>
+#include <system_error>
 #include <utility>
 
 #include <openssl/err.h>
@@ -10,18 +13,28 @@ namespace {
 
 namespace ssl = boost::asio::ssl;
 
-// OpenSSL's reason for the latest failure (no file content, only "no such file", "bad base64
-// decode", "key values mismatch" and the like), then the error queue is cleared.
+// OpenSSL's reasons for the latest failure, oldest first ("no start line; PEM lib", "key values
+// mismatch": never file content); the error queue is left empty.
 std::string openssl_reason(const boost::system::error_code& ec) {
+  // asio took the oldest error off the queue into `ec`; the rest is still there.
   std::string reason = ec ? ec.message() : std::string{};
-  const unsigned long code = ERR_peek_last_error();
-  if (code != 0) {
-    if (const char* text = ERR_reason_error_string(code)) {
-      reason = text;
+  while (const unsigned long code = ERR_get_error()) {
+    const char* text = ERR_reason_error_string(code);
+    if (text != nullptr && reason.find(text) == std::string::npos) {
+      reason += (reason.empty() ? "" : "; ") + std::string{text};
     }
   }
-  ERR_clear_error();
   return reason.empty() ? "unknown OpenSSL error" : reason;
+}
+
+// Reading the file ourselves first gives "No such file or directory" instead of OpenSSL's
+// "system lib".
+void require_readable(const std::string& field, const std::string& what, const std::string& path) {
+  std::ifstream in{path, std::ios::binary};
+  if (!in) {
+    throw tls_setup_error(field, "cannot read " + what + " '" + path +
+                                     "': " + std::generic_category().message(errno));
+  }
 }
 
 }  // namespace
@@ -49,6 +62,7 @@ std::shared_ptr<ssl::context> make_tls_context(const tls_settings& s) {
       throw tls_setup_error("ca_file", "cannot load the system's CA store: " + openssl_reason(ec));
     }
   } else {
+    require_readable("ca_file", "CA file", s.ca_file);
     ctx->load_verify_file(s.ca_file, ec);
     if (ec) {
       throw tls_setup_error("ca_file",
@@ -56,6 +70,8 @@ std::shared_ptr<ssl::context> make_tls_context(const tls_settings& s) {
     }
   }
   if (!s.client_cert_file.empty()) {
+    require_readable("client_cert_file", "client certificate", s.client_cert_file);
+    require_readable("client_key_file", "client key", s.client_key_file);
     ctx->use_certificate_chain_file(s.client_cert_file, ec);
     if (ec) {
       throw tls_setup_error(
