@@ -34,6 +34,7 @@ struct route_metrics {
   std::atomic<std::uint64_t> exhausted{0};           // attempt sequences that ran out
   std::atomic<std::uint64_t> permanent{0};           // permanent rejections by the receiver
   std::atomic<std::uint64_t> endpoint_failures{0};   // answers that hold their record
+  std::atomic<std::uint64_t> ssrf_blocked{0};        // attempts refused by the SSRF guard
   std::atomic<std::uint64_t> head_of_line_moves{0};  // moved on by the head-of-line bound
   std::atomic<std::uint64_t> retried_to_tier{0};     // acknowledged in a retry tier
   std::atomic<std::uint64_t> dead_lettered{0};       // acknowledged in the DLQ
@@ -51,6 +52,8 @@ struct route_metrics {
   std::atomic<bool> draining{false};
   // Per partition: pause reasons, accounting, commit point, high watermark, lag.
   partition_board partitions;
+  // The route is flagged: the SSRF guard refused its endpoint at the latest attempt.
+  std::atomic<bool> endpoint_blocked{false};
 };
 
 }  // namespace courier::actors

@@ -14,8 +14,12 @@ namespace net = boost::asio;
 using tcp = boost::asio::ip::tcp;
 
 listener::listener(net::io_context& ioc, const tcp::endpoint& where, std::shared_ptr<router> routes,
-                   std::chrono::milliseconds hang_for)
-    : ioc_(ioc), acceptor_(net::make_strand(ioc)), routes_(std::move(routes)), hang_for_(hang_for) {
+                   std::chrono::milliseconds hang_for, std::shared_ptr<net::ssl::context> tls)
+    : ioc_(ioc),
+      acceptor_(net::make_strand(ioc)),
+      routes_(std::move(routes)),
+      hang_for_(hang_for),
+      tls_(std::move(tls)) {
   acceptor_.open(where.protocol());
   // A restarted mock must get its port back while old connections sit in TIME_WAIT.
   acceptor_.set_option(net::socket_base::reuse_address(true));
@@ -39,7 +43,7 @@ void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {
     return;  // closed: the server is stopping
   }
   if (!ec) {
-    std::make_shared<session>(std::move(socket), routes_, hang_for_)->run();
+    std::make_shared<session>(std::move(socket), routes_, hang_for_, tls_.get())->run();
   }
   // A failed accept (e.g. out of descriptors) loses that one connection, not the listener.
   accept();

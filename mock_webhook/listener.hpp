@@ -6,6 +6,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core/error.hpp>
 
 #include "mock_webhook/router.hpp"
@@ -17,8 +18,10 @@ namespace courier::mock {
 class listener : public std::enable_shared_from_this<listener> {
  public:
   // Binds and listens right away, so the port is known (and errors thrown) before run().
+  // `tls` set: every connection is served over TLS with it.
   listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& where,
-           std::shared_ptr<router> routes, std::chrono::milliseconds hang_for);
+           std::shared_ptr<router> routes, std::chrono::milliseconds hang_for,
+           std::shared_ptr<boost::asio::ssl::context> tls = nullptr);
 
   std::uint16_t port() const { return port_; }
   void run();
@@ -31,6 +34,7 @@ class listener : public std::enable_shared_from_this<listener> {
   boost::asio::ip::tcp::acceptor acceptor_;
   std::shared_ptr<router> routes_;
   std::chrono::milliseconds hang_for_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;
   std::uint16_t port_ = 0;
 };
 

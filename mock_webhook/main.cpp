@@ -87,14 +87,27 @@ int run(int argc, char** argv) {
   app.add_option("--address", settings.address, "address to listen on");
   app.add_option("--threads", settings.threads, "io threads")->check(CLI::Range(1U, 64U));
   app.add_option("--seed", settings.seed, "seed of the chaos random source");
+  app.add_option("--tls-cert", settings.tls_cert_file,
+                 "serve HTTPS with this PEM certificate (chain); needs --tls-key")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tls-key", settings.tls_key_file, "PEM private key of --tls-cert")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tls-client-ca", settings.tls_client_ca_file,
+                 "with TLS: require a client certificate issued by this PEM CA (mTLS)")
+      ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
+  if (settings.tls_cert_file.empty() != settings.tls_key_file.empty()) {
+    std::cerr << "mock_webhook: --tls-cert and --tls-key go together\n";
+    return 2;
+  }
   settings.port = static_cast<std::uint16_t>(port);
 
   try {
     courier::mock::server srv(settings);
     srv.start();
-    std::cout << "mock_webhook listening on http://" << settings.address << ":" << srv.port()
-              << std::endl;
+    const bool tls = !settings.tls_cert_file.empty();
+    std::cout << "mock_webhook listening on " << (tls ? "https://" : "http://") << settings.address
+              << ":" << srv.port() << std::endl;
 
     boost::asio::io_context signals_context;
     boost::asio::signal_set signals(signals_context, SIGINT, SIGTERM);

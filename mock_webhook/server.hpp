@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/ssl/context.hpp>
+
 #include "core/http/io_runner.hpp"
 #include "mock_webhook/chaos.hpp"
 #include "mock_webhook/partner_state.hpp"
@@ -27,6 +29,11 @@ struct server_settings {
   // Non-empty: webhook-id, webhook-timestamp and webhook-signature are required and checked
   // against these whsec_ secrets (any one verifying is enough: a rotation).
   standard_webhooks_check standard_webhooks{};
+  // HTTPS: served with this certificate (chain) and key, PEM files; both empty: plain HTTP.
+  std::string tls_cert_file{};
+  std::string tls_key_file{};
+  // With TLS: require a client certificate issued by this CA (mTLS); empty: none asked for.
+  std::string tls_client_ca_file{};
 };
 
 // A real Beast HTTP server playing the partner (DESIGN.md section 3). Start/stop from one
@@ -35,7 +42,8 @@ struct server_settings {
 // take the partner away and bring it back.
 class server {
  public:
-  // Throws std::invalid_argument on bad chaos or a malformed whsec_ secret.
+  // Throws std::invalid_argument on bad chaos or a malformed whsec_ secret, std::runtime_error
+  // on TLS files that do not load.
   explicit server(server_settings settings);
   ~server();
 
@@ -48,7 +56,7 @@ class server {
   void stop();
 
   std::uint16_t port() const { return port_; }
-  std::string url() const;  // http://<address>:<port>/deliver
+  std::string url() const;  // http(s)://<address>:<port>/deliver
 
   stats snapshot() const { return state_->snapshot(); }
   void set_chaos(chaos c) { state_->set_chaos(c); }
@@ -74,6 +82,7 @@ class server {
   server_settings settings_;
   std::shared_ptr<partner_state> state_;
   std::shared_ptr<router> routes_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;  // null: plain HTTP
   // Destroying the runner destroys the io_context and with it every session and the
   // listener, which is what closes their sockets on stop().
   std::unique_ptr<courier::http::io_runner> runner_;

@@ -66,6 +66,8 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.exhausted = m.exhausted.load(relaxed);
   s.permanent = m.permanent.load(relaxed);
   s.endpoint_failures = m.endpoint_failures.load(relaxed);
+  s.ssrf_blocked = m.ssrf_blocked.load(relaxed);
+  s.endpoint_blocked = m.endpoint_blocked.load(relaxed);
   s.head_of_line_moves = m.head_of_line_moves.load(relaxed);
   s.breaker_trips = m.breaker_trips.load(relaxed);
   s.pauses = m.pauses.load(relaxed);
@@ -130,6 +132,12 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   counter(e, routes, "courier_endpoint_failures_total",
           "Answers about the endpoint (such as 401, 403) that hold their record.",
           &route_snapshot::endpoint_failures);
+  counter(e, routes, "courier_ssrf_blocked_total",
+          "Attempts refused by the SSRF guard: the endpoint resolved to private addresses only.",
+          &route_snapshot::ssrf_blocked);
+  gauge(e, routes, "courier_endpoint_blocked",
+        "1 while the SSRF guard refuses the route's endpoint (records are held).",
+        &route_snapshot::endpoint_blocked);
   counter(e, routes, "courier_head_of_line_moves_total",
           "Records moved to a retry tier by the head-of-line bound.",
           &route_snapshot::head_of_line_moves);
@@ -244,6 +252,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"paused_partitions", r.paused_partitions},
         {"assigned", r.assigned},
         {"draining", r.draining},
+        {"flags", r.endpoint_blocked ? json::array({"ssrf_blocked"}) : json::array()},
         {"counters",
          {{"consumed", r.consumed},
           {"rewound_duplicates", r.rewound_duplicates},
@@ -255,6 +264,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
           {"exhausted", r.exhausted},
           {"permanent", r.permanent},
           {"endpoint_failures", r.endpoint_failures},
+          {"ssrf_blocked", r.ssrf_blocked},
           {"head_of_line_moves", r.head_of_line_moves},
           {"pauses", r.pauses},
           {"resumes", r.resumes},

@@ -36,6 +36,7 @@ struct route_snapshot {
   std::uint64_t exhausted = 0;
   std::uint64_t permanent = 0;
   std::uint64_t endpoint_failures = 0;
+  std::uint64_t ssrf_blocked = 0;
   std::uint64_t head_of_line_moves = 0;
   std::uint64_t breaker_trips = 0;
   std::uint64_t pauses = 0;
@@ -46,6 +47,7 @@ struct route_snapshot {
   std::int64_t paused_partitions = 0;
   bool assigned = false;
   bool draining = false;
+  bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now
   std::int64_t breaker_since_ms = 0;  // the breaker's last change (0: closed since start)
   std::vector<actors::partition_report> partitions;
   const metrics::histogram* request_seconds = nullptr;   // rendered when set

@@ -154,6 +154,8 @@ courier_config demo_config() {
   // receiver checks both); STANDARD_WEBHOOKS_SECRETS replaces this one as HMAC_SECRET does.
   route.signing.schemes = {signing_scheme::x_signature, signing_scheme::standard_webhooks};
   route.signing.secrets = {"whsec_Y291cmllci1kZW1vLXN0YW5kYXJkLXdlYmhvb2tzLWtleQ=="};
+  // The demo's webhook runs in process, on loopback.
+  route.allow_private_targets = true;
   // Short tiers, so a demo run shows records coming back from them within seconds.
   route.retry_tiers = {std::chrono::seconds{1}, std::chrono::seconds{5}, std::chrono::seconds{15}};
   courier_config cfg;

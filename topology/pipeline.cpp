@@ -11,6 +11,7 @@
 #include "actors/messages.hpp"
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
+#include "topology/preflight.hpp"
 #include "topology/topics.hpp"
 #include "core/log/json_log.hpp"
 
@@ -22,6 +23,9 @@ http::client_settings client_settings_for(const route_config& r) {
   s.max_connections = r.http.max_connections;
   s.timeout = r.http.timeout;
   s.max_response_bytes = r.http.max_response_bytes;
+  s.max_header_bytes = static_cast<std::uint32_t>(r.http.max_header_bytes);
+  s.allow_private_targets = r.allow_private_targets;
+  s.tls = tls_settings_of(r.tls);
   return s;
 }
 
@@ -89,6 +93,7 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
               {{"route", route.name},
                {"topic", route.topic},
                {"url", route.url},
+               {"allow_private_targets", route.allow_private_targets},
                {"max_in_flight", route.max_in_flight},
                {"signing", schemes},
                {"standard_webhooks_secrets", route.signing.secrets.size()},

@@ -21,25 +21,34 @@ void check_kafka_properties(const kafka_config& kafka) {
   }
 }
 
-void check_route_url(const route_config& route, const std::string& key) {
+void check_route_url(const route_config& route, const std::string& path) {
   http::endpoint ep;
   try {
     ep = http::parse_endpoint(route.url);
   } catch (const std::invalid_argument& e) {
-    throw config_error{key, e.what()};
+    throw config_error{path + ".url", e.what()};
   }
-  if (ep.scheme != "http") {
-    throw config_error{key, "courier cannot deliver to " + ep.scheme +
-                                ":// endpoints yet (no TLS); use an http:// URL"};
+  if (ep.scheme != "https") {
+    return;
+  }
+  try {
+    // Loads the CA file and the client certificate and key as the client will.
+    (void)http::make_tls_context(tls_settings_of(route.tls));
+  } catch (const http::tls_setup_error& e) {
+    throw config_error{path + ".tls." + e.field(), e.what()};
   }
 }
 
 }  // namespace
 
+http::tls_settings tls_settings_of(const tls_config& tls) {
+  return http::tls_settings{tls.ca_file, tls.client_cert_file, tls.client_key_file};
+}
+
 void check_before_start(const courier_config& cfg) {
   check_kafka_properties(cfg.kafka);
   for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
-    check_route_url(cfg.routes[i], "routes[" + std::to_string(i) + "].url");
+    check_route_url(cfg.routes[i], "routes[" + std::to_string(i) + "]");
   }
 }
 

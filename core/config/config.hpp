@@ -40,6 +40,15 @@ struct http_config {
   std::size_t max_connections = 256;
   std::chrono::milliseconds timeout{5000};
   std::size_t max_response_bytes = 65536;
+  // Status line and headers of a response; longer ones end the attempt (response_too_large).
+  std::size_t max_header_bytes = 8192;
+};
+
+// TLS for an https:// url. The peer is always verified; paths are read at start-up.
+struct tls_config {
+  std::string ca_file;           // PEM bundle of trusted CAs; empty: the system's store
+  std::string client_cert_file;  // mTLS: PEM certificate (chain), with client_key_file
+  std::string client_key_file;
 };
 
 // How a route signs its requests (README, "Signing").
@@ -89,6 +98,10 @@ struct route_config {
       std::chrono::seconds{5}, std::chrono::seconds{30}, std::chrono::minutes{5}};
   // Empty: default_dlq_topic(topic), e.g. "brew.shipments.dlq" for "brew.shipments.v1".
   std::string dlq_topic;
+  // The SSRF guard: false refuses an endpoint whose addresses are all loopback, private,
+  // link-local or otherwise reserved (the record is held and the breaker opens).
+  bool allow_private_targets = false;
+  tls_config tls;
   breaker_config breaker;
   retry_config retry;
   http_config http;
@@ -190,7 +203,8 @@ enum class secret_check { required, optional };
 // names, non-empty topics, http(s) URLs, positive sizes and durations,
 // multiplier >= 1, retry.max >= retry.initial, a non-empty hmac_secret for x-signature,
 // well-formed whsec_ secrets (at least one) for standard-webhooks and none for a route that
-// does not use it, an admin.listen that is "off" or HOST:PORT.
+// does not use it, an admin.listen that is "off" or HOST:PORT, tls.client_cert_file and
+// tls.client_key_file set together. (Whether the TLS files load is the preflight's check.)
 void validate(const courier_config& cfg, secret_check need = secret_check::required);
 
 // True when url is "http://" or "https://" followed by a host.

@@ -84,6 +84,17 @@ std::int64_t read_integer(const json& v, const std::string& key) {
   return v.get<std::int64_t>();
 }
 
+bool read_bool(const json& obj, const std::string& path, std::string_view key, bool fallback) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  if (!v->is_boolean()) {
+    throw wrong_type(join_key(path, key), "true or false", *v);
+  }
+  return v->get<bool>();
+}
+
 int read_int(const json& obj, const std::string& path, std::string_view key, int fallback) {
   const json* v = find(obj, key);
   if (v == nullptr) {
@@ -229,12 +240,22 @@ retry_config parse_retry(const json& obj, const std::string& path) {
 }
 
 http_config parse_http(const json& obj, const std::string& path) {
-  check_object(obj, path, {"max_connections", "timeout", "max_response_bytes"});
+  check_object(obj, path, {"max_connections", "timeout", "max_response_bytes", "max_header_bytes"});
   http_config h;
   h.max_connections = read_size(obj, path, "max_connections", h.max_connections);
   h.timeout = read_duration(obj, path, "timeout", h.timeout);
   h.max_response_bytes = read_size(obj, path, "max_response_bytes", h.max_response_bytes);
+  h.max_header_bytes = read_size(obj, path, "max_header_bytes", h.max_header_bytes);
   return h;
+}
+
+tls_config parse_tls(const json& obj, const std::string& path) {
+  check_object(obj, path, {"ca_file", "client_cert_file", "client_key_file"});
+  tls_config t;
+  t.ca_file = read_string(obj, path, "ca_file", t.ca_file);
+  t.client_cert_file = read_string(obj, path, "client_cert_file", t.client_cert_file);
+  t.client_key_file = read_string(obj, path, "client_key_file", t.client_key_file);
+  return t;
 }
 
 // A secret given inline (`key`) or as a file (`key` + "_file"); both at once is a mistake.
@@ -338,10 +359,26 @@ idempotency_key_format read_key_format(const json& obj, const std::string& path)
 
 route_config parse_route(const json& obj, const std::string& path) {
   check_object(obj, path,
-               {"name", "topic", "url", "hmac_secret", "hmac_secret_file", "signing",
-                "idempotency_key_format", "content_type", "max_in_flight",
-                "max_in_flight_per_partition", "head_of_line_records", "head_of_line_age",
-                "pause_after", "retry_tiers", "dlq_topic", "breaker", "retry", "http"});
+               {"name",
+                "topic",
+                "url",
+                "hmac_secret",
+                "hmac_secret_file",
+                "signing",
+                "idempotency_key_format",
+                "content_type",
+                "max_in_flight",
+                "max_in_flight_per_partition",
+                "head_of_line_records",
+                "head_of_line_age",
+                "pause_after",
+                "retry_tiers",
+                "dlq_topic",
+                "allow_private_targets",
+                "tls",
+                "breaker",
+                "retry",
+                "http"});
   route_config r;
   r.name = read_string(obj, path, "name", r.name);
   r.topic = read_string(obj, path, "topic", r.topic);
@@ -371,6 +408,10 @@ route_config parse_route(const json& obj, const std::string& path) {
     }
   }
   r.dlq_topic = read_string(obj, path, "dlq_topic", r.dlq_topic);
+  r.allow_private_targets = read_bool(obj, path, "allow_private_targets", r.allow_private_targets);
+  if (const json* t = find(obj, "tls")) {
+    r.tls = parse_tls(*t, join_key(path, "tls"));
+  }
   if (const json* b = find(obj, "breaker")) {
     r.breaker = parse_breaker(*b, join_key(path, "breaker"));
   }

@@ -99,6 +99,14 @@ void validate_route(const route_config& r, const std::string& path, secret_check
     throw config_error{join_key(path, "dlq_topic"), "must differ from the source topic"};
   }
 
+  const std::string tls = join_key(path, "tls");
+  if (r.tls.client_cert_file.empty() != r.tls.client_key_file.empty()) {
+    const bool cert = !r.tls.client_cert_file.empty();
+    throw config_error{
+        join_key(tls, cert ? "client_key_file" : "client_cert_file"),
+        cert ? "must be set with client_cert_file" : "must be set with client_key_file"};
+  }
+
   const std::string b = join_key(path, "breaker");
   require_positive(join_key(b, "trip_after"), r.breaker.trip_after);
   require_positive(join_key(b, "open_timeout"), r.breaker.open_timeout);
@@ -138,6 +146,11 @@ void validate_route(const route_config& r, const std::string& path, secret_check
   require_positive(join_key(h, "timeout"), r.http.timeout);
   require_positive(join_key(h, "max_response_bytes"),
                    static_cast<std::int64_t>(r.http.max_response_bytes));
+  if (r.http.max_header_bytes > 1024 * 1024) {
+    throw config_error{
+        join_key(h, "max_header_bytes"),
+        "must be at most 1048576 (1 MiB), got " + std::to_string(r.http.max_header_bytes)};
+  }
 }
 
 bool is_ipv4(std::string_view s) {

@@ -10,6 +10,11 @@ namespace courier {
 answer_judge::answer_judge(answer_judge_settings settings) : settings_(std::move(settings)) {}
 
 answer_verdict answer_judge::judge(int status, transport_error error, bool probe) {
+  if (error == transport_error::ssrf_blocked) {
+    // Permanent, but for the route rather than the record: every record would be refused the
+    // same way, so it is held like a 401, never dead-lettered.
+    return answer_verdict::endpoint_failure;
+  }
   if (error != transport_error::none) {
     switch (classify_transport(error)) {
       case delivery_class::delivered:

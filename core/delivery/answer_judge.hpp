@@ -12,7 +12,8 @@ enum class answer_verdict {
   delivered,         // 2xx
   retry,             // retriable: backoff in process, then the retry tiers
   dead_letter,       // permanent and about this record: straight to the DLQ
-  endpoint_failure,  // the endpoint refuses everyone: a failure for the breaker, record held
+  endpoint_failure,  // the endpoint refuses everyone (or the SSRF guard refuses the endpoint):
+                     // a failure for the breaker, record held
 };
 
 struct answer_judge_settings {

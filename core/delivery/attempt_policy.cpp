@@ -111,6 +111,7 @@ attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_
   const auto now_ms = to_ms(now);
   const auto verdict = judge_.judge(a.status, a.transport, d.probe);
   const auto klass = error_class(a.status, a.transport);
+  flag_endpoint(a, out);
   if (verdict != answer_verdict::delivered) {
     d.trace.push_back(format_trace_entry(
         now_ms, klass + (a.error_message.empty() ? std::string{} : ": " + a.error_message)));
@@ -234,7 +235,33 @@ std::size_t attempt_policy::parked() const { return parked_.size(); }
 
 const attempt_policy::counters& attempt_policy::counts() const { return counters_; }
 
+bool attempt_policy::endpoint_blocked() const { return endpoint_blocked_; }
+
 // -- decisions --------------------------------------------------------------------------------
+
+// The SSRF guard's refusal is about the route's configuration: flagged once when it starts (the
+// held records log their own lines), cleared by the first answer that got through.
+void attempt_policy::flag_endpoint(const attempt_answer& a, actions& out) {
+  const bool blocked = a.transport == transport_error::ssrf_blocked;
+  if (blocked) {
+    ++counters_.ssrf_blocked;
+  }
+  if (blocked == endpoint_blocked_) {
+    return;
+  }
+  endpoint_blocked_ = blocked;
+  if (blocked) {
+    out.emplace_back(log_line{log_level::error,
+                              "route flagged: the SSRF guard refused its endpoint",
+                              {{"route", settings_.route},
+                               {"error_class", std::string{"ssrf_blocked"}},
+                               {"error", a.error_message}}});
+  } else {
+    out.emplace_back(log_line{log_level::info,
+                              "route unflagged: its endpoint is reachable",
+                              {{"route", settings_.route}}});
+  }
+}
 
 // Every attempt needs the breaker's permit (implied while it is known Closed); while it is Open
 // the record waits, spending nothing.

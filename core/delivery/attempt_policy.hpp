@@ -165,6 +165,7 @@ class attempt_policy {
     std::uint64_t exhausted = 0;           // attempt sequences that ran out
     std::uint64_t permanent = 0;           // permanent rejections by the receiver
     std::uint64_t endpoint_failures = 0;   // answers that hold their record
+    std::uint64_t ssrf_blocked = 0;        // attempts the SSRF guard refused (held too)
     std::uint64_t head_of_line_moves = 0;  // moved on by the head-of-line bound
     std::uint64_t retried_to_tier = 0;     // acknowledged in a retry tier
     std::uint64_t dead_lettered = 0;       // acknowledged in the DLQ
@@ -216,6 +217,8 @@ class attempt_policy {
   [[nodiscard]] std::size_t in_flight() const;
   [[nodiscard]] std::size_t parked() const;
   [[nodiscard]] const counters& counts() const;
+  // The route is flagged: its latest answer was the SSRF guard refusing the endpoint.
+  [[nodiscard]] bool endpoint_blocked() const;
 
  private:
   struct coordinates {
@@ -228,6 +231,7 @@ class attempt_policy {
     std::size_t operator()(const coordinates& c) const;
   };
 
+  void flag_endpoint(const attempt_answer& a, actions& out);
   void try_attempt(std::uint64_t id, time_point now, actions& out);
   void send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now, actions& out);
   void on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
@@ -252,6 +256,7 @@ class attempt_policy {
   std::unordered_map<coordinates, std::uint64_t, coordinates_hash> by_coordinates_;
   std::deque<std::uint64_t> parked_;  // waiting for the breaker to leave Open
   bool breaker_open_ = false;         // as the breaker's latest state change said
+  bool endpoint_blocked_ = false;
   // The breaker's state and generation as its latest change said; unknown before the first.
   std::optional<breaker_state> breaker_known_;
   std::uint64_t breaker_generation_ = 0;

@@ -35,6 +35,9 @@ delivery_class classify_transport(transport_error error) {
     case transport_error::protocol:
     case transport_error::response_too_large:
       return delivery_class::retriable;
+    case transport_error::ssrf_blocked:
+      // The configuration points at our own network: no attempt will ever go out.
+      return delivery_class::permanent;
   }
   return delivery_class::retriable;
 }

@@ -13,13 +13,14 @@ enum class delivery_class { delivered, retriable, permanent };
 // 2xx delivered; 408, 409, 429 and 5xx retriable; 3xx, 410 and other 4xx (and 1xx) permanent.
 delivery_class classify_status(int status);
 
-// Every transport error is retriable: the receiver may answer next time.
+// Every transport error is retriable (the receiver may answer next time) except ssrf_blocked,
+// which is permanent: it is about the route, not the receiver's mood.
 delivery_class classify_transport(transport_error error);
 
 // Stable, machine-readable error class: "http_503", "http_429", "http_401", "http_403",
 // "http_410", "http_4xx" (other 4xx), "http_3xx", "http_5xx" (other 5xx), "timeout", "connect",
-// "dns", "reset", "tls", "protocol", "response_too_large". Used in logs, metrics and (later) DLQ
-// headers.
+// "dns", "reset", "tls", "protocol", "response_too_large", "ssrf_blocked". Used in logs, metrics
+// and (later) DLQ headers.
 std::string error_class(int status, transport_error error);
 
 std::string_view to_string(delivery_class c);

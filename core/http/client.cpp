@@ -32,21 +32,24 @@ void check_header(const std::string& name, const std::string& value) {
 }  // namespace
 
 client::client(boost::asio::io_context& ioc, endpoint ep, client_settings s) {
-  if (ep.scheme == "https") {
-    throw std::invalid_argument("cannot deliver to " + to_string(ep) +
-                                ": TLS is not supported yet (use http://)");
-  }
-  if (ep.scheme != "http") {
+  if (ep.scheme != "http" && ep.scheme != "https") {
     throw std::invalid_argument("unsupported scheme '" + ep.scheme + "'");
   }
   if (s.max_connections == 0) {
     throw std::invalid_argument("client_settings.max_connections must be at least 1");
   }
+  if (s.max_header_bytes == 0) {
+    throw std::invalid_argument("client_settings.max_header_bytes must be at least 1");
+  }
   if (s.timeout.count() <= 0) {
     throw std::invalid_argument("client_settings.timeout must be positive");
   }
   check_header("User-Agent", s.user_agent);
-  pool_ = std::make_shared<connection_pool>(ioc, std::move(ep), std::move(s));
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  if (ep.scheme == "https") {
+    tls = make_tls_context(s.tls);
+  }
+  pool_ = std::make_shared<connection_pool>(ioc, std::move(ep), std::move(s), std::move(tls));
 }
 
 client::~client() { shutdown(); }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -10,8 +11,10 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
 
 #include "core/http/endpoint.hpp"
+#include "core/http/tls_context.hpp"
 #include "core/http/transport_error.hpp"
 #include "core/version.hpp"
 
@@ -26,7 +29,18 @@ struct client_settings {
   std::chrono::milliseconds timeout{5000};
   // Larger bodies end the request with transport_error::response_too_large.
   std::size_t max_response_bytes = 65536;
+  // Longer status lines plus headers end it the same way (a hostile or broken server cannot
+  // make the client buffer more than this before the body).
+  std::uint32_t max_header_bytes = 8192;
   std::string user_agent = courier::user_agent;
+  // The SSRF guard: false refuses every resolved address in a reserved range (address_guard)
+  // and connects only to the others; an endpoint with none left ends with ssrf_blocked.
+  bool allow_private_targets = false;
+  // For an https:// endpoint: what the peer is verified against, and the client identity.
+  tls_settings tls;
+  // Replaces the system resolver (tests: a name that resolves to chosen addresses without
+  // DNS). Runs on an io thread; an empty result or an exception is a DNS failure.
+  std::function<std::vector<boost::asio::ip::address>(const std::string& host)> resolver;
 };
 
 struct request {
@@ -48,11 +62,13 @@ struct response {
 
 class connection_pool;
 
-// POSTs to one endpoint over a bounded keep-alive pool. http:// only for now.
+// POSTs to one endpoint over a bounded keep-alive pool, plain for http://, TLS for https://
+// (verified, never downgraded).
 class client {
  public:
-  // Throws std::invalid_argument for an https:// endpoint ("TLS is not supported yet") and
-  // for settings that cannot work (max_connections or timeout of zero).
+  // Builds the TLS context of an https:// endpoint once, here. Throws tls_setup_error (a
+  // std::invalid_argument) for TLS settings that cannot work, std::invalid_argument for
+  // other settings that cannot work (max_connections or timeout of zero).
   client(boost::asio::io_context& ioc, endpoint ep, client_settings s);
   // Shuts down. Destroy the client before its io_context.
   ~client();
@@ -66,7 +82,8 @@ class client {
   // CR, LF or NUL, which would let a value inject headers.
   void post(request r, std::function<void(response)> on_done);
 
-  // TCP connections established so far (a kept-alive connection counts once).
+  // TCP connections established so far (a kept-alive connection counts once; a TLS one counts
+  // when its TCP connection is up, before the handshake).
   std::size_t connections_opened() const;
   std::size_t idle_connections() const;
 

@@ -1,16 +1,22 @@
 #include "core/http/connection.hpp"
 
+#include <exception>
 #include <utility>
 #include <vector>
 
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "core/http/address_guard.hpp"
 #include "core/http/connection_pool.hpp"
 
 namespace courier::http {
@@ -23,10 +29,18 @@ using tcp = boost::asio::ip::tcp;
 namespace {
 
 // The peer went away: what a kept-alive connection looks like once the server has dropped it.
+// Over TLS a server that just drops the TCP connection (no close_notify) reads as a truncated
+// stream.
 bool closed_by_peer(const beast::error_code& ec) {
   return ec == beast_http::error::end_of_stream || ec == net::error::eof ||
          ec == net::error::connection_reset || ec == net::error::broken_pipe ||
-         ec == net::error::connection_aborted;
+         ec == net::error::connection_aborted || ec == net::ssl::error::stream_truncated;
+}
+
+bool is_tls_failure(const beast::error_code& ec) {
+  return ec.category() == net::error::get_ssl_category() ||
+         (ec.category() == net::ssl::error::get_stream_category() &&
+          ec != net::ssl::error::stream_truncated);
 }
 
 std::string describe(const std::string& what, const beast::error_code& ec) {
@@ -40,7 +54,20 @@ connection::connection(net::io_context& ioc, std::shared_ptr<connection_pool> po
       strand_(net::make_strand(ioc)),
       resolver_(strand_),
       resolve_deadline_(strand_),
-      stream_(strand_) {}
+      plain_(strand_) {}
+
+template <class Op>
+void connection::with_stream(Op&& op) {
+  if (tls_) {
+    op(*tls_);
+  } else {
+    op(plain_);
+  }
+}
+
+connection::plain_stream& connection::lowest_layer() {
+  return tls_ ? beast::get_lowest_layer(*tls_) : plain_;
+}
 
 void connection::start(exchange ex) {
   net::post(strand_, [self = shared_from_this(), ex = std::move(ex)]() mutable {
@@ -64,13 +91,24 @@ void connection::run() {
     fail(step::write, net::error::operation_aborted);
     return;
   }
-  if (connected_) {
+  if (connected_ && !idle_bytes_arrived()) {
     reused_ = true;
     write();
     return;
   }
+  if (connected_) {
+    // Whatever the server sent while the connection was idle (an unsolicited response, a
+    // close_notify) would be read as the next request's answer: start afresh instead.
+    close();
+  }
   reused_ = false;
   resolve();
+}
+
+bool connection::idle_bytes_arrived() {
+  beast::error_code ec;
+  const auto waiting = lowest_layer().socket().available(ec);
+  return buffer_.size() > 0 || waiting > 0 || ec;
 }
 
 void connection::resolve() {
@@ -79,8 +117,23 @@ void connection::resolve() {
   const auto address = net::ip::make_address(ep.host, ec);
   if (!ec) {
     // An IP literal needs no resolver, and so cannot hang in one.
-    connect(tcp::resolver::results_type::create(tcp::endpoint(address, ep.port), ep.host,
-                                                std::to_string(ep.port)));
+    admit({tcp::endpoint(address, ep.port)});
+    return;
+  }
+  if (const auto& resolver = pool_->settings().resolver) {
+    std::vector<tcp::endpoint> found;
+    try {
+      for (const auto& a : resolver(ep.host)) {
+        found.emplace_back(a, ep.port);
+      }
+    } catch (const std::exception&) {
+      found.clear();
+    }
+    if (found.empty()) {
+      fail(step::resolve, net::error::host_not_found);
+      return;
+    }
+    admit(found);
     return;
   }
   // The resolver knows nothing of the stream's deadline, so a timer cancels it.
@@ -106,13 +159,44 @@ void connection::on_resolve(beast::error_code ec, const tcp::resolver::results_t
     fail(step::resolve, resolve_timed_out_ ? beast::error::timeout : ec);
     return;
   }
-  connect(results);
+  std::vector<tcp::endpoint> found;
+  for (const auto& entry : results) {
+    found.push_back(entry.endpoint());
+  }
+  admit(found);
 }
 
-void connection::connect(const tcp::resolver::results_type& results) {
-  stream_.expires_at(current_.deadline);
-  stream_.async_connect(results,
-                        beast::bind_front_handler(&connection::on_connect, shared_from_this()));
+void connection::admit(const std::vector<tcp::endpoint>& candidates) {
+  if (pool_->settings().allow_private_targets) {
+    connect(candidates);
+    return;
+  }
+  std::vector<tcp::endpoint> allowed;
+  std::string refused;
+  for (const auto& peer : candidates) {
+    if (const auto range = reserved_range(peer.address())) {
+      refused += (refused.empty() ? "" : ", ") + peer.address().to_string() + " (" +
+                 std::string{*range} + ")";
+    } else {
+      allowed.push_back(peer);
+    }
+  }
+  if (allowed.empty()) {
+    blocked(refused);
+    return;
+  }
+  // Only the addresses that passed are dialled: nothing is resolved again in between.
+  connect(allowed);
+}
+
+void connection::connect(const std::vector<tcp::endpoint>& peers) {
+  if (auto* ctx = pool_->tls_context()) {
+    // An SSL stream cannot be reused once its connection is gone: one per TCP connection.
+    tls_.emplace(strand_, *ctx);
+  }
+  lowest_layer().expires_at(current_.deadline);
+  lowest_layer().async_connect(
+      peers, beast::bind_front_handler(&connection::on_connect, shared_from_this()));
 }
 
 void connection::on_connect(beast::error_code ec, const tcp::endpoint& /*peer*/) {
@@ -120,21 +204,64 @@ void connection::on_connect(beast::error_code ec, const tcp::endpoint& /*peer*/)
     fail(step::connect, ec);
     return;
   }
-  connected_ = true;
   pool_->note_connection_opened();
   // Header and body go out in one write anyway; this keeps small requests from waiting on
   // the peer's delayed ACK.
   beast::error_code ignored;
-  stream_.socket().set_option(tcp::no_delay(true), ignored);
+  lowest_layer().socket().set_option(tcp::no_delay(true), ignored);
+  if (tls_) {
+    handshake();
+    return;
+  }
+  connected_ = true;
+  write();
+}
+
+void connection::handshake() {
+  const std::string& host = pool_->target().host;
+  SSL* ssl = tls_->native_handle();
+  beast::error_code ec;
+  const auto address = net::ip::make_address(host, ec);
+  bool configured = false;
+  if (ec) {
+    // SNI names a host, never an address (RFC 6066); the certificate must match the name.
+    // SSL_set_tlsext_host_name, spelled out: the macro's C cast trips -Wold-style-cast.
+    configured = SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                          const_cast<char*>(host.c_str())) == 1 &&
+                 SSL_set1_host(ssl, host.c_str()) == 1;
+    SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  } else {
+    // An IP literal must be an IP entry of the certificate's subjectAltName.
+    configured =
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), address.to_string().c_str()) == 1;
+  }
+  if (!configured) {
+    fail(step::handshake, net::error::invalid_argument);
+    return;
+  }
+  lowest_layer().expires_at(current_.deadline);
+  tls_->async_handshake(net::ssl::stream_base::client,
+                        beast::bind_front_handler(&connection::on_handshake, shared_from_this()));
+}
+
+void connection::on_handshake(beast::error_code ec) {
+  if (ec) {
+    fail(step::handshake, ec);
+    return;
+  }
+  connected_ = true;
   write();
 }
 
 void connection::write() {
   parser_.emplace();
   parser_->body_limit(pool_->settings().max_response_bytes);
-  stream_.expires_at(current_.deadline);  // one deadline spans the whole request
-  beast_http::async_write(stream_, *current_.message,
-                          beast::bind_front_handler(&connection::on_write, shared_from_this()));
+  parser_->header_limit(pool_->settings().max_header_bytes);
+  lowest_layer().expires_at(current_.deadline);  // one deadline spans the whole request
+  with_stream([this](auto& stream) {
+    beast_http::async_write(stream, *current_.message,
+                            beast::bind_front_handler(&connection::on_write, shared_from_this()));
+  });
 }
 
 void connection::on_write(beast::error_code ec, std::size_t /*bytes*/) {
@@ -148,10 +275,12 @@ void connection::on_write(beast::error_code ec, std::size_t /*bytes*/) {
 }
 
 void connection::read_header() {
-  stream_.expires_at(current_.deadline);
-  beast_http::async_read_header(
-      stream_, buffer_, *parser_,
-      beast::bind_front_handler(&connection::on_read_header, shared_from_this()));
+  lowest_layer().expires_at(current_.deadline);
+  with_stream([this](auto& stream) {
+    beast_http::async_read_header(
+        stream, buffer_, *parser_,
+        beast::bind_front_handler(&connection::on_read_header, shared_from_this()));
+  });
 }
 
 void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
@@ -162,16 +291,18 @@ void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
   // header arrives apart from the body, so an announced oversize body is refused here too.
   const auto declared = parser_->content_length();
   if (declared && *declared > pool_->settings().max_response_bytes) {
-    too_large();
+    too_large(/*headers=*/false);
     return;
   }
   read_body();
 }
 
 void connection::read_body() {
-  stream_.expires_at(current_.deadline);
-  beast_http::async_read(stream_, buffer_, *parser_,
-                         beast::bind_front_handler(&connection::on_read, shared_from_this()));
+  lowest_layer().expires_at(current_.deadline);
+  with_stream([this](auto& stream) {
+    beast_http::async_read(stream, buffer_, *parser_,
+                           beast::bind_front_handler(&connection::on_read, shared_from_this()));
+  });
 }
 
 void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
@@ -190,8 +321,8 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
 }
 
 bool connection::read_failed(beast::error_code ec) {
-  if (ec == beast_http::error::body_limit && !aborted_) {
-    too_large();
+  if ((ec == beast_http::error::body_limit || ec == beast_http::error::header_limit) && !aborted_) {
+    too_large(ec == beast_http::error::header_limit);
     return true;
   }
   if (!ec) {
@@ -203,11 +334,13 @@ bool connection::read_failed(beast::error_code ec) {
   return true;
 }
 
-void connection::too_large() {
+void connection::too_large(bool headers) {
+  const auto& settings = pool_->settings();
   response r;
   r.error = transport_error::response_too_large;
   r.error_message =
-      "response body exceeds " + std::to_string(pool_->settings().max_response_bytes) + " bytes";
+      headers ? "response headers exceed " + std::to_string(settings.max_header_bytes) + " bytes"
+              : "response body exceeds " + std::to_string(settings.max_response_bytes) + " bytes";
   r.reused_connection = reused_;
   if (parser_->is_header_done()) {
     r.status = static_cast<int>(parser_->get().result_int());
@@ -250,6 +383,9 @@ void connection::fail(step where, beast::error_code ec) {
       case step::connect:
         r.error_message += " connecting";
         break;
+      case step::handshake:
+        r.error_message += " in the TLS handshake";
+        break;
       case step::write:
         r.error_message += " sending the request";
         break;
@@ -261,6 +397,15 @@ void connection::fail(step where, beast::error_code ec) {
     return;
   }
   const std::string where_to = to_string(pool_->target());
+  if (where != step::resolve && where != step::connect && is_tls_failure(ec)) {
+    // Never retried over plain HTTP: the next attempt does the whole handshake again.
+    r.error = transport_error::tls;
+    r.error_message = (where == step::handshake ? "TLS handshake with " + where_to + " failed: "
+                                                : "TLS failure talking to " + where_to + ": ") +
+                      tls_reason(ec);
+    finish(std::move(r), /*reusable=*/false);
+    return;
+  }
   switch (where) {
     case step::resolve:
       r.error = transport_error::dns;
@@ -269,6 +414,10 @@ void connection::fail(step where, beast::error_code ec) {
     case step::connect:
       r.error = transport_error::connect;
       r.error_message = describe("cannot connect to " + where_to, ec);
+      break;
+    case step::handshake:
+      r.error = transport_error::tls;
+      r.error_message = describe("TLS handshake with " + where_to + " failed", ec);
       break;
     case step::write:
       r.error = transport_error::reset;
@@ -288,6 +437,24 @@ void connection::fail(step where, beast::error_code ec) {
   finish(std::move(r), /*reusable=*/false);
 }
 
+void connection::blocked(const std::string& why) {
+  response r;
+  r.error = transport_error::ssrf_blocked;
+  r.error_message = "refused to connect to " + to_string(pool_->target()) + ": " + why +
+                    " is not a public address (the route does not allow private targets)";
+  finish(std::move(r), /*reusable=*/false);
+}
+
+std::string connection::tls_reason(const beast::error_code& ec) {
+  if (tls_) {
+    const long verify = SSL_get_verify_result(tls_->native_handle());
+    if (verify != X509_V_OK) {
+      return std::string{"certificate verify failed: "} + X509_verify_cert_error_string(verify);
+    }
+  }
+  return ec.message();
+}
+
 void connection::finish(response r, bool reusable) {
   auto on_done = std::move(current_.on_done);
   current_ = exchange{};
@@ -305,9 +472,11 @@ void connection::finish(response r, bool reusable) {
 }
 
 void connection::close() {
+  // A TLS connection is closed without close_notify: the response was read in full or the
+  // connection is broken, and the server cannot tell the difference that would make.
   beast::error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  stream_.close();
+  lowest_layer().socket().shutdown(tcp::socket::shutdown_both, ignored);
+  lowest_layer().close();
   connected_ = false;
   buffer_.consume(buffer_.size());
 }

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -14,6 +15,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "core/http/exchange.hpp"
 
@@ -24,11 +26,14 @@ class connection_pool;
 // One keep-alive connection of the pool, in the style of Beast's async client example: owned
 // through shared_from_this while an operation is pending, one on_<step> per async step, all
 // on its own strand so the pool may run on several io threads.
+//
+// Steps: resolve, admit (the SSRF guard filters the resolved addresses; only those left are
+// connected to, so what was checked is what is dialled), connect, for https:// a handshake
+// (SNI, the peer's certificate verified against the host name or IP), then write and read.
 class connection : public std::enable_shared_from_this<connection> {
  public:
-  // The stream abstraction point: TLS will make this ssl_stream<tcp_stream> and add an
-  // on_handshake step (SNI + host-name verification) between on_connect and write.
-  using stream_type = boost::beast::tcp_stream;
+  using plain_stream = boost::beast::tcp_stream;
+  using tls_stream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
 
   connection(boost::asio::io_context& ioc, std::shared_ptr<connection_pool> pool);
 
@@ -40,15 +45,21 @@ class connection : public std::enable_shared_from_this<connection> {
   void abort();
 
  private:
-  enum class step { resolve, connect, write, read };
+  enum class step { resolve, connect, handshake, write, read };
 
   void run();
+  // A kept-alive connection that received bytes while idle cannot carry the next request.
+  bool idle_bytes_arrived();
   void resolve();
   void on_resolve_deadline(boost::beast::error_code ec);
   void on_resolve(boost::beast::error_code ec,
                   const boost::asio::ip::tcp::resolver::results_type& results);
-  void connect(const boost::asio::ip::tcp::resolver::results_type& results);
+  // The SSRF guard between resolving and connecting.
+  void admit(const std::vector<boost::asio::ip::tcp::endpoint>& candidates);
+  void connect(const std::vector<boost::asio::ip::tcp::endpoint>& peers);
   void on_connect(boost::beast::error_code ec, const boost::asio::ip::tcp::endpoint& peer);
+  void handshake();
+  void on_handshake(boost::beast::error_code ec);
   void write();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
   void read_header();
@@ -56,21 +67,31 @@ class connection : public std::enable_shared_from_this<connection> {
   void read_body();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
 
-  // What ends a read: an oversize body, a stale kept-alive connection (retried) or a failure.
-  // True when `ec` ended or restarted the exchange.
+  // What ends a read: an oversize body or header, a stale kept-alive connection (retried) or a
+  // failure. True when `ec` ended or restarted the exchange.
   bool read_failed(boost::beast::error_code ec);
   // A reused connection the server had already closed: retry once on a fresh one.
   bool retry_if_stale(boost::beast::error_code ec);
-  void too_large();
+  void too_large(bool headers);
   void fail(step where, boost::beast::error_code ec);
+  void blocked(const std::string& why);
+  // Why a TLS handshake or a TLS record failed: the peer's certificate verification result
+  // when there is one ("certificate has expired"), else OpenSSL's reason.
+  std::string tls_reason(const boost::beast::error_code& ec);
   void finish(response r, bool reusable);
   void close();
+
+  // The stream the current connection runs over; `op(stream)` for either kind.
+  template <class Op>
+  void with_stream(Op&& op);
+  plain_stream& lowest_layer();
 
   std::shared_ptr<connection_pool> pool_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::ip::tcp::resolver resolver_;
   boost::asio::steady_timer resolve_deadline_;
-  stream_type stream_;
+  plain_stream plain_;                // http://
+  std::optional<tls_stream> tls_;     // https://: a fresh one for every TCP connection
   boost::beast::flat_buffer buffer_;  // lives as long as the connection: may hold read-ahead
   std::optional<boost::beast::http::response_parser<boost::beast::http::string_body>> parser_;
   exchange current_;

@@ -24,8 +24,9 @@ response shut_down_response() {
 
 }  // namespace
 
-connection_pool::connection_pool(net::io_context& ioc, endpoint ep, client_settings s)
-    : ioc_(ioc), endpoint_(std::move(ep)), settings_(std::move(s)) {}
+connection_pool::connection_pool(net::io_context& ioc, endpoint ep, client_settings s,
+                                 std::shared_ptr<net::ssl::context> tls)
+    : ioc_(ioc), endpoint_(std::move(ep)), settings_(std::move(s)), tls_(std::move(tls)) {}
 
 void connection_pool::submit(exchange ex) {
   std::shared_ptr<connection> conn;

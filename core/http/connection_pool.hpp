@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
 
 #include "core/http/client.hpp"
 #include "core/http/endpoint.hpp"
@@ -24,7 +25,9 @@ class connection;
 // requests that find every connection busy. Connections hold it alive while they run.
 class connection_pool : public std::enable_shared_from_this<connection_pool> {
  public:
-  connection_pool(boost::asio::io_context& ioc, endpoint ep, client_settings s);
+  // `tls` is the endpoint's context when it is https://, null for http://.
+  connection_pool(boost::asio::io_context& ioc, endpoint ep, client_settings s,
+                  std::shared_ptr<boost::asio::ssl::context> tls);
 
   void submit(exchange ex);
 
@@ -41,6 +44,7 @@ class connection_pool : public std::enable_shared_from_this<connection_pool> {
   boost::asio::io_context& context() { return ioc_; }
   const endpoint& target() const { return endpoint_; }
   const client_settings& settings() const { return settings_; }
+  boost::asio::ssl::context* tls_context() const { return tls_.get(); }
 
  private:
   struct queued {
@@ -56,6 +60,7 @@ class connection_pool : public std::enable_shared_from_this<connection_pool> {
   boost::asio::io_context& ioc_;
   const endpoint endpoint_;
   const client_settings settings_;
+  const std::shared_ptr<boost::asio::ssl::context> tls_;
   std::atomic<std::size_t> opened_{0};
 
   mutable std::mutex mutex_;

@@ -20,6 +20,8 @@ std::string_view to_string(transport_error e) {
       return "protocol";
     case transport_error::response_too_large:
       return "response_too_large";
+    case transport_error::ssrf_blocked:
+      return "ssrf_blocked";
   }
   return "unknown";
 }

@@ -318,6 +318,7 @@ inline courier_config e2e_config(const courier_settings& s) {
   r.name = "shipments";
   r.topic = s.topic;
   r.url = s.url;
+  r.allow_private_targets = true;  // the mock webhook listens on loopback
   r.max_in_flight = static_cast<std::size_t>(s.max_in_flight);
   r.max_in_flight_per_partition = static_cast<std::size_t>(s.max_in_flight);
   r.retry_tiers = s.retry_tiers;

@@ -40,6 +40,7 @@ struct stand {
     r.topic = topic;
     r.url = receiver->url();
     r.hmac_secret = test_secret();
+    r.allow_private_targets = true;  // the mock webhook listens on loopback
     r.retry.initial = std::chrono::milliseconds{20};
     r.retry.max = std::chrono::milliseconds{200};
     r.retry_tiers = {std::chrono::milliseconds{300}, std::chrono::milliseconds{600}};

@@ -58,12 +58,19 @@ TEST(CourierStartup, AnUnknownKafkaPropertyExits2NamingTheKeyInRunAndTopicsEnsur
   }
 }
 
-TEST(CourierStartup, AnHttpsUrlExits2NamingTheRoute) {
-  const auto r = run_with({"run"}, "https://partner.example/webhooks", "{}");
-  ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
-  EXPECT_EQ(*r.exit_code, 2) << r.log;
-  EXPECT_NE(r.log.find("routes[0].url"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("TLS"), std::string::npos) << r.log;
+TEST(CourierStartup, AnUnreadableCaFileExits2NamingItsKey) {
+  const temp_dir dir{"startup-ca"};
+  const auto path = dir.path() / "courier.json";
+  std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1"}, "routes": [{"name": "shipments",
+    "topic": "brew.shipments.v1", "url": "https://partner.example/webhooks",
+    "tls": {"ca_file": "/nonexistent/ca.pem"}}]})";
+  courier_process courier{
+      {"run", "--config", path.string()}, {"HMAC_SECRET=x"}, (dir.path() / "log").string()};
+  const auto code = courier.wait_exit(10s);
+  ASSERT_TRUE(code.has_value()) << "courier stayed up\n" << courier.log();
+  EXPECT_EQ(*code, 2) << courier.log();
+  EXPECT_NE(courier.log().find("routes[0].tls.ca_file"), std::string::npos) << courier.log();
+  EXPECT_NE(courier.log().find("/nonexistent/ca.pem"), std::string::npos) << courier.log();
 }
 
 TEST(CourierStartup, APortOutOfRangeExits2NamingTheRoute) {

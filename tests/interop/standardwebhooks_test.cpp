@@ -136,6 +136,7 @@ class TheStandardwebhooksLibrary : public ::testing::Test {
     receiver_ = std::make_unique<node_receiver>(whsec_old, scratch_.path() / "receiver.log");
     http::client_settings cs;
     cs.timeout = 5s;
+    cs.allow_private_targets = true;  // the receiver is on loopback
     client_ =
         std::make_unique<http::client>(io_.context(), http::parse_endpoint(receiver_->url()), cs);
   }

@@ -64,6 +64,7 @@ class MockWebhook : public ::testing::Test {
                                             std::chrono::milliseconds timeout = 5s) {
     http::client_settings s;
     s.timeout = timeout;
+    s.allow_private_targets = true;  // the server listens on loopback
     return std::make_unique<http::client>(io_.context(), http::parse_endpoint(url), s);
   }
   std::string route(const std::string& path) const {
@@ -371,6 +372,7 @@ TEST_F(MockWebhook, Serves300ConcurrentConnections) {
   start(settings);
   http::client_settings s;
   s.max_connections = 320;
+  s.allow_private_targets = true;
   http::client wide(io_.context(), http::parse_endpoint(server_->url()), s);
   http::testing::response_waiter waiter;
   for (int i = 0; i < 300; ++i) {

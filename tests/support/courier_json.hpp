@@ -2,10 +2,11 @@
 
 // A courier_config as the JSON file `courier run` and `courier topics ensure` read. It writes
 // what the tests set (brokers, group, properties; per route its name, topic and URL, and where
-// they differ from courier's defaults its DLQ, tiers, in-flight limits, retry and HTTP timeout);
-// the rest keeps courier's default. The secrets stay out of it: the process gets them from
-// HMAC_SECRET and STANDARD_WEBHOOKS_SECRETS (or their _FILE variables); the signing scheme and
-// the Idempotency-Key format go in where they differ from the default.
+// they differ from courier's defaults its DLQ, tiers, in-flight limits, SSRF allowance, TLS
+// files, retry and HTTP timeout); the rest keeps courier's default. The secrets stay out of it:
+// the process gets them from HMAC_SECRET and STANDARD_WEBHOOKS_SECRETS (or their _FILE
+// variables); the signing scheme and the Idempotency-Key format go in where they differ from
+// the default.
 
 #include <chrono>
 #include <filesystem>
@@ -39,6 +40,14 @@ inline nlohmann::json config_json(const courier_config& cfg) {
     put(route, "max_in_flight_per_partition", r.max_in_flight_per_partition,
         defaults.max_in_flight_per_partition);
     put(route, "dlq_topic", r.dlq_topic, defaults.dlq_topic);
+    put(route, "allow_private_targets", r.allow_private_targets, defaults.allow_private_targets);
+    nlohmann::json tls = nlohmann::json::object();
+    put(tls, "ca_file", r.tls.ca_file, defaults.tls.ca_file);
+    put(tls, "client_cert_file", r.tls.client_cert_file, defaults.tls.client_cert_file);
+    put(tls, "client_key_file", r.tls.client_key_file, defaults.tls.client_key_file);
+    if (!tls.empty()) {
+      route["tls"] = tls;
+    }
     if (r.retry_tiers != defaults.retry_tiers) {
       nlohmann::json tiers = nlohmann::json::array();
       for (const auto t : r.retry_tiers) {

@@ -233,6 +233,22 @@ TEST(AdminState, NamesTheBreakerAndCarriesTheCounters) {
   EXPECT_EQ(r.at("paused_partitions"), 3);
   EXPECT_EQ(r.at("counters").at("delivered"), 100);
   EXPECT_EQ(r.at("counters").at("dead_lettered"), 3);
+  EXPECT_EQ(r.at("flags"), json::array()) << "nothing flagged";
+}
+
+TEST(AdminState, FlagsARouteTheSsrfGuardRefuses) {
+  actors::route_metrics m;
+  m.ssrf_blocked = 12;
+  m.endpoint_blocked = true;
+  const auto snapshot = snapshot_of("partner", m);
+  const auto body = json::parse(render_state({snapshot}, "1.2.3"));
+  const auto& r = body.at("routes").at(0);
+  EXPECT_EQ(r.at("flags"), json::array({"ssrf_blocked"}));
+  EXPECT_EQ(r.at("counters").at("ssrf_blocked"), 12);
+  const auto text = render_metrics({snapshot}, "1.2.3");
+  EXPECT_NE(text.find("courier_ssrf_blocked_total{route=\"partner\"} 12"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("courier_endpoint_blocked{route=\"partner\"} 1"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -52,14 +52,31 @@ TEST(Preflight, AnUnknownKafkaPropertyIsRefusedByItsKey) {
   EXPECT_NE(text.find("unknown"), std::string::npos) << text;
 }
 
-TEST(Preflight, AnHttpsUrlIsRefusedWhileThereIsNoTls) {
+TEST(Preflight, AnHttpsUrlWithTheSystemCaStorePasses) {
+  auto cfg = valid_config();
+  cfg.routes.front().url = "https://partner.example/webhooks";
+  EXPECT_NO_THROW(check_before_start(cfg));
+}
+
+TEST(Preflight, AMissingCaFileIsRefusedByItsKey) {
   auto cfg = valid_config();
   cfg.routes.push_back(cfg.routes.front());
   cfg.routes.back().name = "partner";
   cfg.routes.back().url = "https://partner.example/webhooks";
+  cfg.routes.back().tls.ca_file = "/nonexistent/ca.pem";
   const auto [key, text] = refusal(cfg);
-  EXPECT_EQ(key, "routes[1].url");
-  EXPECT_NE(text.find("https://"), std::string::npos) << text;
+  EXPECT_EQ(key, "routes[1].tls.ca_file");
+  EXPECT_NE(text.find("/nonexistent/ca.pem"), std::string::npos) << text;
+}
+
+TEST(Preflight, AMissingClientCertificateIsRefusedByItsKey) {
+  auto cfg = valid_config();
+  cfg.routes.front().url = "https://partner.example/webhooks";
+  cfg.routes.front().tls.client_cert_file = "/nonexistent/client.pem";
+  cfg.routes.front().tls.client_key_file = "/nonexistent/client.key";
+  const auto [key, text] = refusal(cfg);
+  EXPECT_EQ(key, "routes[0].tls.client_cert_file");
+  EXPECT_NE(text.find("/nonexistent/client.pem"), std::string::npos) << text;
 }
 
 TEST(Preflight, APortOutOfRangeIsRefused) {

@@ -117,6 +117,7 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   route.topic = topic;
   route.url = receiver.url();
   route.hmac_secret = "bench-secret";
+  route.allow_private_targets = true;  // the receiver listens on loopback
   route.max_in_flight = in_flight;
   route.max_in_flight_per_partition = in_flight;
   route.http.max_connections = in_flight;

@@ -94,6 +94,7 @@ bench_write_config() {
   cat >"$1" <<CONF
 {"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2"}, "admin": {"listen": "off"},
  "routes": [{"name": "shipments", "topic": "$3", "url": "$4",
+             "allow_private_targets": true,
              "max_in_flight": $5, "http": {"max_connections": $6}}]}
 CONF
 }

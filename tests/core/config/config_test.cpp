@@ -77,6 +77,11 @@ TEST(Config, MinimalRouteGetsEveryDefault) {
   EXPECT_EQ(r.http.max_connections, 256U) << "as many as max_in_flight: connections do not cap it";
   EXPECT_EQ(r.http.timeout, milliseconds{5000});
   EXPECT_EQ(r.http.max_response_bytes, 65536U);
+  EXPECT_EQ(r.http.max_header_bytes, 8192U);
+  EXPECT_FALSE(r.allow_private_targets) << "the SSRF guard is on unless a route opts out";
+  EXPECT_EQ(r.tls.ca_file, "") << "the system's CA store";
+  EXPECT_EQ(r.tls.client_cert_file, "");
+  EXPECT_EQ(r.tls.client_key_file, "");
   EXPECT_NO_THROW(validate(cfg));
 }
 
@@ -278,6 +283,48 @@ TEST(Config, AcceptsAnHttpsUrl) {
   json route = minimal_route();
   route["url"] = "https://partner.example/hook";
   EXPECT_NO_THROW(validate(parse_config(doc_with_route(route))));
+}
+
+TEST(Config, ReadsTheSsrfAllowanceAndTheTlsFiles) {
+  json route = minimal_route();
+  route["url"] = "https://partner.example/hook";
+  route["allow_private_targets"] = true;
+  route["tls"] = {{"ca_file", "/etc/courier/partner-ca.pem"},
+                  {"client_cert_file", "/etc/courier/client.pem"},
+                  {"client_key_file", "/etc/courier/client.key"}};
+  const auto cfg = parse_config(doc_with_route(route));
+  const auto& r = cfg.routes.at(0);
+  EXPECT_TRUE(r.allow_private_targets);
+  EXPECT_EQ(r.tls.ca_file, "/etc/courier/partner-ca.pem");
+  EXPECT_EQ(r.tls.client_cert_file, "/etc/courier/client.pem");
+  EXPECT_EQ(r.tls.client_key_file, "/etc/courier/client.key");
+  EXPECT_NO_THROW(validate(cfg));
+}
+
+TEST(Config, NamesTheBadSsrfAllowanceAndTlsKeys) {
+  json route = minimal_route();
+  route["allow_private_targets"] = "yes";
+  EXPECT_STREQ(parse_error_of(doc_with_route(route)).what(),
+               "routes[0].allow_private_targets: expected true or false, got string");
+  route = minimal_route();
+  route["tls"] = {{"ca_flie", "x"}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].tls.ca_flie");
+  route["tls"] = {{"ca_file", 1}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].tls.ca_file");
+  route["tls"] = {{"client_cert_file", "c.pem"}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].tls.client_key_file");
+  route["tls"] = {{"client_key_file", "c.key"}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].tls.client_cert_file");
+}
+
+TEST(Config, ReadsAndBoundsTheHeaderCap) {
+  json route = minimal_route();
+  route["http"] = {{"max_header_bytes", 16384}};
+  EXPECT_EQ(parse_config(doc_with_route(route)).routes.at(0).http.max_header_bytes, 16384U);
+  route["http"] = {{"max_header_bytes", 0}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].http.max_header_bytes");
+  route["http"] = {{"max_header_bytes", 2000000}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].http.max_header_bytes");
 }
 
 TEST(Config, RequiresAtLeastOneRoute) {

@@ -90,5 +90,14 @@ TEST(AnswerJudge, ZeroDisablesTheRunRule) {
   }
 }
 
+TEST(AnswerJudge, TheSsrfGuardsRefusalIsAnEndpointFailureEvenForTheProbe) {
+  answer_judge j{answer_judge_settings{{401, 403}, 2}};
+  EXPECT_EQ(j.judge(0, transport_error::ssrf_blocked, false), answer_verdict::endpoint_failure);
+  EXPECT_EQ(j.judge(0, transport_error::ssrf_blocked, true), answer_verdict::endpoint_failure)
+      << "a probe is refused the same way: nothing is ever dead-lettered for it";
+  EXPECT_EQ(j.permanent_run(), 0) << "it is about the route, not a run of records";
+  EXPECT_EQ(j.judge(0, transport_error::tls, false), answer_verdict::retry);
+}
+
 }  // namespace
 }  // namespace courier

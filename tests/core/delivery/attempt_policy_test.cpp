@@ -317,6 +317,33 @@ TEST(AttemptPolicy, UnauthorizedHoldsTheRecordWithoutCountingItsAttemptsAndNever
   EXPECT_EQ(only<policy::report_outcome>(done).attempts, 7) << "all attempts, held ones too";
 }
 
+TEST(AttemptPolicy, AnSsrfRefusalHoldsTheRecordAndFlagsTheRouteOnceUntilAnAnswerGetsThrough) {
+  auto p = make_policy();
+  const auto first = start(p, make_record(1));
+  const auto second = start(p, make_record(2));
+  auto refused = answer(first, 0, transport_error::ssrf_blocked);
+  refused.error_message = "refused to connect to http://partner.example/: 127.0.0.1 (loopback)";
+  const auto flagged = p.on_answer(refused, t0);
+  ASSERT_EQ(kinds(flagged), "log breaker log retry");
+  const auto flag = all_of<policy::log_line>(flagged).front();
+  EXPECT_EQ(flag.level, policy::log_level::error);
+  EXPECT_NE(flag.event.find("SSRF"), std::string::npos) << flag.event;
+  EXPECT_FALSE(only<policy::breaker_outcome>(flagged).success);
+  EXPECT_TRUE(p.endpoint_blocked());
+
+  refused.delivery_id = second;
+  EXPECT_EQ(kinds(p.on_answer(refused, t0)), "breaker log retry") << "flagged once";
+  EXPECT_EQ(p.counts().ssrf_blocked, 2U);
+  EXPECT_EQ(p.counts().endpoint_failures, 2U);
+  EXPECT_EQ(p.counts().permanent, 0U);
+  EXPECT_EQ(p.find(first)->attempts, 0) << "held attempts are not the record's attempts";
+
+  next_attempt(p, first);
+  const auto through = p.on_answer(answer(first, 200), t0);
+  EXPECT_EQ(kinds(through), "log breaker report");
+  EXPECT_FALSE(p.endpoint_blocked());
+}
+
 TEST(AttemptPolicy, HeldRecordsBackOffByTheirHeldAttempts) {
   auto p = make_policy();
   const auto id = start(p, make_record(9));

@@ -57,12 +57,14 @@ TEST(Classifier, AStatusOutsideHttpIsAProtocolErrorAndRetriable) {
   EXPECT_EQ(error_class(600, transport_error::none), "protocol");
 }
 
-TEST(Classifier, EveryTransportErrorIsRetriable) {
+TEST(Classifier, EveryTransportErrorButTheSsrfGuardsIsRetriable) {
   for (auto e : {transport_error::connect, transport_error::dns, transport_error::reset,
                  transport_error::timeout, transport_error::tls, transport_error::protocol,
                  transport_error::response_too_large}) {
     EXPECT_EQ(classify_transport(e), delivery_class::retriable) << to_string(e);
   }
+  EXPECT_EQ(classify_transport(transport_error::ssrf_blocked), delivery_class::permanent);
+  EXPECT_EQ(error_class(0, transport_error::ssrf_blocked), "ssrf_blocked");
 }
 
 TEST(Classifier, ErrorClassNamesTheStatusesThatMatterAlone) {

@@ -1,12 +1,15 @@
 #include "core/http/client.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -32,6 +35,7 @@ client_settings quick(std::size_t max_connections = 4,
   client_settings s;
   s.max_connections = max_connections;
   s.timeout = timeout;
+  s.allow_private_targets = true;  // every server here listens on loopback
   return s;
 }
 
@@ -155,6 +159,88 @@ TEST(HttpClient, ChunkedBodyOverTheCapIsCutToo) {
   EXPECT_EQ(r.status, 200);
 }
 
+TEST(HttpClient, HeadersOverTheCapAreResponseTooLarge) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    std::string head = "HTTP/1.1 200 OK\r\n";
+    for (int i = 0; i < 64; ++i) {
+      head += "X-Filler-" + std::to_string(i) + ": " + std::string(100, 'h') + "\r\n";
+    }
+    scripted_server::write_raw(s, head + "Content-Length: 0\r\n\r\n");
+  });
+  io_runner io;
+  auto settings = quick();
+  settings.max_header_bytes = 2048;
+  client c(io.context(), parse_endpoint(server.url()), settings);
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::response_too_large) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("headers exceed 2048 bytes"));
+}
+
+TEST(HttpClient, AnEndlessChunkedBodyIsCutAtTheCap) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+    const std::string chunk = "400\r\n" + std::string(1024, 'z') + "\r\n";
+    boost::system::error_code ec;
+    // Until the client hangs up: never a last chunk.
+    while (!ec) {
+      boost::asio::write(s, boost::asio::buffer(chunk), ec);
+    }
+  });
+  io_runner io;
+  auto settings = quick();
+  settings.max_response_bytes = 8192;
+  client c(io.context(), parse_endpoint(server.url()), settings);
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::response_too_large) << r.error_message;
+  EXPECT_LE(r.body.size(), 8192U);
+  EXPECT_TRUE(server.finished_within(5s)) << "the client closed the endless stream";
+}
+
+TEST(HttpClient, SlowDripHeadersEndAtTheRequestTimeout) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    const std::string head = "HTTP/1.1 200 OK\r\nX-Slow: " + std::string(200, 's');
+    boost::system::error_code ec;
+    for (std::size_t i = 0; i < head.size() && !ec; ++i) {
+      boost::asio::write(s, boost::asio::buffer(&head[i], 1), ec);
+      std::this_thread::sleep_for(20ms);  // the scripted peer's pace, not the test's wait
+    }
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1, 300ms));
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+TEST(HttpClient, AResponseNobodyAskedForIsNotTakenAsTheNextRequestsAnswer) {
+  std::atomic<int> served{0};
+  scripted_server server(2, [&served](tcp::socket& s) {
+    scripted_server::read_request(s);
+    if (served++ == 0) {
+      // The answer, then at once an extra one before any second request.
+      scripted_server::write_raw(s,
+                                 "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+                                 "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n");
+      scripted_server::read_request(s);  // until the client closes this connection
+      return;
+    }
+    scripted_server::write_raw(s, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1));
+  ASSERT_EQ(post_and_wait(c, delivery("{}", "k1")).status, 200);
+  // Written in one go, the extra response arrives with the first (read ahead into the
+  // connection's buffer) or while the connection is idle; either way it is not an answer.
+  const auto second = post_and_wait(c, delivery("{}", "k2"));
+  EXPECT_EQ(second.status, 202) << second.error_message;
+  EXPECT_FALSE(second.reused_connection);
+  EXPECT_EQ(c.connections_opened(), 2U);
+}
+
 TEST(HttpClient, RedirectIsReturnedAndNotFollowed) {
   scripted_server server(2, [](tcp::socket& s) {
     scripted_server::read_request(s);
@@ -271,13 +357,16 @@ TEST(HttpClient, ConnectionDroppedMidResponseIsAReset) {
   EXPECT_EQ(r.status, 0);
 }
 
-TEST(HttpClient, RefusesHttpsUntilTlsLands) {
+TEST(HttpClient, RefusesAnHttpsEndpointWhoseCaFileCannotBeRead) {
   io_runner io;
+  auto s = quick();
+  s.tls.ca_file = "/nonexistent/ca.pem";
   try {
-    client c(io.context(), parse_endpoint("https://127.0.0.1:8443/hook"), quick());
-    FAIL() << "an https endpoint was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("TLS is not supported yet"));
+    client c(io.context(), parse_endpoint("https://127.0.0.1:8443/hook"), s);
+    FAIL() << "an unreadable CA file was accepted";
+  } catch (const tls_setup_error& e) {
+    EXPECT_EQ(e.field(), "ca_file");
+    EXPECT_THAT(e.what(), HasSubstr("/nonexistent/ca.pem"));
   }
 }
 

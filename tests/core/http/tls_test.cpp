@@ -1,0 +1,182 @@
+// https:// against the real mock_webhook serving TLS with certificates made in the test.
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/http/client.hpp"
+#include "core/http/endpoint.hpp"
+#include "core/http/io_runner.hpp"
+#include "mock_webhook/server.hpp"
+#include "tests/support/response_waiter.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_pki.hpp"
+
+namespace courier::http {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using testing::delivery;
+using testing::post_and_wait;
+
+class HttpsClient : public ::testing::Test {
+ protected:
+  courier::testing::temp_dir dir_{"tls"};
+  courier::testing::test_pki pki_{dir_.path()};
+  io_runner io_;
+
+  // A mock webhook serving HTTPS with `cert`; `client_ca` set: it requires a client cert.
+  std::unique_ptr<mock::server> partner(const courier::testing::pem_pair& cert,
+                                        const std::string& client_ca = {}) {
+    mock::server_settings s;
+    s.tls_cert_file = cert.cert.string();
+    s.tls_key_file = cert.key.string();
+    s.tls_client_ca_file = client_ca;
+    auto p = std::make_unique<mock::server>(s);
+    p->start();
+    return p;
+  }
+
+  client_settings trusting_the_test_ca() const {
+    client_settings s;
+    s.timeout = 5s;
+    s.allow_private_targets = true;
+    s.tls.ca_file = pki_.ca_file().string();
+    return s;
+  }
+
+  std::string url_on(const std::string& host, const mock::server& p) const {
+    return "https://" + host + ":" + std::to_string(p.port()) + "/deliver";
+  }
+};
+
+TEST_F(HttpsClient, DeliversOverVerifiedTlsAndReusesTheConnection) {
+  const auto p = partner(pki_.server());
+  ASSERT_EQ(p->url().substr(0, 8), "https://");
+  client c(io_.context(), parse_endpoint(p->url()), trusting_the_test_ca());
+  for (int i = 0; i < 5; ++i) {
+    const auto r =
+        post_and_wait(c, delivery("{\"n\":" + std::to_string(i) + "}", "t:0:" + std::to_string(i)));
+    ASSERT_EQ(r.status, 200) << r.error_message;
+    EXPECT_EQ(r.reused_connection, i > 0);
+  }
+  EXPECT_EQ(c.connections_opened(), 1U);
+  EXPECT_EQ(p->snapshot().ok, 5U);
+}
+
+TEST_F(HttpsClient, ReconnectsWhenTheServerDroppedAKeptAliveTlsConnection) {
+  const auto p = partner(pki_.server());
+  client c(io_.context(), parse_endpoint(p->url()), trusting_the_test_ca());
+  ASSERT_EQ(post_and_wait(c, delivery("{}", "k1")).status, 200);
+  // Every socket closes without a close_notify; the port stays the same.
+  p->stop();
+  p->start();
+  const auto r = post_and_wait(c, delivery("{}", "k2"));
+  EXPECT_EQ(r.status, 200) << r.error_message;
+  EXPECT_EQ(c.connections_opened(), 2U);
+}
+
+TEST_F(HttpsClient, VerifiesTheHostNameAsSentInSni) {
+  const auto p = partner(pki_.server());
+  client c(io_.context(), parse_endpoint(url_on("localhost", *p)), trusting_the_test_ca());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.status, 200) << r.error_message;
+}
+
+TEST_F(HttpsClient, AnUnknownCaEndsAsTlsNamingTheReason) {
+  const auto p = partner(pki_.unknown_ca_server());
+  client c(io_.context(), parse_endpoint(p->url()), trusting_the_test_ca());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.error, transport_error::tls) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("self-signed certificate"));
+  EXPECT_EQ(p->snapshot().total, 0U);
+}
+
+TEST_F(HttpsClient, TheSystemStoreDoesNotTrustTheTestCa) {
+  const auto p = partner(pki_.server());
+  auto s = trusting_the_test_ca();
+  s.tls.ca_file.clear();
+  client c(io_.context(), parse_endpoint(p->url()), s);
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::tls) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("unable to get local issuer certificate"));
+}
+
+TEST_F(HttpsClient, AHostNameMismatchEndsAsTls) {
+  const auto p = partner(pki_.wrong_host_server());
+  client by_name(io_.context(), parse_endpoint(url_on("localhost", *p)), trusting_the_test_ca());
+  const auto named = post_and_wait(by_name, delivery("{}", "k"));
+  EXPECT_EQ(named.error, transport_error::tls) << named.error_message;
+  EXPECT_THAT(named.error_message, HasSubstr("hostname mismatch"));
+
+  client by_ip(io_.context(), parse_endpoint(p->url()), trusting_the_test_ca());
+  const auto ip = post_and_wait(by_ip, delivery("{}", "k"));
+  EXPECT_EQ(ip.error, transport_error::tls) << ip.error_message;
+  EXPECT_THAT(ip.error_message, HasSubstr("IP address mismatch"));
+  EXPECT_EQ(p->snapshot().total, 0U);
+}
+
+TEST_F(HttpsClient, AnExpiredCertificateEndsAsTls) {
+  const auto p = partner(pki_.expired_server());
+  client c(io_.context(), parse_endpoint(p->url()), trusting_the_test_ca());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::tls) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("certificate has expired"));
+}
+
+TEST_F(HttpsClient, APlainHttpServerIsNeverSpokenToInTheClear) {
+  mock::server plain{mock::server_settings{}};
+  plain.start();
+  client c(io_.context(), parse_endpoint(url_on("127.0.0.1", plain)), trusting_the_test_ca());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::tls) << r.error_message;
+  EXPECT_EQ(plain.snapshot().total, 0U);
+}
+
+TEST_F(HttpsClient, MutualTlsWorksWithTheClientCertificate) {
+  const auto p = partner(pki_.server(), pki_.ca_file().string());
+  const auto id = pki_.client();
+  auto s = trusting_the_test_ca();
+  s.tls.client_cert_file = id.cert.string();
+  s.tls.client_key_file = id.key.string();
+  client c(io_.context(), parse_endpoint(p->url()), s);
+  for (int i = 0; i < 3; ++i) {
+    const auto r = post_and_wait(c, delivery("{}", "k" + std::to_string(i)));
+    EXPECT_EQ(r.status, 200) << r.error_message;
+  }
+  EXPECT_EQ(c.connections_opened(), 1U);
+}
+
+TEST_F(HttpsClient, MutualTlsWithoutTheClientCertificateEndsAsTls) {
+  const auto p = partner(pki_.server(), pki_.ca_file().string());
+  client c(io_.context(), parse_endpoint(p->url()), trusting_the_test_ca());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.status, 0);
+  // TLS 1.3: the server's refusal arrives as an alert after the client's handshake finished.
+  EXPECT_EQ(r.error, transport_error::tls) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("certificate required"));
+  EXPECT_EQ(p->snapshot().total, 0U);
+}
+
+TEST_F(HttpsClient, AClientKeyThatDoesNotMatchItsCertificateIsRefusedUpFront) {
+  const auto id = pki_.client();
+  const auto other = pki_.server();
+  auto s = trusting_the_test_ca();
+  s.tls.client_cert_file = id.cert.string();
+  s.tls.client_key_file = other.key.string();
+  try {
+    client c(io_.context(), parse_endpoint("https://127.0.0.1:1/hook"), s);
+    FAIL() << "a mismatched key was accepted";
+  } catch (const tls_setup_error& e) {
+    EXPECT_EQ(e.field(), "client_key_file");
+    EXPECT_THAT(e.what(), HasSubstr("key values mismatch"));
+  }
+}
+
+}  // namespace
+}  // namespace courier::http
