@@ -1,5 +1,6 @@
 #include "actors/delivery_messages.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/retry/header_value.hpp"  // max_header_value
@@ -36,11 +37,19 @@ attempt_policy_settings settings_of(route_config route) {
                              route.retry.max_attempts, route.retry.max_retry_after};
   s.judge = answer_judge_settings{std::move(route.breaker.endpoint_failure_statuses),
                                   route.breaker.trip_on_permanent_run};
+  if (route.adaptive_concurrency) {
+    adaptive_limit_settings a;
+    a.max_limit = static_cast<int>(route.max_in_flight);
+    a.initial_limit = std::min(a.max_limit, 16);
+    s.adaptive = a;
+  }
   return s;
 }
 
-attempt_result to_attempt_result(std::uint64_t id, const http::response& r) {
+attempt_result to_attempt_result(std::uint64_t id, const http::response& r,
+                                 std::chrono::nanoseconds duration) {
   attempt_result out;
+  out.duration_ns = duration.count();
   out.delivery_id = id;
   out.status = r.status;
   out.transport = static_cast<std::uint8_t>(r.error);
@@ -58,7 +67,8 @@ attempt_answer to_answer(const attempt_result& r) {
     static_cast<transport_error>(r.transport),
     r.error_message,
     r.has_retry_after ? std::optional<std::string>{r.retry_after} : std::nullopt,
-    r.body};
+    r.body,
+    std::chrono::nanoseconds{r.duration_ns}};
 }
 
 outcome_kind to_outcome_kind(attempt_policy::outcome how) {
@@ -90,6 +100,7 @@ void publish(delivery_pool_state& st) {
   m.dead_lettered += now.dead_lettered - was.dead_lettered;
   was = now;
   m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
+  m.concurrency_limit = st.policy->concurrency_limit();
 }
 
 }  // namespace courier::actors

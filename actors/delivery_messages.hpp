@@ -3,6 +3,7 @@
 // The delivery pool's translations between CAF messages, the HTTP client and the attempt
 // policy (core/delivery/attempt_policy.hpp), and its metrics publishing.
 
+#include <chrono>
 #include <cstdint>
 
 #include "actors/delivery_pool.hpp"
@@ -20,7 +21,8 @@ signing_settings signing_of(route_config& route);
 attempt_policy_settings settings_of(route_config route);
 
 // On the HTTP client's thread: what travels back to the actor (the body capped for headers).
-attempt_result to_attempt_result(std::uint64_t id, const http::response& r);
+attempt_result to_attempt_result(std::uint64_t id, const http::response& r,
+                                 std::chrono::nanoseconds duration);
 
 attempt_answer to_answer(const attempt_result& r);
 

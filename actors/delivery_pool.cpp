@@ -35,9 +35,9 @@ struct shell {
     self->state.client->post(
       std::move(a.request), [handle, id = a.id, started, m = self->state.metrics,
                              inbox = self->state.inbox](const http::response& r) {
-        m->request_seconds.observe(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-        if (inbox->push(to_attempt_result(id, r))) {
+        const auto took = std::chrono::steady_clock::now() - started;
+        m->request_seconds.observe(std::chrono::duration<double>(took).count());
+        if (inbox->push(to_attempt_result(id, r, took))) {
           caf::anon_send(handle, answers_atom::value);
         }
       });

@@ -142,13 +142,14 @@ struct attempt_result {
   std::string error_message;
   std::string retry_after;
   bool has_retry_after = false;
-  std::string body;  // the receiver's answer, as far as the client read it
+  std::string body;              // the receiver's answer, as far as the client read it
+  std::int64_t duration_ns = 0;  // from the request handed to the client to its answer
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
   return f(caf::meta::type_name("attempt_result"), x.delivery_id, x.status, x.transport,
-           x.error_message, x.retry_after, x.has_retry_after, x.body);
+           x.error_message, x.retry_after, x.has_retry_after, x.body, x.duration_ns);
 }
 
 }  // namespace courier::actors

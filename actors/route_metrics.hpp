@@ -45,6 +45,7 @@ struct route_metrics {
   std::atomic<int> breaker_state{0};                  // courier::breaker_state as int
   std::atomic<std::int64_t> breaker_since_ms{0};      // Unix ms of its last change; 0: none
   std::atomic<std::int64_t> in_flight{0};
+  std::atomic<int> concurrency_limit{0};  // the adaptive limit of attempts in flight; 0: off
   std::atomic<std::int64_t> paused_partitions{0};
   // Readiness (/readyz): the consumer got its first assignment (an empty one counts), and it
   // started draining (it never stops once begun).

@@ -75,6 +75,7 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.backpressure_pauses = m.backpressure_pauses.load(relaxed);
   s.breaker_state = m.breaker_state.load(relaxed);
   s.in_flight = m.in_flight.load(relaxed);
+  s.concurrency_limit = m.concurrency_limit.load(relaxed);
   s.paused_partitions = m.paused_partitions.load(relaxed);
   s.assigned = m.assigned.load(relaxed);
   s.draining = m.draining.load(relaxed);
@@ -156,6 +157,9 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
         &route_snapshot::paused_partitions);
   gauge(e, routes, "courier_in_flight", "Records in flight (taken, not yet done).",
         &route_snapshot::in_flight);
+  gauge(e, routes, "courier_concurrency_limit",
+        "The adaptive limit of HTTP attempts in flight (adaptive_concurrency); 0 when off.",
+        &route_snapshot::concurrency_limit);
   gauge(e, routes, "courier_consumer_assigned",
         "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
   gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
@@ -249,6 +253,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
            r.breaker_since_ms > 0 ? json(format_rfc3339_ms(r.breaker_since_ms)) : json(nullptr)},
           {"trips", r.breaker_trips}}},
         {"in_flight", r.in_flight},
+        {"concurrency_limit", r.concurrency_limit},
         {"paused_partitions", r.paused_partitions},
         {"assigned", r.assigned},
         {"draining", r.draining},

@@ -44,6 +44,7 @@ struct route_snapshot {
   std::uint64_t backpressure_pauses = 0;
   int breaker_state = 0;  // courier::breaker_state: 0 closed, 1 open, 2 half-open
   std::int64_t in_flight = 0;
+  int concurrency_limit = 0;  // the adaptive limit; 0: the route has none
   std::int64_t paused_partitions = 0;
   bool assigned = false;
   bool draining = false;

@@ -86,6 +86,9 @@ struct route_config {
   // 0: no bound of its own, so one busy partition may use the whole route's concurrency. A
   // bound pauses the partition when reached, and every pause drops librdkafka's prefetch.
   std::size_t max_in_flight_per_partition = 0;
+  // Attempts in flight follow an adaptive limit (AIMD on latency and on 429/503/timeouts, up
+  // to max_in_flight, starting at 16): courier finds the partner's capacity by itself.
+  bool adaptive_concurrency = false;
   // The head-of-line bound: when a partition's lowest record in flight holds its commit point
   // back by more than this many offsets, it moves to the next retry tier at once (0: off).
   std::size_t head_of_line_records = 1000;

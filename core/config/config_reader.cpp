@@ -369,6 +369,7 @@ route_config parse_route(const json& obj, const std::string& path) {
                 "content_type",
                 "max_in_flight",
                 "max_in_flight_per_partition",
+                "adaptive_concurrency",
                 "head_of_line_records",
                 "head_of_line_age",
                 "pause_after",
@@ -392,6 +393,7 @@ route_config parse_route(const json& obj, const std::string& path) {
   r.max_in_flight = read_size(obj, path, "max_in_flight", r.max_in_flight);
   r.max_in_flight_per_partition = read_size(obj, path, "max_in_flight_per_partition",
                                             r.max_in_flight_per_partition, zero::allowed);
+  r.adaptive_concurrency = read_bool(obj, path, "adaptive_concurrency", r.adaptive_concurrency);
   r.head_of_line_records =
       read_size(obj, path, "head_of_line_records", r.head_of_line_records, zero::allowed);
   r.head_of_line_age = read_duration(obj, path, "head_of_line_age", r.head_of_line_age);

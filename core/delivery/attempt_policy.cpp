@@ -50,6 +50,9 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
       signing_(settings_.signing),
       backoff_(settings_.backoff, std::move(uniform)),
       judge_(settings_.judge) {
+  if (settings_.adaptive) {
+    limit_.emplace(*settings_.adaptive);
+  }
   if (settings_.dlq_topic.empty()) {
     settings_.dlq_topic = default_dlq_topic(settings_.source_topic);
   }
@@ -101,6 +104,49 @@ attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const attemp
 }
 
 attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_point now) {
+  if (pending_.count(a.delivery_id) == 0) {
+    return {};
+  }
+  if (attempts_out_ > 0) {
+    --attempts_out_;
+  }
+  sample_limit(a, now);
+  auto out = answer(a, now);
+  release_slots(now, out);
+  return out;
+}
+
+// The limit's clock is the events' wall clock seen as a steady one: it only measures windows
+// between answers, and a sample's latency comes measured with the answer.
+void attempt_policy::sample_limit(const attempt_answer& a, time_point now) {
+  if (!limit_) {
+    return;
+  }
+  sample_kind kind = sample_kind::other_failure;
+  if (a.status >= 200 && a.status < 300) {
+    kind = sample_kind::success;
+  } else if (a.status == 429 || a.status == 503 || a.transport == transport_error::timeout) {
+    kind = sample_kind::overload;
+  }
+  limit_->on_sample(
+      a.duration, kind, static_cast<int>(attempts_out_) + 1,
+      adaptive_limit::clock::time_point{
+          std::chrono::duration_cast<adaptive_limit::clock::duration>(now.time_since_epoch())});
+}
+
+void attempt_policy::release_slots(time_point now, actions& out) {
+  while (!slot_wait_.empty() && (!limit_ || limit_->may_start(static_cast<int>(attempts_out_)))) {
+    const auto [id, probe] = slot_wait_.front();
+    slot_wait_.pop_front();
+    if (auto it = pending_.find(id); it != pending_.end()) {
+      send_attempt(id, it->second, probe, now, out);
+    }
+  }
+}
+
+int attempt_policy::concurrency_limit() const { return limit_ ? limit_->limit() : 0; }
+
+attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_point now) {
   actions out;
   auto it = pending_.find(a.delivery_id);
   if (it == pending_.end()) {
@@ -290,6 +336,11 @@ void attempt_policy::try_attempt(std::uint64_t id, time_point now, actions& out)
 
 void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now,
                                   actions& out) {
+  if (limit_ && !limit_->may_start(static_cast<int>(attempts_out_))) {
+    slot_wait_.emplace_back(id, probe);  // over the adaptive limit: the next free slot is its
+    return;
+  }
+  ++attempts_out_;
   if (probe && !d.probe) {
     d.attempts = 0;  // the probe is a whole delivery, whatever it spent before the breaker opened
   }

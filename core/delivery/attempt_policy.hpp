@@ -27,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/delivery/adaptive_limit.hpp"
 #include "core/delivery/answer_judge.hpp"
 #include "core/delivery/backoff.hpp"
 #include "core/delivery/breaker.hpp"
@@ -47,6 +48,9 @@ struct attempt_policy_settings {
   signing_settings signing;
   backoff_policy backoff;
   answer_judge_settings judge;
+  // Set: attempts in flight are bounded by an adaptive limit (core/delivery/adaptive_limit.hpp);
+  // attempts over it wait, oldest first, for an answer to free a slot.
+  std::optional<adaptive_limit_settings> adaptive;
 };
 
 // One finished HTTP attempt, as the HTTP client reported it.
@@ -57,6 +61,7 @@ struct attempt_answer {
   std::string error_message;
   std::optional<std::string> retry_after;  // the receiver's Retry-After header
   std::string body;                        // the first bytes of the receiver's answer
+  std::chrono::nanoseconds duration{0};    // from the request handed to the client to here
 };
 
 // The breaker's answer to a permit request.
@@ -219,6 +224,11 @@ class attempt_policy {
   [[nodiscard]] const counters& counts() const;
   // The route is flagged: its latest answer was the SSRF guard refusing the endpoint.
   [[nodiscard]] bool endpoint_blocked() const;
+  // The adaptive limit of attempts in flight; 0 when the route has none.
+  [[nodiscard]] int concurrency_limit() const;
+  // Attempts posted and not answered yet, and attempts waiting for the adaptive limit.
+  [[nodiscard]] std::size_t attempts_out() const { return attempts_out_; }
+  [[nodiscard]] std::size_t waiting_for_limit() const { return slot_wait_.size(); }
 
  private:
   struct coordinates {
@@ -244,6 +254,9 @@ class attempt_policy {
                     const attempt_answer& a, time_point now, actions& out);
   void finish(std::uint64_t id, outcome how, int status, std::string error_class, actions& out);
   void tell_breaker(bool success, const delivery& d, actions& out);
+  actions answer(const attempt_answer& a, time_point now);
+  void sample_limit(const attempt_answer& a, time_point now);
+  void release_slots(time_point now, actions& out);
   void forget(std::unordered_map<std::uint64_t, delivery>::iterator it);
   [[nodiscard]] int tier_of(const std::string& topic) const;
 
@@ -261,6 +274,9 @@ class attempt_policy {
   std::optional<breaker_state> breaker_known_;
   std::uint64_t breaker_generation_ = 0;
   bool failure_told_ = false;  // a failure went to the breaker since the last success did
+  std::optional<adaptive_limit> limit_;
+  std::size_t attempts_out_ = 0;                          // posted, not answered
+  std::deque<std::pair<std::uint64_t, bool>> slot_wait_;  // (id, probe) over the limit
   std::uint64_t next_id_ = 1;
   counters counters_;
 };

@@ -58,3 +58,48 @@ TEST(Backpressure, APartitionWithABoundOfItsOwnIsPausedAtIt) {
 
 }  // namespace
 }  // namespace courier::testing
+
+namespace courier::testing {
+namespace {
+
+// adaptive_concurrency on the stand: a receiver answering 503 to a fifth of the attempts cuts
+// the limit below the route's bound, and every record is still delivered once and committed.
+TEST(Backpressure, AnAdaptiveLimitBacksOffOnOverloadAnswersAndLosesNothing) {
+  constexpr std::size_t n = 600;
+  mock::server_settings ws;
+  ws.initial.fail_rate_503 = 0.2;
+  ws.initial.latency = 5ms;
+  stand s{2, ws};
+  s.route().max_in_flight = 64;
+  s.route().adaptive_concurrency = true;
+  s.route().retry.initial = 10ms;
+  s.route().retry.max = 50ms;
+  s.route().breaker.trip_after = 1000;  // the 503s are load, not an outage
+  s.seed(n);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  int lowest = 64;
+  int highest = 0;
+  const bool all = wait_until(
+      [&] {
+        const auto limit = m.concurrency_limit.load();
+        if (limit > 0) {
+          lowest = std::min(lowest, limit);
+          highest = std::max(highest, limit);
+        }
+        return s.receiver->snapshot().ok >= n;
+      },
+      90s);
+  p.stop();
+  ASSERT_TRUE(all) << "delivered: " << s.receiver->snapshot().ok << " of " << n;
+  EXPECT_GT(highest, 0) << "the route published its limit";
+  EXPECT_LT(lowest, 16) << "the 503s cut the limit below its start";
+  EXPECT_LE(highest, 64) << "never above max_in_flight";
+  EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
+  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_EQ(s.committed_total(), static_cast<std::int64_t>(n));
+}
+
+}  // namespace
+}  // namespace courier::testing

@@ -597,3 +597,63 @@ TEST(AttemptPolicy, EachRecordGetsItsOwnIdAndCarriedIdempotencyKey) {
 
 }  // namespace
 }  // namespace courier
+
+namespace courier {
+namespace {
+
+// The adaptive limit in the policy: attempts over it wait, oldest first, and an answer frees
+// a slot; overload answers cut the limit, so fewer attempts go out.
+TEST(AttemptPolicy, AttemptsOverTheAdaptiveLimitWaitForAnAnswer) {
+  auto s = test_settings();
+  adaptive_limit_settings a;
+  a.min_limit = 1;
+  a.max_limit = 8;
+  a.initial_limit = 2;
+  s.adaptive = a;
+  auto p = make_policy(s);
+  p.on_breaker_change(breaker_state::closed, 1, t0);
+  EXPECT_EQ(p.concurrency_limit(), 2);
+  std::vector<std::uint64_t> ids;
+  std::size_t posted = 0;
+  for (int i = 0; i < 4; ++i) {
+    auto in = p.on_record(make_record(i), t0);
+    ids.push_back(in.id);
+    posted +=
+        static_cast<std::size_t>(std::count_if(in.todo.begin(), in.todo.end(), [](const auto& x) {
+          return std::holds_alternative<policy::post_attempt>(x);
+        }));
+  }
+  EXPECT_EQ(posted, 2U) << "two in flight at a limit of two";
+  EXPECT_EQ(p.attempts_out(), 2U);
+  EXPECT_EQ(p.waiting_for_limit(), 2U);
+
+  auto ok = answer(ids[0], 200);
+  ok.duration = std::chrono::milliseconds{20};
+  const auto freed = p.on_answer(ok, t0 + std::chrono::milliseconds{20});
+  const auto next = std::find_if(freed.begin(), freed.end(), [](const auto& x) {
+    return std::holds_alternative<policy::post_attempt>(x);
+  });
+  ASSERT_NE(next, freed.end()) << "the answer freed a slot for the oldest waiting attempt";
+  EXPECT_EQ(std::get<policy::post_attempt>(*next).id, ids[2]);
+  EXPECT_EQ(p.waiting_for_limit(), 1U);
+
+  auto busy = answer(ids[1], 503);
+  busy.duration = std::chrono::milliseconds{20};
+  p.on_answer(busy, t0 + std::chrono::milliseconds{40});
+  EXPECT_EQ(p.concurrency_limit(), 1) << "an overload answer cuts the limit";
+  EXPECT_EQ(p.attempts_out(), 1U) << "the third is out; the fourth waits below the cut limit";
+  EXPECT_EQ(p.waiting_for_limit(), 1U);
+}
+
+TEST(AttemptPolicy, WithoutAnAdaptiveLimitEveryAttemptGoesOut) {
+  auto p = make_policy();
+  p.on_breaker_change(breaker_state::closed, 1, t0);
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(kinds(p.on_record(make_record(i), t0).todo), "post");
+  }
+  EXPECT_EQ(p.concurrency_limit(), 0);
+  EXPECT_EQ(p.waiting_for_limit(), 0U);
+}
+
+}  // namespace
+}  // namespace courier
