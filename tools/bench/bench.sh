@@ -31,6 +31,9 @@
 #   BENCH_WRK_THREADS wrk's threads (default 1: nginx's one worker has the other core)
 #   BENCH_RUN_TIMEOUT seconds one courier run may take before it counts as failed (default 120)
 #   BENCH_THREADS     when set, each run also prints courier's CPU by thread name (stderr)
+#   BENCH_SCRAPE      when set, courier's admin listener is on (127.0.0.1:19464) and /metrics
+#                     and /state are scraped every second during each run, as Prometheus and
+#                     an operator would: the cost of observability shows in the figures
 #   COURIER_BIN       courier (default build/release/topology/courier)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -125,10 +128,20 @@ run_wrk() {  # run_wrk LATENCY_MS CONNECTIONS: prints requests/s
 run_courier() {
   local l=$1 f=$2 p=$3 n=$4 cfg=$bench_work/run.json log=$bench_work/courier-$5.log
   local base start end cpu hwm
-  bench_write_config "$cfg" "$5" "$(topic_for "$p" "$n")" "$(bench_url "$l")" "$f" "$f"
+  local admin=off scraper=
+  [[ -z ${BENCH_SCRAPE:-} ]] || admin=127.0.0.1:19464
+  bench_write_config "$cfg" "$5" "$(topic_for "$p" "$n")" "$(bench_url "$l")" "$f" "$f" "$admin"
   base=$(bench_log_lines "$bench_access_log")
   start=$(date +%s.%N)
   bench_courier_start "$cfg" "$log"
+  if [[ $admin != off ]]; then
+    (while kill -0 "$bench_courier_pid" 2>/dev/null; do
+       curl -fsS -m 2 "http://$admin/metrics" >/dev/null 2>&1 || true
+       curl -fsS -m 2 "http://$admin/state" >/dev/null 2>&1 || true
+       sleep 1
+     done) &
+    scraper=$!
+  fi
   if ! bench_wait_lines "$bench_access_log" $((base + n)) "$run_timeout"; then
     note "run $5: $(($(bench_log_lines "$bench_access_log") - base)) of $n delivered in $run_timeout s; courier's log:"
     tail -n 5 "$log" >&2 || true
@@ -144,6 +157,7 @@ run_courier() {
     note "run $5: courier's CPU seconds by thread (name count seconds): $(bench_thread_cpu "$bench_courier_pid" | tr '\n' ';')"
   bench_stop "$bench_courier_pid" 30
   bench_courier_pid=
+  [[ -z $scraper ]] || wait "$scraper" 2>/dev/null || true
   tail -n +$((base + 1)) "$bench_access_log" | head -n "$n" |
     awk -v n="$n" -v s="$start" -v e="$end" -v cpu="$cpu" -v hwm="$hwm" '
       NR == 1 { first = $1 } { last = $1 } $2 != 200 { bad++ }

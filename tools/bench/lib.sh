@@ -88,11 +88,11 @@ bench_value() { printf '"%s"' "$(head -c "$1" /dev/zero | tr '\0' 'x')"; }
 # bench_signature BODY: the X-Signature courier sends for BODY (HMAC-SHA256, hex).
 bench_signature() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$bench_secret" -r | cut -d' ' -f1; }
 
-# bench_write_config FILE GROUP TOPIC URL MAX_IN_FLIGHT MAX_CONNECTIONS: courier's config,
-# everything else at courier's defaults.
+# bench_write_config FILE GROUP TOPIC URL MAX_IN_FLIGHT MAX_CONNECTIONS [ADMIN_LISTEN]: courier's
+# config, everything else at courier's defaults (the admin listener off unless ADMIN_LISTEN).
 bench_write_config() {
   cat >"$1" <<CONF
-{"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2"}, "admin": {"listen": "off"},
+{"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2"}, "admin": {"listen": "${7:-off}"},
  "routes": [{"name": "shipments", "topic": "$3", "url": "$4",
              "allow_private_targets": true,
              "max_in_flight": $5, "http": {"max_connections": $6}}]}
