@@ -30,6 +30,8 @@ packages=(
   # promtool checks courier's /metrics exposition and the alert rules (tests/core/metrics).
   prometheus
   wrk  # tools/bench/bench.sh: the ceiling every real-broker figure is a ratio to
+  # docs/runbook-dlq.md's commands (run by the runbook e2e test) and BENCH_SCRAPE.
+  curl jq
 )
 
 missing=()
