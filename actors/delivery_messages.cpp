@@ -56,7 +56,10 @@ attempt_result to_attempt_result(std::uint64_t id, const http::response& r,
   out.error_message = r.error_message;
   out.has_retry_after = r.retry_after.has_value();
   out.retry_after = r.retry_after.value_or(std::string{});
-  out.body = r.body.substr(0, max_header_value);
+  // Only a failure's body travels on (into the retry headers): a 2xx's is not copied.
+  if (r.status < 200 || r.status >= 300) {
+    out.body = r.body.substr(0, max_header_value);
+  }
   return out;
 }
 

@@ -105,6 +105,9 @@ struct shell {
       std::visit([&fields, &name = name](auto& v) { fields[name] = std::move(v); }, value);
     }
     switch (a.level) {
+      case policy::log_level::debug:
+        log::debug(a.event, fields);
+        return;
       case policy::log_level::info:
         log::info(a.event, fields);
         return;

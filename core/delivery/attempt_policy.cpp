@@ -364,7 +364,8 @@ void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_a
   if (backoff_.may_retry(d.attempts)) {
     const auto delay = backoff_.delay_after(d.attempts, retry_after_of(a, now));
     ++counters_.retries;
-    out.emplace_back(log_line{log_level::info,
+    // Debug: with a partner answering 503 to some attempts it would be a line per attempt.
+    out.emplace_back(log_line{log_level::debug,
                               "delivery retry scheduled",
                               {{"route", settings_.route},
                                {"idempotency_key", d.idempotency_key},

@@ -106,7 +106,7 @@ class attempt_policy {
     dead_lettered,  // the broker acknowledged it in the DLQ
   };
 
-  enum class log_level { info, warn, error };
+  enum class log_level { debug, info, warn, error };
 
   using log_value = std::variant<std::string, std::int64_t>;
   using log_fields = std::vector<std::pair<std::string, log_value>>;
