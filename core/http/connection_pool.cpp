@@ -1,7 +1,9 @@
 #include "core/http/connection_pool.hpp"
 
-#include <algorithm>
+#include <chrono>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -26,7 +28,11 @@ response shut_down_response() {
 
 connection_pool::connection_pool(net::io_context& ioc, endpoint ep, client_settings s,
                                  std::shared_ptr<net::ssl::context> tls)
-    : ioc_(ioc), endpoint_(std::move(ep)), settings_(std::move(s)), tls_(std::move(tls)) {}
+    : ioc_(ioc),
+      endpoint_(std::move(ep)),
+      settings_(std::move(s)),
+      tls_(std::move(tls)),
+      queue_timer_(ioc) {}
 
 void connection_pool::submit(exchange ex) {
   std::shared_ptr<connection> conn;
@@ -43,19 +49,15 @@ void connection_pool::submit(exchange ex) {
     } else if (open_ < settings_.max_connections) {
       conn = open_connection();
     } else {
-      // The timer is never cancelled: once the request leaves the queue it fires as a no-op.
-      // That keeps the timer object out of reach of any thread but its own handler.
-      const std::uint64_t id = next_id_++;
-      auto timer = std::make_shared<net::steady_timer>(ioc_, ex.deadline);
-      queue_.push_back(queued{id, std::move(ex)});
-      timer->async_wait([weak = weak_from_this(), id, timer](boost::system::error_code ec) {
-        if (ec) {
-          return;
-        }
-        if (const auto self = weak.lock()) {
-          self->on_queue_deadline(id);
-        }
-      });
+      queue_.push_back(std::move(ex));
+      if (!queue_timer_armed_) {
+        queue_timer_armed_ = true;
+        net::post(ioc_, [weak = weak_from_this()] {
+          if (const auto self = weak.lock()) {
+            self->arm_queue_timer();
+          }
+        });
+      }
       return;
     }
   }
@@ -72,12 +74,12 @@ bool connection_pool::release(const std::shared_ptr<connection>& conn, bool reus
     if (!reusable || shut_down_) {
       --open_;
       if (!shut_down_ && !queue_.empty()) {
-        next = std::move(queue_.front().ex);
+        next = std::move(queue_.front());
         queue_.pop_front();
         next_conn = open_connection();
       }
     } else if (!queue_.empty()) {
-      next = std::move(queue_.front().ex);
+      next = std::move(queue_.front());
       queue_.pop_front();
       busy_.emplace(conn.get(), conn);
       next_conn = conn;
@@ -100,7 +102,7 @@ std::size_t connection_pool::idle_connections() const {
 
 void connection_pool::shutdown() {
   std::vector<std::shared_ptr<connection>> to_abort;
-  std::deque<queued> dropped;
+  std::deque<exchange> dropped;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (shut_down_) {
@@ -120,29 +122,50 @@ void connection_pool::shutdown() {
     conn->abort();
   }
   for (auto& q : dropped) {
-    complete_later(std::move(q.ex), shut_down_response());
+    complete_later(std::move(q), shut_down_response());
   }
 }
 
-void connection_pool::on_queue_deadline(std::uint64_t id) {
-  exchange expired;
+void connection_pool::arm_queue_timer() {
+  std::chrono::steady_clock::time_point at;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    // Deadlines grow in queue order, so an expired request is almost always at the front.
-    const auto it =
-        std::find_if(queue_.begin(), queue_.end(), [id](const queued& q) { return q.id == id; });
-    if (it == queue_.end()) {
-      return;  // already handed to a connection
+    if (queue_.empty()) {
+      queue_timer_armed_ = false;
+      return;
     }
-    expired = std::move(it->ex);
-    queue_.erase(it);
+    at = queue_.front().deadline;
   }
-  response r;
-  r.error = transport_error::timeout;
-  r.error_message = "timed out after " + std::to_string(settings_.timeout.count()) +
-                    " ms waiting for a free connection (all " +
-                    std::to_string(settings_.max_connections) + " busy)";
-  expired.on_done(std::move(r));
+  queue_timer_.expires_at(at);
+  queue_timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+    if (ec) {
+      return;  // the pool is going away
+    }
+    if (const auto self = weak.lock()) {
+      self->on_queue_timer();
+    }
+  });
+}
+
+void connection_pool::on_queue_timer() {
+  std::vector<exchange> expired;
+  const auto now = std::chrono::steady_clock::now();
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    while (!queue_.empty() && queue_.front().deadline <= now) {
+      expired.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+    }
+  }
+  for (auto& ex : expired) {
+    response r;
+    r.error = transport_error::timeout;
+    r.error_message = "timed out after " + std::to_string(settings_.timeout.count()) +
+                      " ms waiting for a free connection (all " +
+                      std::to_string(settings_.max_connections) + " busy)";
+    ex.on_done(std::move(r));
+  }
+  arm_queue_timer();  // the next front, or the chain ends
 }
 
 void connection_pool::complete_later(exchange ex, response r) {

@@ -11,6 +11,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "core/http/client.hpp"
 #include "core/http/endpoint.hpp"
@@ -47,12 +48,11 @@ class connection_pool : public std::enable_shared_from_this<connection_pool> {
   boost::asio::ssl::context* tls_context() const { return tls_.get(); }
 
  private:
-  struct queued {
-    std::uint64_t id;
-    exchange ex;
-  };
-
-  void on_queue_deadline(std::uint64_t id);
+  // One timer for the whole queue, at its front's deadline (deadlines grow in queue order:
+  // every request gets the same timeout from its post), not one per queued request. Only the
+  // chain started by arm_queue_timer touches it, on an io thread, one step at a time.
+  void arm_queue_timer();
+  void on_queue_timer();
   void complete_later(exchange ex, response r);
   // Requires mutex_; the connection is counted as busy.
   std::shared_ptr<connection> open_connection();
@@ -66,9 +66,10 @@ class connection_pool : public std::enable_shared_from_this<connection_pool> {
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<connection>> idle_;
   std::unordered_map<const connection*, std::weak_ptr<connection>> busy_;
-  std::deque<queued> queue_;
+  std::deque<exchange> queue_;
   std::size_t open_ = 0;  // idle + busy, never above settings_.max_connections
-  std::uint64_t next_id_ = 0;
+  boost::asio::steady_timer queue_timer_;
+  bool queue_timer_armed_ = false;  // a chain of arm_queue_timer / on_queue_timer is running
   bool shut_down_ = false;
 };
 

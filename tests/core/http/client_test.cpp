@@ -111,6 +111,23 @@ TEST(HttpClient, TimeoutCountsTheWaitForAFreeConnection) {
   EXPECT_LT(elapsed, 900ms);
 }
 
+TEST(HttpClient, EveryQueuedRequestEndsAtItsOwnDeadlineUnderOneQueueTimer) {
+  silent_listener silent;
+  io_runner io;
+  client c(io.context(), parse_endpoint(silent.url()), quick(1, 300ms));
+  response_waiter waiter;
+  for (const char* key : {"a", "b", "c", "d"}) {
+    c.post(delivery("{}", key), waiter.callback());
+  }
+  ASSERT_TRUE(waiter.wait_for(4, 5s));
+  std::size_t queued = 0;
+  for (const auto& r : waiter.responses()) {
+    EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+    queued += r.error_message.find("waiting for a free connection") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(queued, 3U) << "one on the connection, three in the queue";
+}
+
 TEST(HttpClient, RefusedConnectionIsAConnectError) {
   std::string url;
   {
