@@ -17,6 +17,17 @@ void publish(self_ptr self, const breaker_transition& t) {
   if (t.to == breaker_state::open && t.from == breaker_state::closed) {
     ++st.metrics->breaker_trips;
   }
+  switch (t.to) {
+    case breaker_state::closed:
+      ++st.metrics->breaker_to_closed;
+      break;
+    case breaker_state::open:
+      ++st.metrics->breaker_to_open;
+      break;
+    case breaker_state::half_open:
+      ++st.metrics->breaker_to_half_open;
+      break;
+  }
   log::info("breaker state change", {{"route", st.route},
                                      {"from", std::string{to_string(t.from)}},
                                      {"to", std::string{to_string(t.to)}},

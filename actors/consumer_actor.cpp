@@ -26,6 +26,10 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   cb.on_error = [self](const std::string& message) {
     log::warn("kafka consumer error", {{"route", self->state.settings.route}, {"error", message}});
   };
+  cb.on_commit_failed = [self](const std::string& why) {
+    ++self->state.metrics->commit_failures;
+    log::warn("offset commit failed", {{"route", self->state.settings.route}, {"error", why}});
+  };
   cb.on_positions = [self](const std::vector<kafka::partition_position>& ps) {
     self->state.metrics->partitions.publish(ps);
   };

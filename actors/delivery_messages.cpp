@@ -101,6 +101,9 @@ void publish(delivery_pool_state& st) {
   m.head_of_line_moves += now.head_of_line_moves - was.head_of_line_moves;
   m.retried_to_tier += now.retried_to_tier - was.retried_to_tier;
   m.dead_lettered += now.dead_lettered - was.dead_lettered;
+  for (std::size_t c = 0; c < now.answers_by_class.size(); ++c) {
+    m.answers_by_class[c] += now.answers_by_class[c] - was.answers_by_class[c];
+  }
   was = now;
   m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
   m.concurrency_limit = st.policy->concurrency_limit();

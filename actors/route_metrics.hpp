@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 
@@ -39,6 +40,13 @@ struct route_metrics {
   std::atomic<std::uint64_t> retried_to_tier{0};     // acknowledged in a retry tier
   std::atomic<std::uint64_t> dead_lettered{0};       // acknowledged in the DLQ
   std::atomic<std::uint64_t> breaker_trips{0};
+  // Every breaker transition by the state it went to: closed, open, half_open.
+  std::atomic<std::uint64_t> breaker_to_closed{0};
+  std::atomic<std::uint64_t> breaker_to_open{0};
+  std::atomic<std::uint64_t> breaker_to_half_open{0};
+  std::atomic<std::uint64_t> commit_failures{0};  // offset commits the broker refused
+  // HTTP answers by status class: [0] none (a transport error), [1]..[5] 1xx..5xx.
+  std::array<std::atomic<std::uint64_t>, 6> answers_by_class{};
   std::atomic<std::uint64_t> pauses{0};
   std::atomic<std::uint64_t> resumes{0};
   std::atomic<std::uint64_t> backpressure_pauses{0};  // a partition paused at its own bound

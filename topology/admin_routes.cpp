@@ -70,6 +70,13 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.endpoint_blocked = m.endpoint_blocked.load(relaxed);
   s.head_of_line_moves = m.head_of_line_moves.load(relaxed);
   s.breaker_trips = m.breaker_trips.load(relaxed);
+  s.breaker_to_closed = m.breaker_to_closed.load(relaxed);
+  s.breaker_to_open = m.breaker_to_open.load(relaxed);
+  s.breaker_to_half_open = m.breaker_to_half_open.load(relaxed);
+  s.commit_failures = m.commit_failures.load(relaxed);
+  for (std::size_t c = 0; c < s.answers_by_class.size(); ++c) {
+    s.answers_by_class[c] = m.answers_by_class[c].load(relaxed);
+  }
   s.pauses = m.pauses.load(relaxed);
   s.resumes = m.resumes.load(relaxed);
   s.backpressure_pauses = m.backpressure_pauses.load(relaxed);
@@ -123,6 +130,17 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   }
   counter(e, routes, "courier_delivery_attempts_total", "HTTP requests sent to the webhook.",
           &route_snapshot::attempts);
+  e.family("courier_delivery_answers_total",
+           "HTTP attempts by the class of their answer's status; none: no answer (a transport "
+           "error: timeout, connect, tls, ...).",
+           family_type::counter);
+  for (const auto& r : routes) {
+    constexpr const char* classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
+    for (std::size_t c = 0; c < r.answers_by_class.size(); ++c) {
+      e.sample("courier_delivery_answers_total", {{"route", r.name}, {"class", classes[c]}},
+               r.answers_by_class[c]);
+    }
+  }
   counter(e, routes, "courier_delivery_retries_total",
           "Attempts that were a retry of an earlier one.", &route_snapshot::retries);
   counter(e, routes, "courier_attempts_exhausted_total",
@@ -146,6 +164,21 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
         &route_snapshot::breaker_state);
   counter(e, routes, "courier_breaker_trips_total", "Times the circuit breaker opened.",
           &route_snapshot::breaker_trips);
+  e.family("courier_breaker_transitions_total",
+           "Circuit breaker state changes by the state entered (a failed probe re-enters open).",
+           family_type::counter);
+  for (const auto& r : routes) {
+    e.sample("courier_breaker_transitions_total", {{"route", r.name}, {"to", "closed"}},
+             r.breaker_to_closed);
+    e.sample("courier_breaker_transitions_total", {{"route", r.name}, {"to", "open"}},
+             r.breaker_to_open);
+    e.sample("courier_breaker_transitions_total", {{"route", r.name}, {"to", "half_open"}},
+             r.breaker_to_half_open);
+  }
+  counter(e, routes, "courier_commit_failures_total",
+          "Offset commits of the route's consumer that failed (its records are delivered again "
+          "after a restart or rebalance).",
+          &route_snapshot::commit_failures);
   counter(e, routes, "courier_pauses_total", "Times the route's partitions were paused.",
           &route_snapshot::pauses);
   counter(e, routes, "courier_resumes_total", "Times the route's partitions were resumed.",

@@ -4,6 +4,7 @@
 // 0.0.4), /healthz, /readyz and /state (JSON). The rendering is pure functions of snapshots,
 // so the texts are unit-tested; admin_endpoints takes the snapshots from a running pipeline.
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -39,6 +40,11 @@ struct route_snapshot {
   std::uint64_t ssrf_blocked = 0;
   std::uint64_t head_of_line_moves = 0;
   std::uint64_t breaker_trips = 0;
+  std::uint64_t breaker_to_closed = 0;
+  std::uint64_t breaker_to_open = 0;
+  std::uint64_t breaker_to_half_open = 0;
+  std::uint64_t commit_failures = 0;
+  std::array<std::uint64_t, 6> answers_by_class{};  // none, 1xx .. 5xx
   std::uint64_t pauses = 0;
   std::uint64_t resumes = 0;
   std::uint64_t backpressure_pauses = 0;

@@ -152,6 +152,9 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
   if (it == pending_.end()) {
     return out;
   }
+  ++counters_.answers_by_class[a.status >= 100 && a.status < 600
+                                   ? static_cast<std::size_t>(a.status / 100)
+                                   : 0];
   const auto id = a.delivery_id;
   auto& d = it->second;
   const auto now_ms = to_ms(now);

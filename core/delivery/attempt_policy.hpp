@@ -16,6 +16,7 @@
 // an attempt brings it: each attempt is signed afresh with its own webhook-timestamp), the random
 // source of the backoff through the constructor. No logging: log lines are actions too.
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -174,6 +175,8 @@ class attempt_policy {
     std::uint64_t head_of_line_moves = 0;  // moved on by the head-of-line bound
     std::uint64_t retried_to_tier = 0;     // acknowledged in a retry tier
     std::uint64_t dead_lettered = 0;       // acknowledged in the DLQ
+    // Answers by status class: [0] no answer (a transport error), [1]..[5] 1xx..5xx.
+    std::array<std::uint64_t, 6> answers_by_class{};
   };
 
   attempt_policy(attempt_policy_settings settings, full_jitter_backoff::uniform_source uniform);

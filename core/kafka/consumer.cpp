@@ -60,6 +60,7 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
   rd_kafka_conf_set_rebalance_cb(conf.get(), &consumer::on_rebalance);
   rd_kafka_conf_set_error_cb(conf.get(), &consumer::on_kafka_error);
   rd_kafka_conf_set_stats_cb(conf.get(), &consumer::on_stats);
+  rd_kafka_conf_set_offset_commit_cb(conf.get(), &consumer::on_auto_commit);
   rd_kafka_conf_set_opaque(conf.get(), this);
   std::array<char, 512> reason{};
   rk_.reset(rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), reason.data(), reason.size()));
@@ -285,6 +286,32 @@ int consumer::on_stats(rd_kafka_t* /*rk*/, char* json, std::size_t json_len, voi
   return 0;  // librdkafka frees `json`
 }
 
+void consumer::on_auto_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
+                              rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+  auto* self = static_cast<consumer*>(opaque);
+  if (err == RD_KAFKA_RESP_ERR__NO_OFFSET) {
+    return;  // nothing stored since the last commit
+  }
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    self->commit_failed(std::string("auto-commit: ") + rd_kafka_err2str(err));
+    return;
+  }
+  for (int i = 0; offsets != nullptr && i < offsets->cnt; ++i) {
+    if (offsets->elems[i].err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      self->commit_failed("auto-commit of " + describe(offsets->elems[i]) + ": " +
+                          rd_kafka_err2str(offsets->elems[i].err));
+    }
+  }
+}
+
+void consumer::commit_failed(const std::string& why) {
+  if (cb_.on_commit_failed) {
+    cb_.on_commit_failed(why);
+  } else {
+    report(why);
+  }
+}
+
 void consumer::on_kafka_error(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
   auto* self = static_cast<consumer*>(opaque);
   const auto code = static_cast<rd_kafka_resp_err_t>(err);
@@ -326,7 +353,7 @@ void consumer::handle_rebalance(rd_kafka_resp_err_t err,
     try {
       commit_sync();
     } catch (const kafka_error& e) {
-      report(std::string("commit on revoke: ") + e.what());
+      commit_failed(std::string("commit on revoke: ") + e.what());
     }
     // The pause flag would survive into the next assignment (librdkafka 2.0.2): clear it here,
     // so every assignment starts fetching and the owner re-applies its pause state.

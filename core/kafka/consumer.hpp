@@ -44,6 +44,9 @@ class consumer {
     // Every statistics.interval.ms (5 s by default here): the fetched partitions' commit
     // points, high watermarks and lag.
     std::function<void(const std::vector<partition_position>&)> on_positions;
+    // An offset commit (automatic, every auto.commit.interval.ms, or on revoke) that failed,
+    // with why; the next owner redelivers from the last committed offset.
+    std::function<void(const std::string&)> on_commit_failed;
   };
 
   consumer(consumer_settings s, callbacks cb);
@@ -86,6 +89,9 @@ class consumer {
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
   static void on_kafka_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static int on_stats(rd_kafka_t* rk, char* json, std::size_t json_len, void* opaque);
+  static void on_auto_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                             rd_kafka_topic_partition_list_t* offsets, void* opaque);
+  void commit_failed(const std::string& why);
   void handle_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
   void assign(const rd_kafka_topic_partition_list_t* partitions);
   void unassign(const rd_kafka_topic_partition_list_t* partitions);

@@ -475,6 +475,7 @@ inline std::vector<record> read_to_end(const std::string& topic, int partitions,
                          at_end.insert(std::stoi(message.substr(eof_prefix.size())));
                        }
                      },
+                     {},
                      {}}};
   std::vector<record> out;
   const bool all_at_end =

@@ -78,6 +78,9 @@ TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
   EXPECT_EQ(sample_value(text, R"(courier_records_consumed_total{route="shipments"})"),
             static_cast<double>(records));
   EXPECT_EQ(sample_value(text, R"(courier_breaker_state{route="shipments"})"), 0.0);
+  EXPECT_EQ(sample_value(text, R"(courier_delivery_answers_total{route="shipments",class="2xx"})"),
+            static_cast<double>(records));
+  EXPECT_EQ(sample_value(text, R"(courier_commit_failures_total{route="shipments"})"), 0.0);
   EXPECT_EQ(sample_value(text, R"(courier_delivery_latency_seconds_count{route="shipments"})"),
             static_cast<double>(records))
       << "every delivered record, from its Kafka timestamp to its 2xx";

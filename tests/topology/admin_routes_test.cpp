@@ -28,6 +28,12 @@ route_snapshot busy_route() {
   m.head_of_line_moves = 4;
   m.breaker_state = 2;
   m.breaker_trips = 1;
+  m.breaker_to_open = 3;
+  m.breaker_to_half_open = 2;
+  m.commit_failures = 4;
+  m.answers_by_class[2] = 100;
+  m.answers_by_class[5] = 21;
+  m.answers_by_class[0] = 10;
   m.pauses = 5;
   m.paused_partitions = 3;
   m.in_flight = 10;
@@ -176,6 +182,25 @@ TEST(AdminLiveness, HealthyOnlyWhenEveryActorAnswered) {
       liveness({{"delivery_pool of route a", kind::timed_out}}, std::chrono::seconds{1});
   EXPECT_FALSE(stuck.ok);
   EXPECT_THAT(json::parse(stuck.body).at("reason").get<std::string>(), HasSubstr("1000 ms"));
+}
+
+TEST(AdminMetrics, RendersAnswersByStatusClassBreakerTransitionsAndCommitFailures) {
+  const auto text = render_metrics({busy_route()}, "0");
+  EXPECT_THAT(text,
+              HasSubstr(R"(courier_delivery_answers_total{route="shipments",class="2xx"} 100)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(courier_delivery_answers_total{route="shipments",class="5xx"} 21)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(courier_delivery_answers_total{route="shipments",class="none"} 10)"));
+  EXPECT_THAT(text, HasSubstr(R"(courier_delivery_answers_total{route="shipments",class="3xx"} 0)"))
+      << "every class exists from the start";
+  EXPECT_THAT(text,
+              HasSubstr(R"(courier_breaker_transitions_total{route="shipments",to="open"} 3)"));
+  EXPECT_THAT(
+      text, HasSubstr(R"(courier_breaker_transitions_total{route="shipments",to="half_open"} 2)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(courier_breaker_transitions_total{route="shipments",to="closed"} 0)"));
+  EXPECT_THAT(text, HasSubstr(R"(courier_commit_failures_total{route="shipments"} 4)"));
 }
 
 TEST(AdminMetrics, RendersEachPartitionsAccountingPositionAndPauseReasons) {

@@ -645,6 +645,22 @@ TEST(AttemptPolicy, AttemptsOverTheAdaptiveLimitWaitForAnAnswer) {
   EXPECT_EQ(p.waiting_for_limit(), 1U);
 }
 
+TEST(AttemptPolicy, CountsAnswersByStatusClass) {
+  auto p = make_policy();
+  p.on_breaker_change(breaker_state::closed, 1, t0);
+  const auto a = p.on_record(make_record(1), t0).id;
+  p.on_answer(answer(a, 503), t0);
+  p.on_retry_due(a, t0);
+  p.on_answer(answer(a, 0, transport_error::timeout), t0);
+  p.on_retry_due(a, t0);
+  p.on_answer(answer(a, 204), t0);
+  const auto& c = p.counts().answers_by_class;
+  EXPECT_EQ(c[5], 1U);
+  EXPECT_EQ(c[0], 1U) << "no answer: a transport error";
+  EXPECT_EQ(c[2], 1U);
+  EXPECT_EQ(c[4], 0U);
+}
+
 TEST(AttemptPolicy, WithoutAnAdaptiveLimitEveryAttemptGoesOut) {
   auto p = make_policy();
   p.on_breaker_change(breaker_state::closed, 1, t0);
