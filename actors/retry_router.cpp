@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/log/json_log.hpp"
+#include "core/retry/retry_headers.hpp"
 #include "core/kafka/error.hpp"
 
 namespace courier::actors {
@@ -99,6 +100,9 @@ void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
   w.in_flight = false;
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
     ++st.metrics->produced;
+    st.metrics->count_produced(
+      w.request.topic,
+      std::string{find_header(w.request.headers, error_class_header).value_or("unknown")});
     if (w.blocked) {
       --st.metrics->records_failing;
       log::info("a retry/DLQ record that failed is through; its partition resumes",

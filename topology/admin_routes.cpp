@@ -93,7 +93,7 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
 
 router_snapshot snapshot_of(const actors::router_metrics& m) {
   return router_snapshot{m.produced.load(), m.produce_failures.load(), m.records_failing.load(),
-                         m.producer_rebuilds.load()};
+                         m.producer_rebuilds.load(), m.produced_by()};
 }
 
 std::string render_metrics(const std::vector<route_snapshot>& routes,
@@ -102,6 +102,14 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   e.family("courier_retry_records_produced_total",
            "Retry-tier and DLQ records the broker acknowledged.", family_type::counter);
   e.sample("courier_retry_records_produced_total", {}, router.produced);
+  e.family("courier_retry_records_produced_by_destination_total",
+           "Retry-tier and DLQ records the broker acknowledged, by destination topic and "
+           "courier.error.class.",
+           family_type::counter);
+  for (const auto& [key, n] : router.produced_by) {
+    e.sample("courier_retry_records_produced_by_destination_total",
+             {{"topic", key.first}, {"error_class", key.second}}, n);
+  }
   e.family("courier_retry_produce_failures_total",
            "Failed tries to write a retry-tier or DLQ record (each is tried again; its "
            "partition is held meanwhile).",

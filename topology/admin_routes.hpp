@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,6 +72,7 @@ struct router_snapshot {
   std::uint64_t produce_failures = 0;
   std::int64_t records_failing = 0;
   std::uint64_t producer_rebuilds = 0;
+  std::map<std::pair<std::string, std::string>, std::uint64_t> produced_by;  // (topic, class)
 };
 
 router_snapshot snapshot_of(const actors::router_metrics& m);

@@ -57,6 +57,10 @@ TEST(RetryTiers, APoisonRecordGoesToTheDlqAfterOneAttemptAndDoesNotHoldUpItsPart
   EXPECT_EQ(header_or_empty(r, attempts_header), "1");
   EXPECT_EQ(r.key, demo::shipment_id(0)) << "the DLQ record keeps the original key";
   EXPECT_EQ(r.value, demo::make_shipment(0, 7)) << "and the original value";
+  const auto by = p.router_metrics()->produced_by();
+  ASSERT_EQ(by.size(), 1U);
+  EXPECT_EQ(by.begin()->first, std::make_pair(s.dlq, std::string{"http_4xx"}));
+  EXPECT_EQ(by.begin()->second, 1U) << "/metrics counts it by destination and error class";
   // The source partition's offset moved past the poison record.
   const auto committed =
       kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/route_metrics.hpp"
+#include "actors/router_metrics.hpp"
 
 namespace courier::topology {
 namespace {
@@ -201,6 +202,22 @@ TEST(AdminMetrics, RendersAnswersByStatusClassBreakerTransitionsAndCommitFailure
   EXPECT_THAT(text,
               HasSubstr(R"(courier_breaker_transitions_total{route="shipments",to="closed"} 0)"));
   EXPECT_THAT(text, HasSubstr(R"(courier_commit_failures_total{route="shipments"} 4)"));
+}
+
+TEST(AdminMetrics, RendersTheRoutersRecordsByDestinationAndErrorClass) {
+  actors::router_metrics rm;
+  rm.count_produced("brew.shipments.dlq", "http_4xx");
+  rm.count_produced("brew.shipments.dlq", "http_4xx");
+  rm.count_produced("brew.shipments.v1.retry-5s", "http_503");
+  const auto text = render_metrics({busy_route()}, "0", snapshot_of(rm));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          R"(courier_retry_records_produced_by_destination_total{topic="brew.shipments.dlq",error_class="http_4xx"} 2)"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          R"(courier_retry_records_produced_by_destination_total{topic="brew.shipments.v1.retry-5s",error_class="http_503"} 1)"));
 }
 
 TEST(AdminMetrics, RendersEachPartitionsAccountingPositionAndPauseReasons) {
