@@ -21,6 +21,7 @@ struct partition_report {
   std::vector<std::string> paused_reasons;  // empty: fetching
   std::optional<std::int64_t> paused_since_ms;
   std::size_t in_flight = 0;
+  std::size_t held_until_due = 0;  // of in_flight: waiting in the due gate
   partition_accounting accounting;
   // From librdkafka's statistics (every statistics.interval.ms); -1: not known yet.
   std::int64_t committed = -1;
@@ -59,6 +60,7 @@ class partition_board {
       }
       r.paused_since_ms = s.paused_since_ms;
       r.in_flight = s.in_flight;
+      r.held_until_due = s.held_until_due;
       r.accounting = s.accounting;
       if (auto it = positions_.find(s.id); it != positions_.end() && s.assigned) {
         r.committed = it->second.committed;

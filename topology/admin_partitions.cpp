@@ -102,6 +102,7 @@ nlohmann::json partitions_json(const route_snapshot& r) {
         {"partition", p.partition},
         {"assigned", p.assigned},
         {"in_flight", p.in_flight},
+        {"held_until_due", p.held_until_due},
         {"accounting",
          {{"consumed", a.consumed},
           {"delivered", a.delivered},

@@ -242,6 +242,7 @@ std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_
     s.paused_since_ms = e.paused_since_ms;
     s.committable = e.tracker.committable();
     s.in_flight = e.tracker.in_flight();
+    s.held_until_due = gate_.held_count(p);
     s.accounting = accounts_[p];
     out.push_back(std::move(s));
   }

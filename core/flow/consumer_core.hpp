@@ -166,6 +166,7 @@ class consumer_core {
     std::optional<std::int64_t> paused_since_ms;
     std::optional<std::int64_t> committable;  // the next offset this consumer stores
     std::size_t in_flight = 0;
+    std::size_t held_until_due = 0;  // of in_flight: retry-tier records waiting in the due gate
     partition_accounting accounting;
   };
   std::vector<partition_status> statuses(std::int64_t now_ms);

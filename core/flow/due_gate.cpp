@@ -53,4 +53,9 @@ void due_gate::drop(const partition_id& p) {
   held_.erase(it);
 }
 
+std::size_t due_gate::held_count(const partition_id& p) const {
+  const auto it = held_.find(p);
+  return it == held_.end() ? 0 : it->second.size();
+}
+
 }  // namespace courier

@@ -30,6 +30,7 @@ class due_gate {
 
   bool holds(const partition_id& p) const;
   std::size_t size() const;
+  std::size_t held_count(const partition_id& p) const;  // the partition's records held now
 
   // Forgets a partition's records (revoked: its next owner fetches them again).
   void drop(const partition_id& p);

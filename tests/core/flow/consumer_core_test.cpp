@@ -492,6 +492,8 @@ TEST(ConsumerCore, StatusesNameThePauseReasonsAndSinceWhen) {
   EXPECT_EQ(st[1].reasons,
             (std::vector<pause_reason>{pause_reason::breaker, pause_reason::retry_due}));
   EXPECT_EQ(st[1].in_flight, 1u);
+  EXPECT_EQ(st[1].held_until_due, 1u);
+  EXPECT_EQ(st[0].held_until_due, 0u);
   EXPECT_EQ(core.statuses(900)[0].paused_since_ms, 200) << "since the first status after it";
   core.set_route_reason(pause_reason::breaker, false);
   EXPECT_GT(core.pause_changes(), changes);
