@@ -30,6 +30,13 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
     ++self->state.metrics->commit_failures;
     log::warn("offset commit failed", {{"route", self->state.settings.route}, {"error", why}});
   };
+  cb.on_broker_up = [self](bool up) {
+    auto& m = *self->state.metrics;
+    if (m.broker_reachable.exchange(up) != up) {
+      log::warn(up ? "the broker is reachable again" : "the broker is unreachable",
+                {{"route", self->state.settings.route}});
+    }
+  };
   cb.on_positions = [self](const std::vector<kafka::partition_position>& ps) {
     self->state.metrics->partitions.publish(ps);
   };

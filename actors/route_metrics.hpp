@@ -59,6 +59,9 @@ struct route_metrics {
   // started draining (it never stops once begun).
   std::atomic<bool> assigned{false};
   std::atomic<bool> draining{false};
+  // The consumer's broker connection as librdkafka last reported it (all brokers down; each
+  // statistics report); reachable until told otherwise.
+  std::atomic<bool> broker_reachable{true};
   // Per partition: pause reasons, accounting, commit point, high watermark, lag.
   partition_board partitions;
   // The route is flagged: the SSRF guard refused its endpoint at the latest attempt.

@@ -86,6 +86,7 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.paused_partitions = m.paused_partitions.load(relaxed);
   s.assigned = m.assigned.load(relaxed);
   s.draining = m.draining.load(relaxed);
+  s.broker_reachable = m.broker_reachable.load(relaxed);
   s.breaker_since_ms = m.breaker_since_ms.load(relaxed);
   s.partitions = m.partitions.snapshot();
   return s;
@@ -256,6 +257,17 @@ verdict readiness(const std::vector<route_snapshot>& routes, bool stopping) {
                          {"reason", "waiting for the first partition assignment"},
                          {"routes", waiting}})};
   }
+  json unreachable = json::array();
+  for (const auto& r : routes) {
+    if (!r.broker_reachable) {
+      unreachable.push_back(r.name);
+    }
+  }
+  if (!unreachable.empty()) {
+    return {false, dump({{"status", "not ready"},
+                         {"reason", "the broker is unreachable"},
+                         {"routes", unreachable}})};
+  }
   return {true, dump({{"status", "ready"}})};
 }
 
@@ -298,6 +310,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"paused_partitions", r.paused_partitions},
         {"assigned", r.assigned},
         {"draining", r.draining},
+        {"broker_reachable", r.broker_reachable},
         {"flags", r.endpoint_blocked ? json::array({"ssrf_blocked"}) : json::array()},
         {"counters",
          {{"consumed", r.consumed},

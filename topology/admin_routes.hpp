@@ -55,6 +55,7 @@ struct route_snapshot {
   std::int64_t paused_partitions = 0;
   bool assigned = false;
   bool draining = false;
+  bool broker_reachable = true;
   bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now
   std::int64_t breaker_since_ms = 0;  // the breaker's last change (0: closed since start)
   std::vector<actors::partition_report> partitions;

@@ -273,7 +273,13 @@ int consumer::on_stats(rd_kafka_t* /*rk*/, char* json, std::size_t json_len, voi
   auto* self = static_cast<consumer*>(opaque);
   if (self->cb_.on_positions) {
     try {
-      self->cb_.on_positions(parse_consumer_positions(std::string_view{json, json_len}));
+      const std::string_view text{json, json_len};
+      self->cb_.on_positions(parse_consumer_positions(text));
+      if (self->cb_.on_broker_up) {
+        if (const auto up = parse_broker_up(text)) {
+          self->cb_.on_broker_up(*up);
+        }
+      }
     } catch (const std::invalid_argument& e) {
       self->report(std::string("statistics: ") + e.what());
     } catch (...) {
@@ -318,6 +324,9 @@ void consumer::on_kafka_error(rd_kafka_t* /*rk*/, int err, const char* reason, v
   if (code == RD_KAFKA_RESP_ERR__FATAL) {
     self->fatal_ = true;
     return;  // poll() throws with rd_kafka_fatal_error's reason
+  }
+  if (code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && self->cb_.on_broker_up) {
+    self->cb_.on_broker_up(false);
   }
   self->report(std::string("kafka: ") + reason + " (" + rd_kafka_err2name(code) + ")");
 }

@@ -47,6 +47,9 @@ class consumer {
     // An offset commit (automatic, every auto.commit.interval.ms, or on revoke) that failed,
     // with why; the next owner redelivers from the last committed offset.
     std::function<void(const std::string&)> on_commit_failed;
+    // Whether a broker connection is up: false at once when librdkafka reports all brokers
+    // down, and from each statistics report.
+    std::function<void(bool)> on_broker_up;
   };
 
   consumer(consumer_settings s, callbacks cb);

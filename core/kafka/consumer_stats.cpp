@@ -12,13 +12,32 @@ std::int64_t offset_field(const nlohmann::json& p, const char* name) {
   return it != p.end() && it->is_number_integer() ? it->get<std::int64_t>() : -1;
 }
 
-}  // namespace
-
-std::vector<partition_position> parse_consumer_positions(std::string_view json) {
-  const auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+nlohmann::json parse_statistics(std::string_view json) {
+  auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) {
     throw std::invalid_argument("librdkafka statistics: not a JSON object");
   }
+  return doc;
+}
+
+}  // namespace
+
+std::optional<bool> parse_broker_up(std::string_view json) {
+  const auto doc = parse_statistics(json);
+  const auto brokers = doc.find("brokers");
+  if (brokers == doc.end() || !brokers->is_object() || brokers->empty()) {
+    return std::nullopt;
+  }
+  for (const auto& [name, b] : brokers->items()) {
+    if (b.is_object() && b.value("state", std::string{}) == "UP") {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<partition_position> parse_consumer_positions(std::string_view json) {
+  const auto doc = parse_statistics(json);
   std::vector<partition_position> out;
   const auto topics = doc.find("topics");
   if (topics == doc.end() || !topics->is_object()) {

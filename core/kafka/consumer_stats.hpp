@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,5 +21,9 @@ struct partition_position {
 // The partitions this consumer fetches (librdkafka's `desired` flag), from the statistics JSON
 // of a consumer handle. Throws std::invalid_argument when `json` is not statistics JSON.
 std::vector<partition_position> parse_consumer_positions(std::string_view json);
+
+// Whether the statistics show a broker connection up (any broker in state "UP"); nothing when
+// they list no broker. Throws std::invalid_argument when `json` is not statistics JSON.
+std::optional<bool> parse_broker_up(std::string_view json);
 
 }  // namespace courier::kafka

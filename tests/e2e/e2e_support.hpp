@@ -476,6 +476,7 @@ inline std::vector<record> read_to_end(const std::string& topic, int partitions,
                        }
                      },
                      {},
+                     {},
                      {}}};
   std::vector<record> out;
   const bool all_at_end =

@@ -153,11 +153,19 @@ TEST(EndToEnd, BrokerKilledAndRestartedWhileCourierRuns) {
 
   ASSERT_TRUE(wait_delivered(w, first_batch / 4, 60s, {courier.get()})) << w.stats().raw << "\n"
                                                                         << tail(courier->log());
+  const auto admin = admin_port_in(courier->log());
+  ASSERT_GT(admin, 0) << tail(courier->log());
+  // /readyz answers 200 only with a 200 body: http_get gives nothing for a 503.
+  const auto ready = [&] { return http_get(admin, "/readyz", 2s).has_value(); };
+  ASSERT_TRUE(wait_until(ready, 30s)) << "ready before the kill";
   ASSERT_EQ(run_command(kafka_local_command("kill")), 0);
   const auto at_kill = w.stats();
   EXPECT_LT(at_kill.ok, first_batch) << "the broker died after everything was delivered";
+  EXPECT_TRUE(wait_until([&] { return !ready(); }, 30s)) << "/readyz stayed 200 without a broker";
   ASSERT_EQ(run_command(kafka_local_command("start")), 0) << "the broker did not come back";
   ASSERT_TRUE(courier->running()) << tail(courier->log());
+  EXPECT_TRUE(wait_until(ready, 60s)) << "/readyz did not come back with the broker\n"
+                                      << tail(courier->log());
 
   seed(s.topic, first_batch, second_batch);
   ASSERT_TRUE(wait_delivered(w, n, 120s, {courier.get()})) << w.stats().raw << "\n"

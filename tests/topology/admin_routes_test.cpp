@@ -144,6 +144,18 @@ TEST(AdminMetrics, RendersTheRecordToDeliveryLatencyUpToAnHour) {
   EXPECT_THAT(text, HasSubstr(R"(courier_delivery_latency_seconds_count{route="shipments"} 2)"));
 }
 
+TEST(AdminReadiness, NotReadyWhileTheBrokerIsUnreachable) {
+  auto r = busy_route();
+  r.broker_reachable = false;
+  const auto v = readiness({r}, false);
+  EXPECT_FALSE(v.ok);
+  const auto body = json::parse(v.body);
+  EXPECT_EQ(body.at("reason"), "the broker is unreachable");
+  EXPECT_EQ(body.at("routes"), json::array({"shipments"}));
+  r.broker_reachable = true;
+  EXPECT_TRUE(readiness({r}, false).ok);
+}
+
 TEST(AdminReadiness, NotReadyBeforeTheFirstAssignment) {
   auto r = busy_route();
   r.assigned = false;

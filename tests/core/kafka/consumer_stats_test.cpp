@@ -53,6 +53,18 @@ TEST(ConsumerPositions, NoTopicsYetIsEmpty) {
   EXPECT_TRUE(parse_consumer_positions(R"({"type": "consumer"})").empty());
 }
 
+TEST(BrokerUp, AnyBrokerInStateUpIsReachable) {
+  EXPECT_EQ(parse_broker_up(R"({"brokers": {"127.0.0.1:9092/bootstrap": {"state": "INIT"},
+                                            "127.0.0.1:9092/1": {"state": "UP"}}})"),
+            true);
+  EXPECT_EQ(parse_broker_up(R"({"brokers": {"127.0.0.1:9092/1": {"state": "CONNECT"},
+                                            "127.0.0.1:9093/2": {"state": "DOWN"}}})"),
+            false);
+  EXPECT_EQ(parse_broker_up(R"({"brokers": {}})"), std::nullopt);
+  EXPECT_EQ(parse_broker_up(R"({"type": "consumer"})"), std::nullopt);
+  EXPECT_THROW(parse_broker_up("nope"), std::invalid_argument);
+}
+
 TEST(ConsumerPositions, NotStatisticsJsonIsAnError) {
   EXPECT_THROW(parse_consumer_positions("not json"), std::invalid_argument);
   EXPECT_THROW(parse_consumer_positions("[1, 2]"), std::invalid_argument);

@@ -93,7 +93,7 @@ TEST(KafkaConsumer, ConsumesEveryRecordExactlyOnceWithHeadersIntact) {
   std::vector<std::string> errors;
   consumer cons{{cluster.bootstrap_servers(), "exactly-once", {"orders"}, fast_group()},
                 {nullptr, nullptr, [&errors](const std::string& e) { errors.push_back(e); },
-                 nullptr, nullptr}};
+                 nullptr, nullptr, nullptr}};
   consumed got;
   ASSERT_TRUE(wait_until([&] { return got.total >= n; }, 30s,
                          [&] { got.add(cons.poll(poll_timeout, poll_batch)); }))
