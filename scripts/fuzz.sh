@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target of the webhook answer parser (tests/fuzz, clang, ASan) in
-# build/fuzz and runs it for a bounded time. New inputs go to build/fuzz/corpus-work; the
+# build/fuzz and runs it for a bounded time (needs clang-14, libfuzzer-14-dev, libclang-rt-14-dev). New inputs go to build/fuzz/corpus-work; the
 # checked-in seeds in tests/fuzz/corpus/response_parser are read only. A crash leaves its input
 # as build/fuzz/crash-* and exits non-zero.
 #   scripts/fuzz.sh            60 s
