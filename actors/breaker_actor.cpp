@@ -1,5 +1,8 @@
 #include "actors/breaker_actor.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 #include "actors/failure_log.hpp"
 #include "actors/messages.hpp"
 #include "actors/wall_clock.hpp"
@@ -9,6 +12,19 @@ namespace courier::actors {
 namespace {
 
 using self_ptr = caf::stateful_actor<breaker_actor_state>*;
+
+// The timer of the current Open episode; none while it is gone with no probe interval. The trip
+// count tells a stale timer from the current one.
+void schedule_probe(self_ptr self, caf::actor_clock::time_point now) {
+  const auto& m = *self->state.machine;
+  const auto due = m.next_probe_at();
+  if (!due) {
+    return;
+  }
+  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*due - now);
+  self->delayed_send(self, std::max(wait, std::chrono::milliseconds{1}), open_expired_atom::value,
+                     m.trips());
+}
 
 void publish(self_ptr self, const breaker_transition& t) {
   auto& st = self->state;
@@ -37,9 +53,7 @@ void publish(self_ptr self, const breaker_transition& t) {
                breaker_change{st.route, t.from, t.to, st.machine->generation()});
   }
   if (t.to == breaker_state::open) {
-    // The trip count tells a stale timer from the current one.
-    self->delayed_send(self, st.machine->settings().open_timeout, open_expired_atom::value,
-                       st.machine->trips());
+    schedule_probe(self, self->clock().now());
   }
 }
 
@@ -64,8 +78,20 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
       const bool granted = m.try_acquire(self->clock().now());
       return breaker_permit{granted, granted && probe, m.generation()};
     },
-    [=](outcome_atom, bool ok, bool probe, std::uint64_t generation) {
+    [=](outcome_atom, bool ok, bool probe, std::uint64_t generation, bool gone) {
       auto& m = *self->state.machine;
+      if (gone) {
+        // A 410 speaks for the endpoint now, whichever generation its delivery began in.
+        const auto now = self->clock().now();
+        const bool was_gone = m.gone();
+        auto t = m.on_gone(now);
+        if (t) {
+          publish(self, *t);
+        } else if (!was_gone && m.state() == breaker_state::open) {
+          schedule_probe(self, now);  // Open already: its timer now follows the gone interval
+        }
+        return;
+      }
       // A delivery that began in an earlier generation (before a trip) does not count now.
       if (generation != m.generation()) {
         return;
@@ -88,12 +114,8 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
         publish(self, *t);
         return;
       }
-      // The timer fired a little early: wait for the rest.
-      const auto remaining = m.opened_at() + m.settings().open_timeout - now;
-      self->delayed_send(self,
-                         std::chrono::duration_cast<std::chrono::milliseconds>(remaining) +
-                           std::chrono::milliseconds{1},
-                         open_expired_atom::value, trips);
+      // The timer fired early (or the breaker went gone meanwhile): wait for the rest.
+      schedule_probe(self, now);
     },
     [=](subscribe_atom, caf::actor subscriber) {
       auto& st = self->state;

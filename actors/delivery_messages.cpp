@@ -98,6 +98,8 @@ void publish(delivery_pool_state& st) {
   m.endpoint_failures += now.endpoint_failures - was.endpoint_failures;
   m.ssrf_blocked += now.ssrf_blocked - was.ssrf_blocked;
   m.endpoint_blocked = st.policy->endpoint_blocked();
+  m.gone += now.gone - was.gone;
+  m.endpoint_gone = st.policy->endpoint_gone();
   m.head_of_line_moves += now.head_of_line_moves - was.head_of_line_moves;
   m.retried_to_tier += now.retried_to_tier - was.retried_to_tier;
   m.dead_lettered += now.dead_lettered - was.dead_lettered;

@@ -48,7 +48,7 @@ struct shell {
   }
 
   void operator()(policy::breaker_outcome& a) const {
-    self->send(self->state.breaker, outcome_atom::value, a.success, a.probe, a.generation);
+    self->send(self->state.breaker, outcome_atom::value, a.success, a.probe, a.generation, a.gone);
   }
 
   void operator()(policy::produce_onward& a) const {

@@ -36,6 +36,7 @@ struct route_metrics {
   std::atomic<std::uint64_t> permanent{0};           // permanent rejections by the receiver
   std::atomic<std::uint64_t> endpoint_failures{0};   // answers that hold their record
   std::atomic<std::uint64_t> ssrf_blocked{0};        // attempts refused by the SSRF guard
+  std::atomic<std::uint64_t> gone{0};                // 410 Gone answers (records held)
   std::atomic<std::uint64_t> head_of_line_moves{0};  // moved on by the head-of-line bound
   std::atomic<std::uint64_t> retried_to_tier{0};     // acknowledged in a retry tier
   std::atomic<std::uint64_t> dead_lettered{0};       // acknowledged in the DLQ
@@ -66,6 +67,8 @@ struct route_metrics {
   partition_board partitions;
   // The route is flagged: the SSRF guard refused its endpoint at the latest attempt.
   std::atomic<bool> endpoint_blocked{false};
+  // The route is flagged: the receiver answered 410 Gone and no 2xx came since.
+  std::atomic<bool> endpoint_gone{false};
 };
 
 }  // namespace courier::actors

@@ -55,7 +55,7 @@ chaos chaos_from_json(const nlohmann::json& doc) {
   for (const auto& item : doc.items()) {
     const auto& key = item.key();
     if (key != "fail_rate_503" && key != "fail_rate_timeout" && key != "fail_rate_400" &&
-        key != "latency_ms") {
+        key != "latency_ms" && key != "gone") {
       // A typo must not silently leave the partner healthy.
       throw std::invalid_argument("unknown field '" + key + "'");
     }
@@ -64,6 +64,12 @@ chaos chaos_from_json(const nlohmann::json& doc) {
   c.fail_rate_503 = rate_field(doc, "fail_rate_503");
   c.fail_rate_timeout = rate_field(doc, "fail_rate_timeout");
   c.fail_rate_400 = rate_field(doc, "fail_rate_400");
+  if (const auto it = doc.find("gone"); it != doc.end()) {
+    if (!it->is_boolean()) {
+      throw std::invalid_argument("gone must be true or false");
+    }
+    c.gone = it->get<bool>();
+  }
   if (const auto it = doc.find("latency_ms"); it != doc.end()) {
     if (!it->is_number_integer()) {
       throw std::invalid_argument("latency_ms must be an integer");
@@ -83,7 +89,8 @@ nlohmann::json to_json(const chaos& c) {
   return nlohmann::json{{"fail_rate_503", c.fail_rate_503},
                         {"fail_rate_timeout", c.fail_rate_timeout},
                         {"fail_rate_400", c.fail_rate_400},
-                        {"latency_ms", c.latency.count()}};
+                        {"latency_ms", c.latency.count()},
+                        {"gone", c.gone}};
 }
 
 }  // namespace courier::mock

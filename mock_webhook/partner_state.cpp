@@ -94,6 +94,10 @@ delivery_decision partner_state::decide(std::optional<std::string_view> idempote
       return {delivery_outcome::unauthorized, {}, courier::to_string(v)};
     }
   }
+  if (chaos_.gone) {
+    ++stats_.fail_410;
+    return {delivery_outcome::gone, {}, "this endpoint is disabled"};
+  }
   if (auto rule = key_rules_.find(key); rule != key_rules_.end() && rule->second.times != 0) {
     if (rule->second.times > 0) {
       --rule->second.times;

@@ -26,6 +26,7 @@ enum class delivery_outcome {
   unauthorized,  // 401
   unavailable,   // 503 (outage window, chaos or a key rule)
   rejected,      // 400 (fail_rate_400 or a key rule)
+  gone,          // 410 (chaos.gone)
   hang           // never answer; close after hang_for
 };
 

@@ -111,6 +111,8 @@ reply router::deliver(const wire_request& req) {
       return error(req, status::service_unavailable, decision.reason);
     case delivery_outcome::rejected:
       return error(req, status::bad_request, decision.reason);
+    case delivery_outcome::gone:
+      return error(req, status::gone, decision.reason);
     case delivery_outcome::hang: {
       reply r;
       r.hang = true;

@@ -51,6 +51,18 @@ void gauge(exposition& e, const std::vector<route_snapshot>& routes, std::string
 
 std::string dump(const json& j) { return j.dump() + "\n"; }
 
+// Why the route's records are held for the endpoint's sake, not the records'.
+json flags_of(const route_snapshot& r) {
+  auto flags = json::array();
+  if (r.endpoint_blocked) {
+    flags.push_back("ssrf_blocked");
+  }
+  if (r.endpoint_gone) {
+    flags.push_back("gone");
+  }
+  return flags;
+}
+
 }  // namespace
 
 route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
@@ -68,6 +80,8 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.endpoint_failures = m.endpoint_failures.load(relaxed);
   s.ssrf_blocked = m.ssrf_blocked.load(relaxed);
   s.endpoint_blocked = m.endpoint_blocked.load(relaxed);
+  s.gone = m.gone.load(relaxed);
+  s.endpoint_gone = m.endpoint_gone.load(relaxed);
   s.head_of_line_moves = m.head_of_line_moves.load(relaxed);
   s.breaker_trips = m.breaker_trips.load(relaxed);
   s.breaker_to_closed = m.breaker_to_closed.load(relaxed);
@@ -166,6 +180,12 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   gauge(e, routes, "courier_endpoint_blocked",
         "1 while the SSRF guard refuses the route's endpoint (records are held).",
         &route_snapshot::endpoint_blocked);
+  counter(e, routes, "courier_endpoint_gone_total",
+          "410 Gone answers: the receiver asks to disable the endpoint (records are held).",
+          &route_snapshot::gone);
+  gauge(e, routes, "courier_endpoint_gone",
+        "1 while the route is flagged gone: a 410 and no 2xx since (the breaker stays open).",
+        &route_snapshot::endpoint_gone);
   counter(e, routes, "courier_head_of_line_moves_total",
           "Records moved to a retry tier by the head-of-line bound.",
           &route_snapshot::head_of_line_moves);
@@ -311,7 +331,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"assigned", r.assigned},
         {"draining", r.draining},
         {"broker_reachable", r.broker_reachable},
-        {"flags", r.endpoint_blocked ? json::array({"ssrf_blocked"}) : json::array()},
+        {"flags", flags_of(r)},
         {"counters",
          {{"consumed", r.consumed},
           {"rewound_duplicates", r.rewound_duplicates},
@@ -324,6 +344,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
           {"permanent", r.permanent},
           {"endpoint_failures", r.endpoint_failures},
           {"ssrf_blocked", r.ssrf_blocked},
+          {"gone", r.gone},
           {"head_of_line_moves", r.head_of_line_moves},
           {"pauses", r.pauses},
           {"resumes", r.resumes},

@@ -39,6 +39,7 @@ struct route_snapshot {
   std::uint64_t permanent = 0;
   std::uint64_t endpoint_failures = 0;
   std::uint64_t ssrf_blocked = 0;
+  std::uint64_t gone = 0;  // 410 answers
   std::uint64_t head_of_line_moves = 0;
   std::uint64_t breaker_trips = 0;
   std::uint64_t breaker_to_closed = 0;
@@ -57,6 +58,7 @@ struct route_snapshot {
   bool draining = false;
   bool broker_reachable = true;
   bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now
+  bool endpoint_gone = false;         // the receiver answered 410 and no 2xx came since
   std::int64_t breaker_since_ms = 0;  // the breaker's last change (0: closed since start)
   std::vector<actors::partition_report> partitions;
   const metrics::histogram* request_seconds = nullptr;   // rendered when set

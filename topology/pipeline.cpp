@@ -60,7 +60,7 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
     g.client = std::make_shared<http::client>(io_.context(), http::parse_endpoint(route.url),
                                               client_settings_for(route));
     breaker_settings bs{route.breaker.trip_after, route.breaker.open_timeout,
-                        route.breaker.half_open_max_requests};
+                        route.breaker.half_open_max_requests, route.breaker.gone_probe_interval};
     g.breaker = system_.spawn(actors::breaker_actor, route.name, bs, g.metrics);
     g.pause_controller =
         system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);

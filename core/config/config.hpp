@@ -26,6 +26,8 @@ struct breaker_config {
   // This many permanent answers in a row across records, with no 2xx between, are the
   // endpoint's fault too (a broken deployment rejecting everything); 0 disables it.
   int trip_on_permanent_run = 20;
+  // After a 410 Gone the breaker stays Open this long before one probe; 0: never (a restart).
+  std::chrono::milliseconds gone_probe_interval{std::chrono::minutes{5}};
 };
 
 struct retry_config {

@@ -216,7 +216,7 @@ kafka_config parse_kafka(const json& obj, const std::string& path) {
 breaker_config parse_breaker(const json& obj, const std::string& path) {
   check_object(obj, path,
                {"trip_after", "open_timeout", "half_open_max_requests", "endpoint_failure_statuses",
-                "trip_on_permanent_run"});
+                "trip_on_permanent_run", "gone_probe_interval"});
   breaker_config b;
   b.endpoint_failure_statuses =
       read_statuses(obj, path, "endpoint_failure_statuses", b.endpoint_failure_statuses);
@@ -225,6 +225,7 @@ breaker_config parse_breaker(const json& obj, const std::string& path) {
   b.open_timeout = read_duration(obj, path, "open_timeout", b.open_timeout);
   b.half_open_max_requests =
       read_int(obj, path, "half_open_max_requests", b.half_open_max_requests);
+  b.gone_probe_interval = read_duration(obj, path, "gone_probe_interval", b.gone_probe_interval);
   return b;
 }
 

@@ -25,6 +25,9 @@ answer_verdict answer_judge::judge(int status, transport_error error, bool probe
         return answer_verdict::dead_letter;
     }
   }
+  if (status == 410) {
+    return answer_verdict::endpoint_gone;
+  }
   const auto& endpoint = settings_.endpoint_failure_statuses;
   if (std::find(endpoint.begin(), endpoint.end(), status) != endpoint.end()) {
     return answer_verdict::endpoint_failure;

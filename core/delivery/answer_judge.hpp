@@ -14,6 +14,8 @@ enum class answer_verdict {
   dead_letter,       // permanent and about this record: straight to the DLQ
   endpoint_failure,  // the endpoint refuses everyone (or the SSRF guard refuses the endpoint):
                      // a failure for the breaker, record held
+  endpoint_gone,     // 410 Gone: the receiver wants the endpoint disabled (Standard Webhooks);
+                     // record held, the breaker opens at once and the route is flagged `gone`
 };
 
 struct answer_judge_settings {
@@ -29,6 +31,7 @@ class answer_judge {
  public:
   explicit answer_judge(answer_judge_settings settings);
 
+  // 410 comes first: never dead-lettered, never part of a permanent run, even as the probe.
   // `status` is 0 when `error` says why there was no answer. `probe`: the breaker's Half-Open
   // probe. A probe's permanent answer is dead-lettered even during a run: the breaker lets one
   // probe through per open_timeout, so a topic of truly bad records still drains, slowly,

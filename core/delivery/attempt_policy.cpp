@@ -64,13 +64,13 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
 // While the breaker is known Closed and has been told no failure since the last success, a
 // success would reset a count that is already zero: it is not sent (one message per delivery
 // saved on the hot path). Probes, failures and the success after a failure always go.
-void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out) {
+void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out, bool gone) {
   if (success && !d.probe && !failure_told_ && breaker_known_ == breaker_state::closed &&
       d.breaker_generation == breaker_generation_) {
     return;
   }
   failure_told_ = !success;
-  out.emplace_back(breaker_outcome{success, d.probe, d.breaker_generation});
+  out.emplace_back(breaker_outcome{success, d.probe, d.breaker_generation, gone});
 }
 
 // -- events -----------------------------------------------------------------------------------
@@ -161,6 +161,7 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
   const auto verdict = judge_.judge(a.status, a.transport, d.probe);
   const auto klass = error_class(a.status, a.transport);
   flag_endpoint(a, out);
+  flag_gone(a, verdict, out);
   if (verdict != answer_verdict::delivered) {
     d.trace.push_back(format_trace_entry(
         now_ms, klass + (a.error_message.empty() ? std::string{} : ": " + a.error_message)));
@@ -173,6 +174,9 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
       return out;
     case answer_verdict::endpoint_failure:
       hold(id, d, a, klass, now, out);
+      return out;
+    case answer_verdict::endpoint_gone:
+      hold(id, d, a, klass, now, out, /*gone=*/true);
       return out;
     case answer_verdict::dead_letter:
       // The receiver answered: it is up, so this counts as a success for the breaker.
@@ -286,6 +290,8 @@ const attempt_policy::counters& attempt_policy::counts() const { return counters
 
 bool attempt_policy::endpoint_blocked() const { return endpoint_blocked_; }
 
+bool attempt_policy::endpoint_gone() const { return endpoint_gone_; }
+
 // -- decisions --------------------------------------------------------------------------------
 
 // The SSRF guard's refusal is about the route's configuration: flagged once when it starts (the
@@ -308,6 +314,29 @@ void attempt_policy::flag_endpoint(const attempt_answer& a, actions& out) {
   } else {
     out.emplace_back(log_line{log_level::info,
                               "route unflagged: its endpoint is reachable",
+                              {{"route", settings_.route}}});
+  }
+}
+
+// 410 Gone: the receiver asks us to stop (Standard Webhooks: disable the endpoint). Flagged once
+// when it starts, cleared by the first 2xx (a probe got through); other answers leave it as is.
+void attempt_policy::flag_gone(const attempt_answer& a, answer_verdict verdict, actions& out) {
+  if (verdict == answer_verdict::endpoint_gone) {
+    ++counters_.gone;
+    if (!endpoint_gone_) {
+      endpoint_gone_ = true;
+      out.emplace_back(log_line{log_level::error,
+                                "route flagged: the receiver answered 410 Gone",
+                                {{"route", settings_.route},
+                                 {"error_class", std::string{"http_410"}},
+                                 {"status", std::int64_t{a.status}}}});
+    }
+    return;
+  }
+  if (verdict == answer_verdict::delivered && endpoint_gone_) {
+    endpoint_gone_ = false;
+    out.emplace_back(log_line{log_level::info,
+                              "route unflagged: the receiver delivers again",
                               {{"route", settings_.route}}});
   }
 }
@@ -391,8 +420,8 @@ void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_a
 // for the breaker, and the record tries again after a backoff (asking the breaker's permit, so
 // it waits while the breaker is Open). The attempt does not count toward the record's attempts.
 void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a,
-                          const std::string& error_class, time_point now, actions& out) {
-  tell_breaker(false, d, out);
+                          const std::string& error_class, time_point now, actions& out, bool gone) {
+  tell_breaker(false, d, out, gone);
   d.probe = false;
   --d.attempts;
   ++d.held_attempts;

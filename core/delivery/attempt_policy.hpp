@@ -133,6 +133,7 @@ class attempt_policy {
     bool success = false;
     bool probe = false;
     std::uint64_t generation = 0;  // of the permit of the delivery's latest attempt
+    bool gone = false;  // the receiver answered 410: open at once and stay open (breaker::on_gone)
   };
   // Produce `onward` (a retry-tier or DLQ record, headers from retry_headers) and call
   // on_onward_acked(id) once the broker acknowledged it, or on_onward_failed(id, why).
@@ -172,6 +173,7 @@ class attempt_policy {
     std::uint64_t permanent = 0;           // permanent rejections by the receiver
     std::uint64_t endpoint_failures = 0;   // answers that hold their record
     std::uint64_t ssrf_blocked = 0;        // attempts the SSRF guard refused (held too)
+    std::uint64_t gone = 0;                // 410 answers (held too)
     std::uint64_t head_of_line_moves = 0;  // moved on by the head-of-line bound
     std::uint64_t retried_to_tier = 0;     // acknowledged in a retry tier
     std::uint64_t dead_lettered = 0;       // acknowledged in the DLQ
@@ -232,6 +234,8 @@ class attempt_policy {
   // Attempts posted and not answered yet, and attempts waiting for the adaptive limit.
   [[nodiscard]] std::size_t attempts_out() const { return attempts_out_; }
   [[nodiscard]] std::size_t waiting_for_limit() const { return slot_wait_.size(); }
+  // The route is flagged: the receiver answered 410 Gone and no 2xx came since.
+  [[nodiscard]] bool endpoint_gone() const;
 
  private:
   struct coordinates {
@@ -245,18 +249,19 @@ class attempt_policy {
   };
 
   void flag_endpoint(const attempt_answer& a, actions& out);
+  void flag_gone(const attempt_answer& a, answer_verdict verdict, actions& out);
   void try_attempt(std::uint64_t id, time_point now, actions& out);
   void send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now, actions& out);
   void on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
                     const std::string& error_class, time_point now, actions& out);
   void hold(std::uint64_t id, delivery& d, const attempt_answer& a, const std::string& error_class,
-            time_point now, actions& out);
+            time_point now, actions& out, bool gone = false);
   void give_up(std::uint64_t id, delivery& d, const attempt_answer& a,
                const std::string& error_class, time_point now, actions& out);
   void route_onward(std::uint64_t id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out);
   void finish(std::uint64_t id, outcome how, int status, std::string error_class, actions& out);
-  void tell_breaker(bool success, const delivery& d, actions& out);
+  void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false);
   actions answer(const attempt_answer& a, time_point now);
   void sample_limit(const attempt_answer& a, time_point now);
   void release_slots(time_point now, actions& out);
@@ -273,6 +278,7 @@ class attempt_policy {
   std::deque<std::uint64_t> parked_;  // waiting for the breaker to leave Open
   bool breaker_open_ = false;         // as the breaker's latest state change said
   bool endpoint_blocked_ = false;
+  bool endpoint_gone_ = false;
   // The breaker's state and generation as its latest change said; unknown before the first.
   std::optional<breaker_state> breaker_known_;
   std::uint64_t breaker_generation_ = 0;

@@ -68,19 +68,44 @@ std::optional<breaker_transition> breaker::on_failure(clock::time_point now) {
   return std::nullopt;
 }
 
+std::optional<breaker_transition> breaker::on_gone(clock::time_point now) {
+  gone_ = true;
+  switch (state_) {
+    case breaker_state::closed:
+    case breaker_state::half_open:
+      return move_to(breaker_state::open, now);
+    case breaker_state::open:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::optional<breaker_transition> breaker::on_open_timeout(clock::time_point now) {
+  const auto due = next_probe_at();
+  if (!due || now < *due) {
+    return std::nullopt;
+  }
+  return move_to(breaker_state::half_open, now);
+}
+
+std::optional<breaker::clock::time_point> breaker::next_probe_at() const {
   switch (state_) {
     case breaker_state::closed:
     case breaker_state::half_open:
       return std::nullopt;
     case breaker_state::open:
-      if (now < opened_at_ + settings_.open_timeout) {
+      if (!gone_) {
+        return opened_at_ + settings_.open_timeout;
+      }
+      if (settings_.gone_probe_interval.count() <= 0) {
         return std::nullopt;
       }
-      return move_to(breaker_state::half_open, now);
+      return opened_at_ + settings_.gone_probe_interval;
   }
   return std::nullopt;
 }
+
+bool breaker::gone() const { return gone_; }
 
 void breaker::release() {
   if (state_ == breaker_state::half_open && outstanding_probes_ > 0) {
@@ -107,6 +132,9 @@ breaker_transition breaker::move_to(breaker_state next, clock::time_point now) {
   // A new generation: counts from the previous state say nothing about this one.
   consecutive_failures_ = 0;
   outstanding_probes_ = 0;
+  if (next == breaker_state::closed) {
+    gone_ = false;  // a probe got through: the endpoint is back
+  }
   if (next == breaker_state::open) {
     opened_at_ = now;
     ++trips_;

@@ -17,6 +17,9 @@ struct breaker_settings {
   std::chrono::milliseconds open_timeout{15000};
   // Probes allowed out at once while half-open.
   int half_open_max_requests = 1;
+  // Once the receiver said the endpoint is gone (410), Open lasts this long instead of
+  // open_timeout before one probe goes out; 0: never (only a restart closes it).
+  std::chrono::milliseconds gone_probe_interval{std::chrono::minutes{5}};
 };
 
 struct breaker_transition {
@@ -48,8 +51,19 @@ class breaker {
   // Open: ignored. Every entry into open records opened_at = now and counts a trip.
   std::optional<breaker_transition> on_failure(clock::time_point now);
 
-  // Open and now >= opened_at + open_timeout: -> half-open. Otherwise nullopt.
+  // The receiver said the endpoint is gone (410): closed or half-open -> open at once, whatever
+  // the failure count; open stays open. Until a probe succeeds the breaker is `gone`: Open lasts
+  // gone_probe_interval (forever when it is 0) instead of open_timeout.
+  std::optional<breaker_transition> on_gone(clock::time_point now);
+
+  // Open and now >= next_probe_at(): -> half-open. Otherwise nullopt.
   std::optional<breaker_transition> on_open_timeout(clock::time_point now);
+
+  // While open: when it may go half-open (opened_at + open_timeout, or + gone_probe_interval
+  // while gone); nullopt while gone with a gone_probe_interval of 0, and when not open.
+  [[nodiscard]] std::optional<clock::time_point> next_probe_at() const;
+  // A 410 flagged it and no probe succeeded since.
+  [[nodiscard]] bool gone() const;
 
   // A half-open permit given back without a result (the record was cancelled).
   void release();
@@ -76,6 +90,7 @@ class breaker {
   clock::time_point opened_at_{};
   std::uint64_t trips_ = 0;
   std::uint64_t generation_ = 0;
+  bool gone_ = false;
 };
 
 }  // namespace courier

@@ -11,6 +11,8 @@ namespace courier {
 enum class delivery_class { delivered, retriable, permanent };
 
 // 2xx delivered; 408, 409, 429 and 5xx retriable; 3xx, 410 and other 4xx (and 1xx) permanent.
+// What a permanent answer does is the answer judge's: 401, 403 and 410 are about the endpoint
+// and hold their record (answer_judge.hpp).
 delivery_class classify_status(int status);
 
 // Every transport error is retriable (the receiver may answer next time) except ssrf_blocked,

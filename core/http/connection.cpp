@@ -65,6 +65,11 @@ void connection::with_stream(Op&& op) {
   }
 }
 
+response_limits connection::limits() const {
+  const auto& s = pool_->settings();
+  return response_limits{s.max_response_bytes, s.max_header_bytes};
+}
+
 connection::plain_stream& connection::lowest_layer() {
   return tls_ ? beast::get_lowest_layer(*tls_) : plain_;
 }
@@ -255,8 +260,7 @@ void connection::on_handshake(beast::error_code ec) {
 
 void connection::write() {
   parser_.emplace();
-  parser_->body_limit(pool_->settings().max_response_bytes);
-  parser_->header_limit(pool_->settings().max_header_bytes);
+  limit(*parser_, limits());
   lowest_layer().expires_at(current_.deadline);  // one deadline spans the whole request
   with_stream([this](auto& stream) {
     beast_http::async_write(stream, *current_.message,
@@ -287,10 +291,7 @@ void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
   if (read_failed(ec)) {
     return;
   }
-  // Beast 1.74's parser checks a declared Content-Length against body_limit only when the
-  // header arrives apart from the body, so an announced oversize body is refused here too.
-  const auto declared = parser_->content_length();
-  if (declared && *declared > pool_->settings().max_response_bytes) {
+  if (declares_too_large(*parser_, limits())) {
     too_large(/*headers=*/false);
     return;
   }

@@ -13,11 +13,10 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "core/http/exchange.hpp"
+#include "core/http/response_reader.hpp"
 
 namespace courier::http {
 
@@ -85,6 +84,7 @@ class connection : public std::enable_shared_from_this<connection> {
   template <class Op>
   void with_stream(Op&& op);
   plain_stream& lowest_layer();
+  [[nodiscard]] response_limits limits() const;
 
   std::shared_ptr<connection_pool> pool_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
@@ -93,7 +93,7 @@ class connection : public std::enable_shared_from_this<connection> {
   plain_stream plain_;                // http://
   std::optional<tls_stream> tls_;     // https://: a fresh one for every TCP connection
   boost::beast::flat_buffer buffer_;  // lives as long as the connection: may hold read-ahead
-  std::optional<boost::beast::http::response_parser<boost::beast::http::string_body>> parser_;
+  std::optional<response_parser> parser_;
   exchange current_;
   bool connected_ = false;
   bool reused_ = false;   // the current attempt runs over a kept-alive connection

@@ -14,8 +14,9 @@ using actors::breaker_permit;
 struct BreakerActor : ::testing::Test {
   BreakerActor() {
     metrics = std::make_shared<actors::route_metrics>();
-    breaker = d.sys->spawn(actors::breaker_actor, std::string{"shipments"},
-                           breaker_settings{3, 1000ms, 1}, metrics);
+    breaker =
+        d.sys->spawn(actors::breaker_actor, std::string{"shipments"},
+                     breaker_settings{3, 1000ms, 1, /*gone_probe_interval=*/60000ms}, metrics);
     // State travels as spawn arguments: CAF 0.17 dereferences a null argument tuple when an
     // actor is spawned without any (UBSan reports it).
     recorder = d.sys->spawn(
@@ -50,7 +51,8 @@ struct BreakerActor : ::testing::Test {
   void fail(bool probe = false) { outcome(false, probe, generation); }
   void succeed(bool probe = false) { outcome(true, probe, generation); }
   void outcome(bool ok, bool probe, std::uint64_t of_generation) {
-    caf::anon_send(breaker, actors::outcome_atom::value, ok, probe, of_generation);
+    caf::anon_send(breaker, actors::outcome_atom::value, ok, probe, of_generation,
+                   /*gone=*/false);
     d.run();
   }
 
@@ -88,6 +90,35 @@ TEST_F(BreakerActor, OpensAfterTripAfterConsecutiveFailedDeliveriesAndPublishesI
   EXPECT_EQ(metrics->breaker_to_open.load(), 1U);
   EXPECT_EQ(metrics->breaker_to_closed.load(), 0U);
   EXPECT_FALSE(ask().granted);
+}
+
+TEST_F(BreakerActor, GoneOpensAtOnceAndProbesOnlyAfterTheGoneInterval) {
+  caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation, /*gone=*/true);
+  d.run();
+  ASSERT_EQ(changes->size(), 1U);
+  EXPECT_EQ(changes->back().to, breaker_state::open);
+  d.advance(1000ms);
+  d.advance(58999ms);
+  EXPECT_EQ(changes->size(), 1U) << "open_timeout does not apply while gone";
+  d.advance(1ms);
+  ASSERT_EQ(changes->size(), 2U);
+  EXPECT_EQ(changes->back().to, breaker_state::half_open);
+  ASSERT_TRUE(ask().probe);
+  succeed(/*probe=*/true);
+  EXPECT_EQ(changes->back().to, breaker_state::closed);
+}
+
+TEST_F(BreakerActor, GoneWhileOpenMovesItsProbeToTheGoneInterval) {
+  fail();
+  fail();
+  fail();
+  caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation, /*gone=*/true);
+  d.run();
+  d.advance(1000ms);
+  EXPECT_EQ(changes->size(), 1U);
+  d.advance(59000ms);
+  ASSERT_EQ(changes->size(), 2U);
+  EXPECT_EQ(changes->back().to, breaker_state::half_open);
 }
 
 TEST_F(BreakerActor, ASuccessResetsTheConsecutiveFailures) {

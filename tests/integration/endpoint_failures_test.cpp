@@ -7,10 +7,12 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/model/idempotency_key.hpp"
 #include "demo/topic_reader.hpp"
 #include "tests/integration/stand.hpp"
+#include "topology/admin_routes.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -80,6 +82,57 @@ TEST(EndpointFailures,
   EXPECT_EQ(delivered.size() + parked.size(), n);
   EXPECT_EQ(s.receiver->snapshot().ok, delivered.size()) << "no record delivered twice";
   EXPECT_LT(parked.size(), 60U);
+  EXPECT_EQ(s.committed_total(), static_cast<long long>(n));
+}
+
+TEST(EndpointFailures,
+     AGoneReceiverHoldsEveryRecordFlagsTheRouteAndAProbeDeliversThemOnceItIsBack) {
+  mock::server_settings ws;
+  ws.initial.gone = true;  // the partner disabled the endpoint: 410 to everything
+  stand s{1, ws};
+  s.route().breaker.gone_probe_interval = 1s;
+  constexpr std::size_t n = 50;
+  s.seed(n);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  const topology::admin_endpoints endpoints{sys, p};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(
+      wait_until([&] { return m.breaker_trips.load() >= 1 && m.endpoint_gone.load(); }, 30s))
+      << "410s: " << s.receiver->snapshot().fail_410;
+  EXPECT_EQ(m.breaker_state.load(), static_cast<int>(breaker_state::open));
+  // The breaker opened at the first 410: only what was in flight then got one too.
+  EXPECT_GE(m.gone.load(), 1U);
+  const auto state = nlohmann::json::parse(endpoints.handle("GET", "/state").body);
+  const auto& route = state.at("routes").at(0);
+  EXPECT_EQ(route.at("flags"), nlohmann::json::array({"gone"})) << route.dump();
+  EXPECT_GE(route.at("counters").at("gone").get<std::uint64_t>(), 1U);
+  const auto metrics = endpoints.handle("GET", "/metrics").body;
+  EXPECT_NE(metrics.find("courier_endpoint_gone{route=\"shipments\"} 1"), std::string::npos)
+      << metrics;
+  EXPECT_EQ(m.dead_lettered.load(), 0U) << "a 410 is about the endpoint, not the record";
+  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+
+  // A probe per gone_probe_interval: still 410, still held.
+  const auto probes_before = s.receiver->snapshot().fail_410;
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().fail_410 > probes_before; }, 30s));
+  EXPECT_EQ(m.dead_lettered.load(), 0U);
+
+  s.receiver->set_chaos(mock::chaos{});  // the partner enables the endpoint again
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= n; }, 60s))
+      << "delivered: " << s.receiver->snapshot().ok;
+  EXPECT_FALSE(m.endpoint_gone.load());
+  const auto after = nlohmann::json::parse(endpoints.handle("GET", "/state").body);
+  EXPECT_EQ(after.at("routes").at(0).at("flags"), nlohmann::json::array()) << after.dump();
+  p.stop();
+
+  // Accounting: every record delivered exactly once, none in the DLQ.
+  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+  const auto delivered = delivered_keys(*s.receiver);
+  EXPECT_EQ(delivered.size(), n);
+  EXPECT_EQ(s.receiver->snapshot().ok, n);
+  EXPECT_EQ(s.receiver->snapshot().duplicates, 0U) << "each record delivered once";
   EXPECT_EQ(s.committed_total(), static_cast<long long>(n));
 }
 

@@ -294,6 +294,20 @@ TEST_F(MockWebhook, ChaosPostedOverHttpTurnsEveryDeliveryInto503UntilCleared) {
   EXPECT_EQ(post_and_wait(*deliver_, delivery("{}", "k:0")).status, 200);
 }
 
+TEST_F(MockWebhook, GoneChaosAnswers410ToEveryDeliveryUntilCleared) {
+  start();
+  ASSERT_EQ(post_to("/chaos", R"({"gone":true})").status, 200);
+  EXPECT_TRUE(server_->current_chaos().gone);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(post_and_wait(*deliver_, delivery("{}", "k:" + std::to_string(i))).status, 410);
+  }
+  EXPECT_EQ(server_->snapshot().fail_410, 3U);
+  EXPECT_EQ(post_to("/chaos", R"({"gone":1})").status, 400) << "a boolean only";
+
+  ASSERT_EQ(post_to("/chaos/clear", "").status, 200);
+  EXPECT_EQ(post_and_wait(*deliver_, delivery("{}", "k:0")).status, 200);
+}
+
 TEST_F(MockWebhook, BadChaosIsA400NamingTheField) {
   start();
   const auto out_of_range = post_to("/chaos", R"({"fail_rate_503":1.5})");

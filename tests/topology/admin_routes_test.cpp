@@ -305,5 +305,20 @@ TEST(AdminState, FlagsARouteTheSsrfGuardRefuses) {
   EXPECT_NE(text.find("courier_endpoint_blocked{route=\"partner\"} 1"), std::string::npos) << text;
 }
 
+TEST(AdminState, FlagsARouteWhoseReceiverAnsweredGone) {
+  actors::route_metrics m;
+  m.gone = 4;
+  m.endpoint_gone = true;
+  const auto snapshot = snapshot_of("partner", m);
+  const auto body = json::parse(render_state({snapshot}, "1.2.3"));
+  const auto& r = body.at("routes").at(0);
+  EXPECT_EQ(r.at("flags"), json::array({"gone"}));
+  EXPECT_EQ(r.at("counters").at("gone"), 4);
+  const auto text = render_metrics({snapshot}, "1.2.3");
+  EXPECT_NE(text.find("courier_endpoint_gone_total{route=\"partner\"} 4"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("courier_endpoint_gone{route=\"partner\"} 1"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace courier::topology

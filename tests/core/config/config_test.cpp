@@ -135,12 +135,16 @@ TEST(Config, ReadsTheEndpointFailureRulesOfTheBreaker) {
   const auto defaults = parse_config(doc_with_route(route)).routes.at(0).breaker;
   EXPECT_EQ(defaults.endpoint_failure_statuses, (std::vector<int>{401, 403}));
   EXPECT_EQ(defaults.trip_on_permanent_run, 20);
+  EXPECT_EQ(defaults.gone_probe_interval, milliseconds{300000});
 
-  route["breaker"] = {{"endpoint_failure_statuses", {401, 403, 407}}, {"trip_on_permanent_run", 0}};
+  route["breaker"] = {{"endpoint_failure_statuses", {401, 403, 407}},
+                      {"trip_on_permanent_run", 0},
+                      {"gone_probe_interval", "0s"}};
   route["max_in_flight_per_partition"] = 0;
   const auto cfg = parse_config(doc_with_route(route));
   EXPECT_EQ(cfg.routes.at(0).breaker.endpoint_failure_statuses, (std::vector<int>{401, 403, 407}));
   EXPECT_EQ(cfg.routes.at(0).breaker.trip_on_permanent_run, 0) << "0 turns the rule off";
+  EXPECT_EQ(cfg.routes.at(0).breaker.gone_probe_interval, milliseconds{0}) << "0: never probe";
   EXPECT_EQ(cfg.routes.at(0).max_in_flight_per_partition, 0U) << "0: no bound of its own";
   EXPECT_NO_THROW(validate(cfg));
 }

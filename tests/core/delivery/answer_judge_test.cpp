@@ -24,6 +24,15 @@ TEST(AnswerJudge, ClassifiesSingleAnswersLikeTheStatusTable) {
   EXPECT_EQ(judge_once(301), answer_verdict::dead_letter);
 }
 
+TEST(AnswerJudge, GoneIsAboutTheEndpointEvenAsTheProbeAndInARun) {
+  EXPECT_EQ(judge_once(410), answer_verdict::endpoint_gone);
+  answer_judge j{answer_judge_settings{{401, 403}, 2}};
+  EXPECT_EQ(j.judge(400, none, false), answer_verdict::dead_letter);
+  EXPECT_EQ(j.judge(410, none, true), answer_verdict::endpoint_gone);
+  EXPECT_EQ(j.judge(410, none, false), answer_verdict::endpoint_gone);
+  EXPECT_EQ(j.permanent_run(), 1) << "a 410 neither extends nor ends the run";
+}
+
 TEST(AnswerJudge, UnauthorizedAndForbiddenAreTheEndpointsFailureNotTheRecords) {
   EXPECT_EQ(judge_once(401), answer_verdict::endpoint_failure);
   EXPECT_EQ(judge_once(403), answer_verdict::endpoint_failure);

@@ -344,6 +344,54 @@ TEST(AttemptPolicy, AnSsrfRefusalHoldsTheRecordAndFlagsTheRouteOnceUntilAnAnswer
   EXPECT_FALSE(p.endpoint_blocked());
 }
 
+TEST(AttemptPolicy, GoneHoldsTheRecordTellsTheBreakerAndFlagsTheRouteUntilA2xx) {
+  auto p = make_policy();
+  const auto first = start(p, make_record(1));
+  const auto second = start(p, make_record(2));
+  const auto flagged = p.on_answer(answer(first, 410), t0);
+  ASSERT_EQ(kinds(flagged), "log breaker log retry");
+  const auto flag = all_of<policy::log_line>(flagged).front();
+  EXPECT_EQ(flag.level, policy::log_level::error);
+  EXPECT_NE(flag.event.find("410 Gone"), std::string::npos) << flag.event;
+  const auto b = only<policy::breaker_outcome>(flagged);
+  EXPECT_FALSE(b.success);
+  EXPECT_TRUE(b.gone);
+  EXPECT_TRUE(p.endpoint_gone());
+
+  const auto again = p.on_answer(answer(second, 410), t0);
+  EXPECT_EQ(kinds(again), "breaker log retry") << "flagged once";
+  EXPECT_TRUE(only<policy::breaker_outcome>(again).gone);
+  EXPECT_EQ(p.counts().gone, 2U);
+  EXPECT_EQ(p.counts().endpoint_failures, 2U);
+  EXPECT_EQ(p.counts().permanent, 0U);
+  EXPECT_EQ(p.counts().dead_lettered, 0U);
+  EXPECT_FALSE(has<policy::produce_onward>(flagged)) << "never dead-lettered";
+  EXPECT_EQ(p.find(first)->attempts, 0) << "held attempts are not the record's attempts";
+
+  // A 503 in between neither clears nor repeats the flag.
+  next_attempt(p, second);
+  (void)p.on_answer(answer(second, 503), t0);
+  EXPECT_TRUE(p.endpoint_gone());
+
+  next_attempt(p, first);
+  const auto through = p.on_answer(answer(first, 200), t0);
+  EXPECT_EQ(kinds(through), "log breaker report");
+  EXPECT_FALSE(p.endpoint_gone());
+}
+
+TEST(AttemptPolicy, AGoneProbeIsHeldNotDeadLettered) {
+  auto p = make_policy();
+  (void)p.on_breaker_change(breaker_state::half_open, 9, t0);
+  const auto id = p.on_record(make_record(1), t0).id;
+  ASSERT_EQ(kinds(p.on_permit(id, attempt_permit{true, /*probe=*/true, 9}, t0)), "post");
+  const auto refused = p.on_answer(answer(id, 410), t0);
+  EXPECT_FALSE(has<policy::produce_onward>(refused));
+  const auto b = only<policy::breaker_outcome>(refused);
+  EXPECT_TRUE(b.probe);
+  EXPECT_TRUE(b.gone);
+  ASSERT_NE(p.find(id), nullptr);
+}
+
 TEST(AttemptPolicy, HeldRecordsBackOffByTheirHeldAttempts) {
   auto p = make_policy();
   const auto id = start(p, make_record(9));

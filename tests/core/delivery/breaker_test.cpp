@@ -42,6 +42,7 @@ TEST(Breaker, DefaultsMatchTheDesign) {
   EXPECT_EQ(s.trip_after, 5);
   EXPECT_EQ(s.open_timeout, milliseconds{15000});
   EXPECT_EQ(s.half_open_max_requests, 1);
+  EXPECT_EQ(s.gone_probe_interval, milliseconds{300000});
 }
 
 TEST(Breaker, StartsClosedAndLetsEverythingThrough) {
@@ -220,6 +221,76 @@ TEST(Breaker, NonPositiveSettingsBehaveLikeOne) {
   (void)b.on_open_timeout(t0 + milliseconds{1000});
   EXPECT_TRUE(b.try_acquire(t0));
   EXPECT_FALSE(b.try_acquire(t0));
+}
+
+TEST(Breaker, GoneOpensAtOnceWhateverTheFailureCount) {
+  breaker b{settings(5, milliseconds{1000})};
+  expect_transition(b.on_gone(t0), breaker_state::closed, breaker_state::open);
+  EXPECT_TRUE(b.gone());
+  EXPECT_FALSE(b.try_acquire(t0));
+  EXPECT_EQ(b.trips(), 1U);
+}
+
+TEST(Breaker, GoneStaysOpenForTheGoneProbeIntervalNotTheOpenTimeout) {
+  auto s = settings(5, milliseconds{1000});
+  s.gone_probe_interval = milliseconds{60000};
+  breaker b{s};
+  (void)b.on_gone(t0);
+  EXPECT_EQ(b.next_probe_at(), t0 + milliseconds{60000});
+  EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{1000}), std::nullopt);
+  EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{59999}), std::nullopt);
+  expect_transition(b.on_open_timeout(t0 + milliseconds{60000}), breaker_state::open,
+                    breaker_state::half_open);
+  EXPECT_TRUE(b.gone()) << "only a successful probe clears it";
+}
+
+TEST(Breaker, GoneWithAZeroProbeIntervalNeverProbes) {
+  auto s = settings(5, milliseconds{1000});
+  s.gone_probe_interval = milliseconds{0};
+  breaker b{s};
+  (void)b.on_gone(t0);
+  EXPECT_EQ(b.next_probe_at(), std::nullopt);
+  EXPECT_EQ(b.on_open_timeout(t0 + std::chrono::hours{24 * 365}), std::nullopt);
+  EXPECT_EQ(b.state(), breaker_state::open);
+}
+
+TEST(Breaker, AGoneProbeThatFailsAgainOpensForAnotherInterval) {
+  auto s = settings(5, milliseconds{1000});
+  s.gone_probe_interval = milliseconds{10000};
+  breaker b{s};
+  (void)b.on_gone(t0);
+  (void)b.on_open_timeout(t0 + milliseconds{10000});
+  ASSERT_TRUE(b.try_acquire(t0 + milliseconds{10000}));
+  expect_transition(b.on_gone(t0 + milliseconds{10001}), breaker_state::half_open,
+                    breaker_state::open);
+  EXPECT_EQ(b.next_probe_at(), t0 + milliseconds{20001});
+}
+
+TEST(Breaker, ASuccessfulProbeClearsGone) {
+  auto s = settings(5, milliseconds{1000});
+  s.gone_probe_interval = milliseconds{10000};
+  breaker b{s};
+  (void)b.on_gone(t0);
+  (void)b.on_open_timeout(t0 + milliseconds{10000});
+  ASSERT_TRUE(b.try_acquire(t0 + milliseconds{10000}));
+  expect_transition(b.on_success(t0 + milliseconds{10001}), breaker_state::half_open,
+                    breaker_state::closed);
+  EXPECT_FALSE(b.gone());
+  // Back to the ordinary rules: trip_after failures, then open_timeout.
+  for (int i = 0; i < 5; ++i) {
+    (void)b.on_failure(t0 + milliseconds{20000});
+  }
+  EXPECT_EQ(b.next_probe_at(), t0 + milliseconds{21000});
+}
+
+TEST(Breaker, GoneWhileAlreadyOpenKeepsItOpenForTheGoneInterval) {
+  auto s = settings(1, milliseconds{1000});
+  s.gone_probe_interval = milliseconds{10000};
+  breaker b{s};
+  (void)b.on_failure(t0);
+  EXPECT_EQ(b.on_gone(t0 + milliseconds{10}), std::nullopt);
+  EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{1000}), std::nullopt);
+  EXPECT_EQ(b.next_probe_at(), t0 + milliseconds{10000});
 }
 
 TEST(Breaker, NamesItsStates) {

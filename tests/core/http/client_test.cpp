@@ -374,6 +374,40 @@ TEST(HttpClient, ConnectionDroppedMidResponseIsAReset) {
   EXPECT_EQ(r.status, 0);
 }
 
+TEST(HttpClient, AnAnswerSentBeforeTheRequestWasReadIsThatAnswer) {
+  scripted_server server(1, [](tcp::socket& s) {
+    // The server answers at once, before reading a byte (a proxy refusing early), then takes
+    // the request off the wire and closes.
+    scripted_server::write_raw(
+        s,
+        "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 4\r\n\r\n"
+        "busy");
+    scripted_server::read_request(s);
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::none) << r.error_message;
+  EXPECT_EQ(r.status, 503) << "retriable, like any 503";
+  EXPECT_EQ(r.body, "busy");
+  EXPECT_EQ(c.connections_opened(), 1U);
+}
+
+TEST(HttpClient, AConnectionClosedAfterTheBodyWasSentIsAReset) {
+  scripted_server server(1, [](tcp::socket& s) {
+    // The whole request is read, then the connection closes without a byte of answer.
+    scripted_server::read_request(s);
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  const auto r = post_and_wait(c, delivery(R"({"n":1})", "k"));
+  EXPECT_EQ(r.error, transport_error::reset) << r.error_message;
+  EXPECT_EQ(r.status, 0);
+  EXPECT_THAT(r.error_message, HasSubstr("connection lost while reading the response"));
+  EXPECT_FALSE(r.reused_connection) << "a fresh connection is not retried transparently";
+  EXPECT_EQ(server.accepted(), 1U);
+}
+
 TEST(HttpClient, RefusesAnHttpsEndpointWhoseCaFileCannotBeRead) {
   io_runner io;
   auto s = quick();
