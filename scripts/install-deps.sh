@@ -24,6 +24,8 @@ packages=(
   clang-format clang-tidy
   # tests/docker validates docker/docker-compose.yml with `docker-compose config`.
   docker-compose
+  # tests/docker/check_k8s.sh parses docker/k8s/ with PyYAML (no kubectl).
+  python3-yaml
   # tools/bench/one_partition.sh: nginx with the echo module (echo_sleep) is the independent
   # receiver of the real-broker benchmark.
   nginx-light libnginx-mod-http-echo

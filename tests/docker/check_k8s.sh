@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# Checks docker/k8s/ without kubectl or a cluster (ctest docker.k8s_manifests, label unit):
+# every manifest parses (python3 + PyYAML, Debian's python3-yaml), and
+#   - the liveness/readiness probes are GET /healthz and /readyz on the port of the
+#     ConfigMap's admin.listen, which must listen on all interfaces (0.0.0.0);
+#   - terminationGracePeriodSeconds exceeds courier's SIGTERM drain timeout (10 s);
+#   - the container args are `run --config P`, P a file of the ConfigMap courier-config's mount;
+#   - courier.json in the ConfigMap is valid JSON with the keys courier requires (the reader's
+#     known keys, kafka.brokers/group_id, routes with name/topic/http(s) url, admin.listen);
+#   - HMAC_SECRET_FILE names a file of a mounted Secret volume;
+#   - the Service courier-metrics selects the pod template's labels on port 9464;
+#   - no plaintext secret in any manifest except secret.example.yaml's placeholder.
+# courier has no config-check command or flag (topology/cli.cpp: run, demo, topics ensure,
+# version; run starts delivering), so the config is checked here and not by the binary.
+# Usage: check_k8s.sh <repository root>   (K8S_DIR overrides <root>/docker/k8s)
+set -uo pipefail
+
+root=${1:?usage: check_k8s.sh <repository root>}
+dir=${K8S_DIR:-$root/docker/k8s}
+fail() { echo "check_k8s: FAIL: $*" >&2; exit 1; }
+
+[[ -d $dir ]] || fail "$dir does not exist"
+command -v python3 >/dev/null 2>&1 || fail "python3 is missing (scripts/install-deps.sh installs python3-yaml)"
+python3 -c 'import yaml' 2>/dev/null ||
+  fail "PyYAML is missing: install Debian's python3-yaml (scripts/install-deps.sh lists it)"
+
+exec python3 - "$dir" <<'PY'
+import glob, json, os, re, sys
+import yaml
+
+DRAIN_TIMEOUT_S = 10  # README "Operations": SIGTERM drains in-flight deliveries for up to 10 s
+ADMIN_PORT = 9464
+PLACEHOLDERS = {"REPLACE_ME", "CHANGE_ME", "changeme", "<placeholder>"}
+EXAMPLE = "secret.example.yaml"
+
+d = sys.argv[1]
+errors = []
+def err(msg): errors.append(msg)
+def die():
+    for e in errors:
+        print("check_k8s: FAIL: " + e, file=sys.stderr)
+    sys.exit(1)
+
+files = sorted(glob.glob(os.path.join(d, "*.yaml")) + glob.glob(os.path.join(d, "*.yml")))
+if not files:
+    err(f"no manifests (*.yaml) in {d}"); die()
+objs = []  # (file name, object)
+for f in files:
+    try:
+        with open(f) as fh:
+            docs = [x for x in yaml.safe_load_all(fh) if x is not None]
+    except yaml.YAMLError as e:
+        err(f"{os.path.basename(f)} is not valid YAML: {e}"); continue
+    for o in docs:
+        if not isinstance(o, dict) or "kind" not in o or "apiVersion" not in o:
+            err(f"{os.path.basename(f)}: a document without apiVersion/kind"); continue
+        objs.append((os.path.basename(f), o))
+if errors: die()
+
+def find(kind, name):
+    hits = [(f, o) for f, o in objs if o["kind"] == kind and o.get("metadata", {}).get("name") == name]
+    if len(hits) != 1:
+        err(f"expected exactly one {kind} '{name}', found {len(hits)}")
+        return None, None
+    return hits[0]
+
+# Kustomization: lists every manifest except the secret example.
+for f, o in objs:
+    if o["kind"] == "Kustomization":
+        res = o.get("resources") or []
+        if EXAMPLE in res:
+            err(f"{f} lists {EXAMPLE}: `kubectl apply -k` would overwrite the real secret with the placeholder")
+        for r in res:
+            if not os.path.isfile(os.path.join(d, r)):
+                err(f"{f} lists {r}, which does not exist")
+        for m in files:
+            b = os.path.basename(m)
+            if b not in res and b not in (f, EXAMPLE):
+                err(f"{f} does not list {b}")
+
+_, cm = find("ConfigMap", "courier-config")
+_, dep = find("Deployment", "courier")
+_, svc = find("Service", "courier-metrics")
+if errors: die()
+
+# --- the config in the ConfigMap -------------------------------------------------------------
+cm_data = cm.get("data") or {}
+if "courier.json" not in cm_data:
+    err("ConfigMap courier-config has no data key courier.json"); die()
+try:
+    cfg = json.loads(cm_data["courier.json"])
+except json.JSONDecodeError as e:
+    err(f"ConfigMap courier-config: courier.json is not valid JSON: {e}"); die()
+
+# The keys topology/config_reader.cpp accepts (it rejects unknown keys).
+TOP = {"kafka", "routes", "admin"}
+KAFKA = {"brokers", "group_id", "properties"}
+ROUTE = {"name", "topic", "url", "hmac_secret", "hmac_secret_file", "signing",
+         "idempotency_key_format", "content_type", "max_in_flight", "max_in_flight_per_partition",
+         "adaptive_concurrency", "head_of_line_records", "head_of_line_age", "pause_after",
+         "retry_tiers", "dlq_topic", "allow_private_targets", "tls", "breaker", "retry", "http"}
+def unknown(obj, allowed, where):
+    for k in sorted(set(obj) - allowed):
+        err(f"courier.json: unknown key {where}{k} (courier rejects it)")
+if not isinstance(cfg, dict):
+    err("courier.json is not a JSON object"); die()
+unknown(cfg, TOP, "")
+kafka = cfg.get("kafka")
+if not isinstance(kafka, dict):
+    err("courier.json: kafka must be an object with brokers and group_id")
+else:
+    unknown(kafka, KAFKA, "kafka.")
+    for k in ("brokers", "group_id"):
+        if not isinstance(kafka.get(k), str) or not kafka[k]:
+            err(f"courier.json: kafka.{k} must be a non-empty string")
+routes = cfg.get("routes")
+if not isinstance(routes, list) or not routes:
+    err("courier.json: routes must be an array with at least one route")
+    routes = []
+names = set()
+for i, r in enumerate(routes):
+    w = f"routes[{i}]."
+    if not isinstance(r, dict):
+        err(f"courier.json: routes[{i}] is not an object"); continue
+    unknown(r, ROUTE, w)
+    for k in ("name", "topic", "url"):
+        if not isinstance(r.get(k), str) or not r[k]:
+            err(f"courier.json: {w}{k} must be a non-empty string")
+    if isinstance(r.get("url"), str) and not re.match(r"^https?://[^/\s]+", r["url"]):
+        err(f"courier.json: {w}url must start with http:// or https:// and name a host, got {r['url']!r}")
+    if r.get("name") in names:
+        err(f"courier.json: duplicate route name {r.get('name')!r}")
+    names.add(r.get("name"))
+    if r.get("dlq_topic") and r.get("dlq_topic") == r.get("topic"):
+        err(f"courier.json: {w}dlq_topic must differ from the source topic")
+    if "hmac_secret" in r:
+        err(f"courier.json: {w}hmac_secret is a plaintext secret; use HMAC_SECRET_FILE from a Secret")
+    if isinstance(r.get("signing"), dict) and "secrets" in r["signing"]:
+        err(f"courier.json: {w}signing.secrets is a plaintext secret; use STANDARD_WEBHOOKS_SECRETS_FILE")
+admin = cfg.get("admin")
+listen = admin.get("listen") if isinstance(admin, dict) else None
+if isinstance(admin, dict):
+    unknown(admin, {"listen"}, "admin.")
+m = re.match(r"^(\[[0-9a-fA-F:.]+\]|[^:\[\]]+):(\d+)$", listen or "")
+if not m:
+    err(f"courier.json: admin.listen must be HOST:PORT for the probes (the default 127.0.0.1:9464 "
+        f"is unreachable from the kubelet), got {listen!r}"); die()
+listen_host, listen_port = m.group(1), int(m.group(2))
+if listen_host not in ("0.0.0.0", "[::]"):
+    err(f"courier.json: admin.listen host is {listen_host}; the probes and Prometheus need 0.0.0.0")
+if listen_port != ADMIN_PORT:
+    err(f"courier.json: admin.listen port is {listen_port}, expected {ADMIN_PORT} (the Service and README)")
+
+# --- the Deployment --------------------------------------------------------------------------
+spec = dep.get("spec") or {}
+tmpl = spec.get("template") or {}
+pod = tmpl.get("spec") or {}
+pod_labels = (tmpl.get("metadata") or {}).get("labels") or {}
+sel = (spec.get("selector") or {}).get("matchLabels") or {}
+if not sel or any(pod_labels.get(k) != v for k, v in sel.items()):
+    err(f"Deployment courier: selector.matchLabels {sel} does not match the pod template labels {pod_labels}")
+grace = pod.get("terminationGracePeriodSeconds")
+if not isinstance(grace, int) or grace <= DRAIN_TIMEOUT_S:
+    err(f"Deployment courier: terminationGracePeriodSeconds is {grace!r}; it must exceed the "
+        f"{DRAIN_TIMEOUT_S} s drain timeout, or the SIGKILL comes before the commit")
+conts = [c for c in pod.get("containers") or [] if c.get("name") == "courier"]
+if len(conts) != 1:
+    err("Deployment courier: expected one container named courier"); die()
+c = conts[0]
+if c.get("image") != "courier:latest":
+    err(f"Deployment courier: image is {c.get('image')!r}, expected courier:latest (docker/Dockerfile)")
+ports = {p.get("name"): p.get("containerPort") for p in c.get("ports") or []}
+def resolve(port):
+    return ports.get(port) if isinstance(port, str) else port
+for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+    hg = (c.get(probe) or {}).get("httpGet")
+    if not hg:
+        err(f"Deployment courier: {probe} must be an httpGet on {path}"); continue
+    if hg.get("path") != path:
+        err(f"Deployment courier: {probe} path is {hg.get('path')!r}, expected {path}")
+    p = resolve(hg.get("port"))
+    if p != listen_port:
+        err(f"Deployment courier: {probe} port is {hg.get('port')!r} (= {p!r}) but admin.listen in "
+            f"the ConfigMap listens on {listen_port}")
+if listen_port not in ports.values():
+    err(f"Deployment courier: no containerPort {listen_port} (admin.listen)")
+
+# args: run --config P, P in the mount of courier-config
+args = c.get("args") or []
+mounts = {vm.get("name"): vm.get("mountPath") for vm in c.get("volumeMounts") or []}
+vols = {v.get("name"): v for v in pod.get("volumes") or []}
+cfg_vols = [n for n, v in vols.items() if (v.get("configMap") or {}).get("name") == "courier-config"]
+if args[:2] != ["run", "--config"] or len(args) < 3:
+    err(f"Deployment courier: args must be run --config <file>, got {args}")
+elif not cfg_vols or cfg_vols[0] not in mounts:
+    err("Deployment courier: the ConfigMap courier-config is not mounted into the container")
+else:
+    v = vols[cfg_vols[0]]["configMap"]
+    mp = mounts[cfg_vols[0]].rstrip("/")
+    files_in = {it["path"]: it["key"] for it in v.get("items") or []} or {k: k for k in cm_data}
+    cpath = args[2]
+    if os.path.dirname(cpath) != mp or files_in.get(os.path.basename(cpath)) != "courier.json":
+        err(f"Deployment courier: --config {cpath} is not courier.json in the ConfigMap's mount "
+            f"path {mp} (files there: {sorted(files_in)})")
+
+# HMAC_SECRET_FILE -> a mounted Secret volume's file
+env = {e.get("name"): e for e in c.get("env") or []}
+for name in ("HMAC_SECRET", "STANDARD_WEBHOOKS_SECRETS"):
+    if "value" in env.get(name, {}):
+        err(f"Deployment courier: env {name} has a plaintext value; use {name}_FILE from a Secret")
+hf = env.get("HMAC_SECRET_FILE", {}).get("value")
+if not hf and "HMAC_SECRET" not in env:
+    err("Deployment courier: neither HMAC_SECRET_FILE nor HMAC_SECRET (secretKeyRef) is set; "
+        "courier run requires the secret")
+if hf:
+    ok = False
+    for n, v in vols.items():
+        s = v.get("secret")
+        if not s or n not in mounts:
+            continue
+        mp = mounts[n].rstrip("/")
+        names_in = [it["path"] for it in s.get("items") or []]
+        if os.path.dirname(hf) == mp and (not names_in or os.path.basename(hf) in names_in):
+            ok = True
+    if not ok:
+        err(f"Deployment courier: HMAC_SECRET_FILE {hf} is not a file of a mounted Secret volume")
+
+sc = c.get("securityContext") or {}
+psc = pod.get("securityContext") or {}
+if sc.get("readOnlyRootFilesystem") is not True:
+    err("Deployment courier: the container must set securityContext.readOnlyRootFilesystem: true")
+if not (sc.get("runAsNonRoot") or psc.get("runAsNonRoot")):
+    err("Deployment courier: securityContext.runAsNonRoot must be true")
+res = c.get("resources") or {}
+if not (res.get("requests") and res.get("limits")):
+    err("Deployment courier: resources.requests and resources.limits must both be set")
+
+# --- the Service -----------------------------------------------------------------------------
+sspec = svc.get("spec") or {}
+ssel = sspec.get("selector") or {}
+if not ssel or any(pod_labels.get(k) != v for k, v in ssel.items()):
+    err(f"Service courier-metrics: selector {ssel} does not select the Deployment's pod labels {pod_labels}")
+if sspec.get("type", "ClusterIP") != "ClusterIP":
+    err(f"Service courier-metrics: type {sspec.get('type')}; the admin endpoints have no auth, keep it ClusterIP")
+sp = [p for p in sspec.get("ports") or [] if p.get("port") == ADMIN_PORT]
+if not sp:
+    err(f"Service courier-metrics: no port {ADMIN_PORT}")
+elif resolve(sp[0].get("targetPort", sp[0].get("port"))) != listen_port:
+    err(f"Service courier-metrics: targetPort {sp[0].get('targetPort')!r} is not the admin port {listen_port}")
+ann = (svc.get("metadata") or {}).get("annotations") or {}
+if ann.get("prometheus.io/scrape") != "true" or str(ann.get("prometheus.io/port")) != str(ADMIN_PORT):
+    err(f"Service courier-metrics: needs annotations prometheus.io/scrape \"true\" and prometheus.io/port \"{ADMIN_PORT}\"")
+
+# --- no plaintext secret ---------------------------------------------------------------------
+SECRETISH = re.compile(r"(secret|password|passwd|token|api[_-]?key|private[_-]?key)", re.I)
+def walk(x, path, f):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            p = f"{path}.{k}" if path else str(k)
+            if isinstance(v, str) and SECRETISH.search(str(k)) and not str(k).lower().endswith(("_file", "name", "ref")) \
+               and not v.startswith("/") and v not in PLACEHOLDERS and p.split(".")[-2:-1] != ["items"]:
+                err(f"{f}: {p} looks like a plaintext secret")
+            walk(v, p, f)
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            walk(v, f"{path}[{i}]", f)
+    elif isinstance(x, str) and re.search(r"whsec_[A-Za-z0-9+/=]{8,}", x):
+        err(f"{f}: {path} holds a whsec_ secret")
+for f, o in objs:
+    if o["kind"] == "Secret":
+        if f != EXAMPLE:
+            err(f"{f}: a Secret object outside {EXAMPLE}; create real secrets with kubectl, not in git")
+        for k, v in (o.get("data") or {}).items():
+            err(f"{f}: data.{k} holds a (base64) value; use stringData with a placeholder")
+        for k, v in (o.get("stringData") or {}).items():
+            if v not in PLACEHOLDERS:
+                err(f"{f}: stringData.{k} is not a placeholder ({sorted(PLACEHOLDERS)})")
+        continue
+    if o["kind"] == "ConfigMap":
+        for k, v in (o.get("data") or {}).items():
+            try:
+                walk(json.loads(v), f"data[{k}]", f)
+            except (json.JSONDecodeError, TypeError):
+                pass
+    walk(o, "", f)
+
+if errors: die()
+print(f"check_k8s: OK: {len(objs)} objects in {len(files)} files of {d}; probes on {listen_port} "
+      f"= admin.listen, grace {grace} s > drain {DRAIN_TIMEOUT_S} s, config {args[2]}, "
+      f"{len(routes)} route(s)")
+PY
