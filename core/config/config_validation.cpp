@@ -146,7 +146,7 @@ void validate_route(const route_config& r, const std::string& path, secret_check
   require_positive(join_key(h, "timeout"), r.http.timeout);
   require_positive(join_key(h, "max_response_bytes"),
                    static_cast<std::int64_t>(r.http.max_response_bytes));
-  if (r.http.max_header_bytes > 1024 * 1024) {
+  if (r.http.max_header_bytes > std::size_t{1024} * 1024) {
     throw config_error{
         join_key(h, "max_header_bytes"),
         "must be at most 1048576 (1 MiB), got " + std::to_string(r.http.max_header_bytes)};
