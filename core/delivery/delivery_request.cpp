@@ -1,5 +1,7 @@
 #include "core/delivery/delivery_request.hpp"
 
+#include <algorithm>
+
 #include "core/model/idempotency_key.hpp"
 
 namespace courier {
@@ -19,8 +21,15 @@ http::request make_delivery_request(const record& r, const std::string& idempote
                                     std::int64_t attempt_time) {
   http::request req;
   req.body = r.value;
+  // A record's own content-type wins unless a header value cannot carry it (CR, LF, other
+  // controls, non-ASCII): then the route's default, so no record can inject a header.
   const auto carried_type = find_header(r.headers, "content-type");
-  req.content_type = carried_type ? std::string{*carried_type} : default_content_type;
+  const bool usable =
+      carried_type && std::all_of(carried_type->begin(), carried_type->end(), [](char ch) {
+        const auto c = static_cast<unsigned char>(ch);
+        return c >= 0x20 && c <= 0x7e;
+      });
+  req.content_type = usable ? std::string{*carried_type} : default_content_type;
   if (const auto& x = signing.x_signature()) {
     req.headers.emplace_back("X-Signature", x->sign(req.body));
   }

@@ -16,7 +16,21 @@ void percent_encode(std::string& out, unsigned char c) {
 
 std::string idempotency_key_for(const record& r) {
   if (auto carried = find_header(r.headers, idempotency_key_header); carried && !carried->empty()) {
-    return std::string{*carried};
+    // A carried key goes into an HTTP header as it is, except bytes a header value cannot
+    // carry (CR, LF, NUL and the other controls, non-ASCII): those are percent-encoded, so a
+    // hostile key can neither inject a header nor make the request unsendable. The same key
+    // always encodes the same way, so it stays stable across attempts and redrives.
+    std::string key;
+    key.reserve(carried->size());
+    for (const char ch : *carried) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (printable_ascii(c)) {
+        key.push_back(ch);
+      } else {
+        percent_encode(key, c);
+      }
+    }
+    return key;
   }
   return r.topic + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset);
 }

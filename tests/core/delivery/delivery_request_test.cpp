@@ -85,6 +85,14 @@ TEST(DeliveryRequest, TakesTheContentTypeTheRecordNames) {
   EXPECT_EQ(req.content_type, "application/cloudevents+json");
 }
 
+TEST(DeliveryRequest, AContentTypeAHeaderCannotCarryFallsBackToTheRoutesDefault) {
+  auto r = shipment();
+  r.headers.emplace_back("content-type", "text/plain\r\nX-Evil: 1");
+  const auto req =
+      make_delivery_request(r, "k", x_signature("x"), "application/json", attempt_time);
+  EXPECT_EQ(req.content_type, "application/json");
+}
+
 TEST(DeliveryRequest, SignsWithStandardWebhooksOverIdTimestampAndBody) {
   signing_settings s;
   s.x_signature = false;

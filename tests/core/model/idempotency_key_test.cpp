@@ -26,6 +26,17 @@ TEST(IdempotencyKey, ACarriedKeyWinsOverTheRecordsOwnCoordinates) {
   EXPECT_EQ(idempotency_key_for(r), "brew.shipments.v1:3:42");
 }
 
+TEST(IdempotencyKey, ACarriedKeyCannotInjectAHeader) {
+  record r;
+  r.topic = "t";
+  r.headers.emplace_back(std::string{idempotency_key_header}, "shp-1\r\nX-Evil: 1\x01\xc3\xa9");
+  EXPECT_EQ(idempotency_key_for(r), "shp-1%0D%0AX-Evil: 1%01%C3%A9");
+  EXPECT_EQ(idempotency_key_for(r), idempotency_key_for(r)) << "stable";
+  record plain = r;
+  plain.headers = {{std::string{idempotency_key_header}, "ord-42:a b/c%"}};
+  EXPECT_EQ(idempotency_key_for(plain), "ord-42:a b/c%") << "a printable key is unchanged";
+}
+
 TEST(IdempotencyKey, TheSameRecordAlwaysGetsTheSameKey) {
   const auto r = shipment_at("brew.shipments.v1", 1, 9);
   EXPECT_EQ(idempotency_key_for(r), idempotency_key_for(r));
