@@ -1,7 +1,5 @@
 #include "core/retry/error_trace.hpp"
 
-#include <cstdio>
-
 #include "core/retry/header_value.hpp"
 #include "core/time/civil_date.hpp"
 
@@ -20,11 +18,6 @@ std::string trace_line(std::string_view entry) {
     }
   }
   return line;
-}
-
-void append_two_digits(std::string& out, int value) {
-  out += static_cast<char>('0' + value / 10);
-  out += static_cast<char>('0' + value % 10);
 }
 
 }  // namespace
@@ -86,37 +79,8 @@ std::string merged_trace(std::optional<std::string_view> previous,
 }
 
 std::string format_trace_entry(std::int64_t at_ms, std::string_view outcome) {
-  constexpr std::int64_t ms_per_day = 86'400'000;
-  std::int64_t days = at_ms / ms_per_day;
-  std::int64_t ms_of_day = at_ms % ms_per_day;
-  if (ms_of_day < 0) {
-    ms_of_day += ms_per_day;
-    --days;
-  }
-  const civil_date date = civil_from_days(days);
-
-  char year_text[24];
-  std::snprintf(year_text, sizeof year_text, "%04lld", static_cast<long long>(date.year));
-  const auto ms = static_cast<int>(ms_of_day % 1000);
-  const auto seconds = static_cast<int>(ms_of_day / 1000 % 60);
-  const auto minutes = static_cast<int>(ms_of_day / 60'000 % 60);
-  const auto hours = static_cast<int>(ms_of_day / 3'600'000);
-
-  std::string out{year_text};
-  out += '-';
-  append_two_digits(out, static_cast<int>(date.month));
-  out += '-';
-  append_two_digits(out, static_cast<int>(date.day));
-  out += 'T';
-  append_two_digits(out, hours);
-  out += ':';
-  append_two_digits(out, minutes);
-  out += ':';
-  append_two_digits(out, seconds);
-  out += '.';
-  out += static_cast<char>('0' + ms / 100);
-  append_two_digits(out, ms % 100);
-  out += "Z ";
+  std::string out = format_rfc3339_ms(at_ms);
+  out += ' ';
   out += outcome;
   return out;
 }
