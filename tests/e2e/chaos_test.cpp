@@ -36,59 +36,6 @@ std::int64_t ms_since(steady::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t).count();
 }
 
-// The config file with `route_patch` merged into its route (courier::testing::config_json
-// writes only some of a route's keys, head_of_line_records not among them), and every topic
-// it names.
-std::filesystem::path prepare_with(const courier_settings& s, const nlohmann::json& route_patch,
-                                   const std::filesystem::path& dir) {
-  auto doc = courier::testing::config_json(e2e_config(s));
-  doc["routes"][0].merge_patch(route_patch);
-  const auto path = dir / "courier.json";
-  std::ofstream{path} << doc.dump(2);
-  ensure_topics(path, dir);
-  return path;
-}
-
-// The receiver's port, from its URL (http://127.0.0.1:<port>/deliver).
-std::uint16_t port_of(const webhook& w) {
-  const auto url = w.url();
-  const auto colon = url.rfind(':');
-  return static_cast<std::uint16_t>(std::stoi(url.substr(colon + 1)));
-}
-
-// POST http://127.0.0.1:<port><target>, blocking, bounded by `timeout`: the status, or 0 when
-// there was no answer.
-int http_post(std::uint16_t port, const std::string& target, const std::string& body,
-              const std::vector<std::pair<std::string, std::string>>& headers,
-              std::chrono::milliseconds timeout) {
-  namespace beast = boost::beast;
-  namespace http = beast::http;
-  try {
-    boost::asio::io_context ioc;
-    beast::tcp_stream stream{ioc};
-    stream.expires_after(timeout);
-    stream.connect(
-        boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
-    http::request<http::string_body> req{http::verb::post, target, 11};
-    req.set(http::field::host, "127.0.0.1");
-    req.set(http::field::content_type, "application/json");
-    for (const auto& [name, value] : headers) {
-      req.set(name, value);
-    }
-    req.body() = body;
-    req.prepare_payload();
-    http::write(stream, req);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(stream, buffer, res);
-    beast::error_code ec;
-    stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
-    return static_cast<int>(res.result_int());
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 // The Idempotency-Keys of the records in a DLQ (each record's courier.idempotency.key), read
 // until `expected` arrived or `timeout` passed; a key that is there twice is there twice.
 std::vector<std::string> dlq_keys(const std::string& dlq, std::size_t expected,
@@ -250,6 +197,15 @@ TEST(EndToEndChaos, SigkillsUnder503sRedeliverWithinTheHeadOfLineBoundAndRestart
     ASSERT_TRUE(wait_delivered(w, target, 60s, {courier.get()}))
         << "crash " << crash << ": " << w.stats().raw << "\n"
         << tail(courier->log());
+    // Prometheus' linter accepts what this instance serves under the 503s, just before it dies.
+    if (const auto admin = admin_port_in(courier->log()); admin > 0) {
+      const auto scrape = http_get(admin, "/metrics", 2s).value_or("");
+      EXPECT_EQ(promtool_complaints(scrape, dir / ("scrape-" + std::to_string(crash) + ".prom")),
+                "")
+          << scrape;
+    } else {
+      ADD_FAILURE() << "no admin listener in the log of crash " << crash << "'s instance";
+    }
     courier->kill_now();
     at_kill.push_back(w.settled_stats());
     committed_at_kill.push_back(committed_total(s.group, s.topic, partitions));

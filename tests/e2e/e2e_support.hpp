@@ -357,6 +357,70 @@ inline std::unique_ptr<courier_process> start_courier(const std::filesystem::pat
       std::vector<std::string>{"HMAC_SECRET=" + e2e_secret()}, (dir / (name + ".log")).string());
 }
 
+// The config file with `route_patch` merged into its route (courier::testing::config_json
+// writes only some of a route's keys, head_of_line_records not among them), and every topic
+// it names.
+inline std::filesystem::path prepare_with(const courier_settings& s,
+                                          const nlohmann::json& route_patch,
+                                          const std::filesystem::path& dir) {
+  auto doc = courier::testing::config_json(e2e_config(s));
+  doc["routes"][0].merge_patch(route_patch);
+  const auto path = dir / "courier.json";
+  std::ofstream{path} << doc.dump(2);
+  ensure_topics(path, dir);
+  return path;
+}
+
+// The receiver's port, from its URL (http://127.0.0.1:<port>/deliver).
+inline std::uint16_t port_of(const webhook& w) {
+  const auto url = w.url();
+  const auto colon = url.rfind(':');
+  return static_cast<std::uint16_t>(std::stoi(url.substr(colon + 1)));
+}
+
+// POST http://127.0.0.1:<port><target>, blocking, bounded by `timeout`: the status, or 0 when
+// there was no answer.
+inline int http_post(std::uint16_t port, const std::string& target, const std::string& body,
+                     const std::vector<std::pair<std::string, std::string>>& headers,
+                     std::chrono::milliseconds timeout) {
+  namespace beast = boost::beast;
+  namespace http = beast::http;
+  try {
+    boost::asio::io_context ioc;
+    beast::tcp_stream stream{ioc};
+    stream.expires_after(timeout);
+    stream.connect(
+        boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
+    http::request<http::string_body> req{http::verb::post, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    req.set(http::field::content_type, "application/json");
+    for (const auto& [name, value] : headers) {
+      req.set(name, value);
+    }
+    req.body() = body;
+    req.prepare_payload();
+    http::write(stream, req);
+    beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    beast::error_code ec;
+    stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+    return static_cast<int>(res.result_int());
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// `promtool check metrics` (Prometheus' own linter) on a scrape, kept in `file`: empty when it
+// accepts the text, else its complaints and exit status.
+inline std::string promtool_complaints(const std::string& scrape,
+                                       const std::filesystem::path& file) {
+  std::ofstream{file} << scrape;
+  const auto out = command_output(std::string{"'"} + PROMTOOL_BINARY + "' check metrics < '" +
+                                  file.string() + "' 2>&1; echo \"exit status $?\"");
+  return out == "exit status 0" ? std::string{} : out;
+}
+
 // Every one of the n seeded records reached the receiver once, signed right.
 inline void expect_accounting(const webhook& w, std::uint64_t n) {
   const auto s = w.stats();

@@ -12,6 +12,7 @@
 #include "tests/integration/stand.hpp"
 #include "tests/support/courier_process.hpp"
 #include "tests/support/http_get.hpp"
+#include "tests/support/metrics_text.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "topology/admin_listener.hpp"
 #include "topology/admin_routes.hpp"
@@ -21,15 +22,6 @@ namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// The value of one sample line of the exposition; nothing when the series is missing.
-std::optional<double> sample_value(const std::string& text, const std::string& series) {
-  const auto at = text.find("\n" + series + " ");
-  if (at == std::string::npos) {
-    return std::nullopt;
-  }
-  return std::stod(text.substr(at + series.size() + 2));
-}
 
 const std::string delivered_series =
     R"(courier_deliveries_total{route="shipments",outcome="delivered"})";
