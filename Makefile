@@ -7,7 +7,7 @@ DEMO_ARGS ?=
 
 .PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench bench-quick bench-one-partition \
         mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean \
-        lint lint-format lint-tidy format
+        lint lint-format lint-tidy format fuzz fuzz-smoke
 
 deps:
 	bash scripts/install-deps.sh
@@ -26,6 +26,17 @@ test-unit: build
 
 test-kafka: build
 	ctest --preset $(PRESET) -L kafka
+
+# The libFuzzer targets (tests/fuzz: the webhook answer parser, the retry/DLQ header codec),
+# built with clang 14 in build/fuzz (only those) and run FUZZ_SECONDS each (scripts/fuzz.sh).
+# fuzz-smoke is CI's bounded run (.ci/run, after the tests): 45 s each. A crash fails it and
+# leaves its input as build/fuzz/<target>-crash-*.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
+fuzz-smoke: deps
+	FUZZ_SECONDS=45 bash scripts/fuzz.sh
 
 # Static checks (CI runs `make lint` after `make test`); the file sets live in scripts/lint.sh.
 # lint-format: clang-format --dry-run --Werror (.clang-format) over every tracked .cpp/.hpp.

@@ -22,6 +22,8 @@ packages=(
   openjdk-17-jre-headless maven
   # make lint (scripts/lint.sh): clang-format in check mode and clang-tidy, version 14.
   clang-format clang-tidy
+  # make fuzz-smoke (scripts/fuzz.sh): the libFuzzer targets, built with clang 14.
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev
   # tests/docker validates docker/docker-compose.yml with `docker-compose config`.
   docker-compose
   # tests/docker/check_k8s.sh parses docker/k8s/ with PyYAML (no kubectl).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -85,6 +86,24 @@ std::optional<T> optional_number(const header_list& headers, std::string_view na
   return value;
 }
 
+// Keeps the first `name` if it parses, and drops it (as if absent) if not: a carried value
+// courier writes on must read back on the next hop.
+template <typename T>
+void keep_first_if_well_formed(header_list& headers, std::string_view name,
+                               std::optional<T> (*parse)(std::string_view)) {
+  keep_first(headers, name);
+  headers.erase(
+      std::remove_if(headers.begin(), headers.end(),
+                     [&](const header& h) { return h.first == name && !parse(h.second); }),
+      headers.end());
+}
+
+// The attempts so far plus this sequence's, saturated at what courier.attempts reads back as.
+std::int64_t attempts_after(std::int64_t previous, int latest) {
+  constexpr std::int64_t most = std::numeric_limits<int>::max();
+  return std::min(std::min(previous, most) + std::max(latest, 0), most);
+}
+
 }  // namespace
 
 header_error::header_error(std::string_view header, std::string_view value)
@@ -154,16 +173,16 @@ header_list retry_headers(const record& r, const std::string& route, const desti
   set_header(out, route_header, cap_header_value(route));
   if (carried_origin && !carried_origin->empty()) {
     keep_first(out, origin_topic_header);
-    keep_first(out, origin_partition_header);
-    keep_first(out, origin_offset_header);
-    keep_first(out, origin_timestamp_header);
+    keep_first_if_well_formed(out, origin_partition_header, parse_non_negative<std::int32_t>);
+    keep_first_if_well_formed(out, origin_offset_header, parse_non_negative<std::int64_t>);
+    keep_first_if_well_formed(out, origin_timestamp_header, parse_decimal<std::int64_t>);
   } else {
     set_header(out, origin_topic_header, cap_header_value(r.topic));
     set_header(out, origin_partition_header, std::to_string(r.partition));
     set_header(out, origin_offset_header, std::to_string(r.offset));
     set_header(out, origin_timestamp_header, std::to_string(r.timestamp_ms));
   }
-  set_header(out, attempts_header, std::to_string(previous_attempts + f.attempts));
+  set_header(out, attempts_header, std::to_string(attempts_after(previous_attempts, f.attempts)));
   switch (dest.what) {
     case destination::kind::tier:
       set_header(out, retry_tier_header, std::to_string(dest.tier_index));

@@ -90,7 +90,9 @@ retry_state read_retry_state(const header_list& headers);
 // section 5): r's own headers in order, minus courier.error.* and the per-hop routing headers,
 // then courier's headers set on top. What the record's first appearance set (key, origin,
 // first failure, correlation id) is kept byte for byte. The trace carries the earlier history
-// forward. Never throws on a malformed incoming header: that record still has to move on.
+// forward. Never throws on a malformed incoming header: that record still has to move on, and
+// what it writes reads back without header_error on the next hop (a malformed carried origin
+// number is dropped, as if absent; courier.attempts saturates at INT_MAX).
 header_list retry_headers(const record& r, const std::string& route, const destination& dest,
                           const failure_info& f, std::int64_t now_ms);
 

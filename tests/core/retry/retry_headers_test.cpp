@@ -306,5 +306,40 @@ TEST(RetryHeaders, WritingNeverFailsOnMalformedIncomingHeaders) {
   EXPECT_NO_THROW((void)read_retry_state(h));
 }
 
+// Found by tests/fuzz/retry_headers_fuzz.cpp (corpus: malformed_origin): a carried origin
+// was kept byte for byte, so an edited, malformed partition or offset made the next hop's
+// read_retry_state throw, and the due gate ignored the record's due.
+TEST(RetryHeaders, AMalformedCarriedOriginNumberIsDroppedSoTheNextHopCanReadIt) {
+  record r = source_record();
+  r.headers.emplace_back("courier.origin.topic", "brew.shipments.v1");
+  r.headers.emplace_back("courier.origin.partition", "-1");
+  r.headers.emplace_back("courier.origin.offset", "1e3");
+  r.headers.emplace_back("courier.origin.timestamp", "1700000000000");
+  const auto h = retry_headers(r, "r", to_tier(1), http_503(1, now), now);
+  EXPECT_EQ(count_of(h, origin_partition_header), 0U);
+  EXPECT_EQ(count_of(h, origin_offset_header), 0U);
+  EXPECT_EQ(value_of(h, origin_timestamp_header), "1700000000000") << "well formed: kept";
+  retry_state s;
+  ASSERT_NO_THROW(s = read_retry_state(h));
+  ASSERT_TRUE(s.from.has_value());
+  EXPECT_EQ(s.from->topic, "brew.shipments.v1");
+  EXPECT_EQ(s.from->partition, 0);
+  EXPECT_EQ(s.due_ms, now + 30000);
+}
+
+// Found by the same target (corpus: number_limits): attempts past INT_MAX were written as a
+// number courier.attempts cannot read back (and past INT64_MAX the sum overflowed).
+TEST(RetryHeaders, AttemptsSaturateAtWhatTheHeaderReadsBackAs) {
+  for (const char* carried : {"2147483647", "2147483646", "9223372036854775807"}) {
+    record r = source_record();
+    r.headers.emplace_back("courier.attempts", carried);
+    const auto h = retry_headers(r, "r", to_dlq(), http_503(4, now), now);
+    EXPECT_EQ(value_of(h, attempts_header), "2147483647") << carried;
+    retry_state s;
+    ASSERT_NO_THROW(s = read_retry_state(h)) << carried;
+    EXPECT_EQ(s.total_attempts, 2147483647);
+  }
+}
+
 }  // namespace
 }  // namespace courier
