@@ -15,6 +15,18 @@
 
 namespace courier {
 
+// A payload travels as its bytes (CAF copies messages between processes only; within one
+// process the shared bytes go along with the record).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, payload& x) {
+  std::string bytes = x.str();
+  auto restore = caf::meta::load_callback([&]() -> caf::error {
+    x = payload{std::move(bytes)};
+    return caf::none;
+  });
+  return f(bytes, restore);
+}
+
 // CAF 0.17 cannot inspect std::optional: the key travels as a flag and a string.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, record& x) {
@@ -92,7 +104,7 @@ struct dispatch_request {
   std::int32_t partition = 0;
   bool has_key = false;
   std::string key;
-  std::string value;
+  payload value;
   header_list headers;
   std::int64_t timestamp_ms = 0;
   // Where the record was fetched from, and the requester's own name for it: both come back

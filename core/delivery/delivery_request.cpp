@@ -31,11 +31,11 @@ http::request make_delivery_request(const record& r, const std::string& idempote
       });
   req.content_type = usable ? std::string{*carried_type} : default_content_type;
   if (const auto& x = signing.x_signature()) {
-    req.headers.emplace_back("X-Signature", x->sign(req.body));
+    req.headers.emplace_back("X-Signature", x->sign(req.body.view()));
   }
   if (const auto& sw = signing.standard_webhooks()) {
     auto id = webhook_id_for(idempotency_key);
-    auto signature = sw->sign(id, attempt_time, req.body);
+    auto signature = sw->sign(id, attempt_time, req.body.view());
     req.headers.emplace_back("webhook-id", std::move(id));
     req.headers.emplace_back("webhook-timestamp", std::to_string(attempt_time));
     req.headers.emplace_back("webhook-signature", std::move(signature));

@@ -3,15 +3,11 @@
 #include <stdexcept>
 #include <utility>
 
-#include <boost/beast/http/field.hpp>
-#include <boost/beast/http/verb.hpp>
-
 #include "core/http/connection_pool.hpp"
 #include "core/http/exchange.hpp"
+#include "core/http/request_head.hpp"
 
 namespace courier::http {
-
-namespace beast_http = boost::beast::http;
 
 namespace {
 
@@ -62,19 +58,8 @@ void client::post(request r, std::function<void(response)> on_done) {
   for (const auto& [name, value] : r.headers) {
     check_header(name, value);
   }
-  const endpoint& ep = pool_->target();
-  auto msg = std::make_shared<wire_request>(beast_http::verb::post, ep.target, 11);
-  msg->set(beast_http::field::host, host_header(ep));
-  msg->set(beast_http::field::user_agent, pool_->settings().user_agent);
-  if (!r.content_type.empty()) {
-    msg->set(beast_http::field::content_type, r.content_type);
-  }
-  for (const auto& [name, value] : r.headers) {
-    msg->set(name, value);
-  }
-  msg->body() = std::move(r.body);
-  msg->keep_alive(true);
-  msg->prepare_payload();  // Content-Length, after the caller's headers so it always wins
+  auto msg = std::make_shared<wire_request>(
+      wire_request{request_head(pool_->target(), pool_->settings().user_agent, r), r.body});
   const auto deadline = std::chrono::steady_clock::now() + pool_->settings().timeout;
   pool_->submit(exchange{std::move(msg), std::move(on_done), deadline});
 }

@@ -16,6 +16,7 @@
 #include "core/http/endpoint.hpp"
 #include "core/http/tls_context.hpp"
 #include "core/http/transport_error.hpp"
+#include "core/model/payload.hpp"
 #include "core/version.hpp"
 
 namespace courier::http {
@@ -44,7 +45,7 @@ struct client_settings {
 };
 
 struct request {
-  std::string body;  // sent byte for byte
+  courier::payload body;  // sent byte for byte, shared with the record (never copied)
   std::string content_type = "application/json";
   // Sent after the defaults; a name that is already set (Host, User-Agent, Content-Type)
   // is replaced, and a repeated name keeps its last value.

@@ -1,5 +1,6 @@
 #include "core/http/connection.hpp"
 
+#include <array>
 #include <exception>
 #include <utility>
 #include <vector>
@@ -9,12 +10,12 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
 
 #include "core/http/address_guard.hpp"
 #include "core/http/connection_pool.hpp"
@@ -263,8 +264,11 @@ void connection::write() {
   limit(*parser_, limits());
   lowest_layer().expires_at(current_.deadline);  // one deadline spans the whole request
   with_stream([this](auto& stream) {
-    beast_http::async_write(stream, *current_.message,
-                            beast::bind_front_handler(&connection::on_write, shared_from_this()));
+    const auto& wire = *current_.message;
+    const std::array<net::const_buffer, 2> bytes{net::buffer(wire.head),
+                                                 net::buffer(wire.body.str())};
+    net::async_write(stream, bytes,
+                     beast::bind_front_handler(&connection::on_write, shared_from_this()));
   });
 }
 

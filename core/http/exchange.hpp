@@ -4,14 +4,19 @@
 #include <functional>
 #include <memory>
 
-#include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
+#include <string>
 
 #include "core/http/client.hpp"
+#include "core/model/payload.hpp"
 
 namespace courier::http {
 
-using wire_request = boost::beast::http::request<boost::beast::http::string_body>;
+// A request as it goes on the wire: its head serialized once (request_head), its body the
+// record's own shared bytes.
+struct wire_request {
+  std::string head;
+  courier::payload body;
+};
 
 // One request on its way through the pool: built once, so the transparent retry on a fresh
 // connection sends exactly the same bytes.

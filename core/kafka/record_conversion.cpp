@@ -39,7 +39,7 @@ record to_record(const rd_kafka_message_t& msg) {
     rec.key.emplace(static_cast<const char*>(msg.key), msg.key_len);
   }
   if (msg.payload != nullptr) {
-    rec.value.assign(static_cast<const char*>(msg.payload), msg.len);
+    rec.value = payload{static_cast<const char*>(msg.payload), msg.len};
   }
   rec.headers = to_header_list(msg);
   rd_kafka_timestamp_type_t ts_type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;

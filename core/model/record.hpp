@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/payload.hpp"
+
 namespace courier {
 
 using header = std::pair<std::string, std::string>;
@@ -18,7 +20,7 @@ struct record {
   std::int32_t partition = 0;
   std::int64_t offset = 0;
   std::optional<std::string> key;
-  std::string value;
+  payload value;  // shared, never copied: see payload
   header_list headers;
   std::int64_t timestamp_ms = 0;
 };

@@ -344,7 +344,7 @@ class redrive_run {
           key = *p.raw.key;
         }
         producer_->produce(
-            d.target_topic, d.target_partition, key, p.raw.value,
+            d.target_topic, d.target_partition, key, p.raw.value.view(),
             redrive_headers(p.raw.headers, p.redrive_count, at, p.coordinates),
             [acked, i](rd_kafka_resp_err_t err, std::int32_t partition, std::int64_t offset) {
               if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {

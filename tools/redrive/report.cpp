@@ -151,7 +151,7 @@ void print_record(std::ostream& out, const record& r, bool json) {
     }
     out << nlohmann::json{{"topic", r.topic},           {"partition", r.partition},
                           {"offset", r.offset},         {"timestamp_ms", r.timestamp_ms},
-                          {"key", optional_key(r.key)}, {"value", safe_string(r.value)},
+                          {"key", optional_key(r.key)}, {"value", safe_string(r.value.str())},
                           {"headers", headers}}
                .dump()
         << '\n';
