@@ -1,6 +1,10 @@
 #include "core/log/partition_list.hpp"
 
+#include <set>
+
 #include <gtest/gtest.h>
+
+#include "tests/support/partition_names.hpp"
 
 namespace courier::log {
 namespace {
@@ -37,6 +41,22 @@ TEST(PartitionList, SeveralTopicsGetOneEntryEachInNameOrder) {
   const auto source = of("t", {2, 0, 1});
   ps.insert(ps.begin() + 1, source.begin(), source.end());
   EXPECT_EQ(compact_partition_list(ps), (list{"t[0-2]", "t.retry.5s[0-1]"}));
+}
+
+// The e2e tests read the log's lists back (tests/support/partition_names.hpp).
+TEST(PartitionList, AnEntryReadsBackAsThePartitionsItFolded) {
+  const auto ps = of("brew.shipments.v1", {9, 0, 1, 2, 3, 5, 7, 8, 5});
+  std::set<std::string> names;
+  for (const auto& entry : compact_partition_list(ps)) {
+    for (const auto& name : testing::expand_partition_entry(entry)) {
+      names.insert(name);
+    }
+  }
+  std::set<std::string> expected;
+  for (const auto& p : ps) {
+    expected.insert(p.topic + "[" + std::to_string(p.partition) + "]");
+  }
+  EXPECT_EQ(names, expected);
 }
 
 }  // namespace
