@@ -145,7 +145,7 @@ std::set<std::string> held_partitions(const std::string& log) {
     }
     const auto event = doc.value("event", "");
     for (const auto& entry : doc.at("partitions")) {
-      for (const auto& p : expand_partition_entry(entry.get<std::string>())) {
+      for (const auto& p : testing::expand_partition_entry(entry.get<std::string>())) {
         if (event == "partitions assigned") {
           held.insert(p);
         } else if (event == "partitions revoked") {
