@@ -47,7 +47,7 @@ struct consumer_actor_state {
 //   poll_atom, poll_idle_atom          (to itself)
 //   outcome_atom, outcome_batch        (from the delivery pool)
 //   due_atom, topic, partition         (to itself: the core's wake_at)
-//   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed
+//   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed ("t[0-3]")
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close
 //   blocked_atom, produce_blocked      (from the delivery pool: hold or release a partition)
 // Sends the delivery pool (deliver_atom, record_batch), one per event at most, and

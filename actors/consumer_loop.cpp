@@ -6,6 +6,7 @@
 
 #include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
+#include "core/log/partition_list.hpp"
 
 namespace courier::actors::consumer_loop {
 namespace {
@@ -41,15 +42,6 @@ void arm_idle_timer(self_ptr self, std::chrono::milliseconds interval) {
 
 std::string name_of(const partition_id& p) {
   return p.topic + "[" + std::to_string(p.partition) + "]";
-}
-
-std::vector<std::string> names_of(const std::vector<partition_id>& ps) {
-  std::vector<std::string> names;
-  names.reserve(ps.size());
-  for (const auto& p : ps) {
-    names.push_back(name_of(p));
-  }
-  return names;
 }
 
 void publish(self_ptr self) {
@@ -128,14 +120,15 @@ void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {
   st.core->assign(ps, unix_now_ms());
   publish(self);
   st.metrics->assigned = true;
-  log::info("partitions assigned", {{"route", st.settings.route}, {"partitions", names_of(ps)}});
+  log::info("partitions assigned",
+            {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
   if (st.draining) {
     // A rebalance while draining: the eager protocol revoked every partition first, so nothing
     // in flight can be committed by this instance any more, and sitting on the new assignment
     // until the drain deadline would leave it without a consumer. Leave the group now (from a
     // message, not inside this callback, which runs within librdkafka's poll).
     log::info("assigned while draining: leaving the group at once",
-              {{"route", st.settings.route}, {"partitions", names_of(ps)}});
+              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
     self->send(self, drain_deadline_atom::value);
   }
 }
@@ -144,7 +137,8 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
   auto& st = self->state;
   st.core->revoke(ps);
   publish(self);
-  log::info("partitions revoked", {{"route", st.settings.route}, {"partitions", names_of(ps)}});
+  log::info("partitions revoked",
+            {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
   if (st.draining && st.core->outstanding() == 0) {
     // Nothing left to finish: leave now rather than wait for the next assignment (from a
     // message: this callback runs within librdkafka's poll).
@@ -153,7 +147,7 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
 }
 
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {
-  auto names = names_of(self->state.core->set_route_reason(reason, on));
+  auto names = log::compact_partition_list(self->state.core->set_route_reason(reason, on));
   publish(self);
   return names;
 }

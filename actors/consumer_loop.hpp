@@ -16,7 +16,6 @@ namespace courier::actors::consumer_loop {
 using self_ptr = caf::stateful_actor<consumer_actor_state>*;
 
 std::string name_of(const partition_id& p);
-std::vector<std::string> names_of(const std::vector<partition_id>& ps);
 
 // After every event: the records it dispatched go out (one message), the metrics are updated,
 // and the partitions' statuses when a pause changed (else at most once a second).
@@ -38,7 +37,8 @@ void poll_turn(self_ptr self);
 void on_assigned(self_ptr self, const std::vector<partition_id>& ps);
 void on_revoked(self_ptr self, const std::vector<partition_id>& ps);
 
-// A route-wide pause reason on or off; the partitions whose reasons changed, by name.
+// A route-wide pause reason on or off; the partitions whose reasons changed, compacted for the
+// log (one entry a topic: "t[0-3,5]").
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on);
 
 }  // namespace courier::actors::consumer_loop

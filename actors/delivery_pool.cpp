@@ -100,9 +100,22 @@ struct shell {
   }
 
   void operator()(policy::log_line& a) const {
+    std::uint64_t suppressed = 0;
+    if (a.per_record) {
+      const auto v =
+        self->state.sampler.admit(self->state.route, a.event, std::chrono::steady_clock::now());
+      if (!v.log) {
+        return;
+      }
+      suppressed = v.suppressed;
+    }
     auto fields = nlohmann::json::object();
     for (auto& [name, value] : a.fields) {
       std::visit([&fields, &name = name](auto& v) { fields[name] = std::move(v); }, value);
+    }
+    if (suppressed > 0) {
+      // How many lines of this event the sampler held back since the last one.
+      fields["suppressed"] = suppressed;
     }
     switch (a.level) {
       case policy::log_level::debug:
@@ -150,6 +163,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
                             std::shared_ptr<route_metrics> metrics, std::uint64_t seed) {
   log_failures(self, "delivery_pool", route.name);
   auto& st = self->state;
+  st.route = route.name;
   st.policy.emplace(settings_of(std::move(route)), make_random_source(seed));
   st.client = std::move(client);
   st.breaker = std::move(breaker);

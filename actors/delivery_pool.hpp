@@ -1,8 +1,10 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "core/config/config.hpp"
 #include "core/delivery/attempt_policy.hpp"
 #include "core/http/client.hpp"
+#include "core/log/event_sampler.hpp"
 
 namespace courier::actors {
 
@@ -30,6 +33,10 @@ struct delivery_pool_state {
   std::shared_ptr<answer_inbox> inbox = std::make_shared<answer_inbox>();
   std::shared_ptr<route_metrics> metrics;
   attempt_policy::counters published;  // the policy's counters as far as `metrics` has them
+  std::string route;
+  // The policy's per-record lines (dead-lettered, moved to a tier, retry scheduled, held): the
+  // first 10 of each per 10 s, then a count; the metrics count every record.
+  log::event_sampler sampler{10, std::chrono::seconds{10}};
 };
 
 // One per route: the shell of courier::attempt_policy (core/delivery/attempt_policy.hpp), which

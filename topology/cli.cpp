@@ -169,10 +169,14 @@ cli_result parse_cli(int argc, const char* const* argv) {
   cli_command cmd;
   CLI::App app{"courier: delivers Kafka records to HTTP webhooks", "courier"};
   app.require_subcommand(1);
-  // Lets --log-level follow the subcommand too.
+  // Lets --log-level and --log-format follow the subcommand too.
   app.fallthrough();
   app.add_option("--log-level", cmd.log_level, "Log level (default info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app.add_option("--log-format", cmd.log_format,
+                 "Log lines: human, json, or auto (default: human on a terminal, json otherwise)")
+      ->type_name("auto|human|json")
+      ->check(CLI::IsMember({"auto", "human", "json"}));
 
   CLI::App* run = app.add_subcommand("run", "Deliver records per the config");
   run->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")

@@ -37,6 +37,8 @@ struct cli_command {
   // --cb-open-timeout (run and demo). Never a secret: argv is visible in ps.
   config_overrides flags;
   std::string log_level = "info";
+  // auto (human on a terminal, JSON otherwise), human or json.
+  std::string log_format = "auto";
 };
 
 struct cli_result {
@@ -51,7 +53,7 @@ struct cli_result {
 inline constexpr std::string_view demo_webhook_placeholder = "http://127.0.0.1:0/deliver";
 
 // Parses the `courier` command line: `run`, `demo` or `version`, plus the
-// global --log-level. Never throws and never prints.
+// global --log-level and --log-format. Never throws and never prints.
 cli_result parse_cli(int argc, const char* const* argv);
 
 // run: the --config file; demo: one built-in route "shipments" on

@@ -4,8 +4,11 @@
 #include <optional>
 #include <string>
 
+#include <unistd.h>
+
 #include "core/config/config.hpp"
 #include "core/log/json_log.hpp"
+#include "core/log/log_output.hpp"
 #include "core/version.hpp"
 #include "demo/demo.hpp"
 #include "topology/cli.hpp"
@@ -42,6 +45,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "courier: --log-level: unknown level '%s'\n", cmd.log_level.c_str());
     return 2;
   }
+  const auto format = courier::log::parse_format_choice(cmd.log_format);
+  if (!format) {
+    std::fprintf(stderr,
+                 "courier: --log-format: unknown format '%s'; expected auto, human or json\n",
+                 cmd.log_format.c_str());
+    return 2;
+  }
+  courier::log::set_format(courier::log::resolve_format(*format, isatty(STDERR_FILENO) != 0));
   try {
     switch (cmd.what) {
       case cli_command::kind::version:

@@ -220,7 +220,8 @@ attempt_policy::actions attempt_policy::on_expedite(const std::string& topic,
                               "head of line moved to a retry tier",
                               {{"route", settings_.route},
                                {"idempotency_key", d.idempotency_key},
-                               {"attempts", std::int64_t{d.attempts}}}});
+                               {"attempts", std::int64_t{d.attempts}}},
+                              /*per_record=*/true});
     give_up(id, d, d.last_answer, d.last_error_class, now, out);
   }
   return out;
@@ -404,7 +405,8 @@ void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_a
                                {"attempt", std::int64_t{d.attempts}},
                                {"error_class", error_class},
                                {"status", std::int64_t{a.status}},
-                               {"delay_ms", std::int64_t{delay.count()}}}});
+                               {"delay_ms", std::int64_t{delay.count()}}},
+                              /*per_record=*/true});
     d.in_backoff = true;
     d.last_error_class = error_class;
     d.last_answer = a;
@@ -434,7 +436,8 @@ void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a
                              {"error_class", error_class},
                              {"status", std::int64_t{a.status}},
                              {"held_attempts", std::int64_t{d.held_attempts}},
-                             {"delay_ms", std::int64_t{delay.count()}}}});
+                             {"delay_ms", std::int64_t{delay.count()}}},
+                            /*per_record=*/true});
   out.emplace_back(schedule_retry{id, delay});
 }
 
@@ -481,7 +484,8 @@ void attempt_policy::route_onward(std::uint64_t id, delivery& d, bool permanent,
                              {"to", dest.topic},
                              {"error_class", error_class},
                              {"status", std::int64_t{a.status}},
-                             {"attempts", std::int64_t{d.attempts}}}});
+                             {"attempts", std::int64_t{d.attempts}}},
+                            /*per_record=*/true});
   out.emplace_back(produce_onward{id, std::move(dest), std::move(onward)});
 }
 

@@ -158,6 +158,9 @@ class attempt_policy {
     log_level level = log_level::info;
     std::string event;
     log_fields fields;
+    // A line per record or per attempt, which an outage repeats for every record: the shell
+    // samples these (core/log/event_sampler); one-off lines (a route flagged) always go out.
+    bool per_record = false;
   };
 
   using action = std::variant<request_permit, post_attempt, schedule_retry, breaker_outcome,

@@ -1,10 +1,15 @@
 #include "core/log/json_log.hpp"
 
+#include <atomic>
 #include <chrono>
-#include <ctime>
+#include <memory>
+#include <utility>
 
-#include <spdlog/sinks/stdout_sinks.h>
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
+
+#include "core/log/log_output.hpp"
 
 namespace courier::log {
 namespace {
@@ -23,43 +28,32 @@ spdlog::level::level_enum to_spdlog(level lvl) {
   return spdlog::level::info;
 }
 
-std::string_view name_of(level lvl) {
-  switch (lvl) {
-    case level::debug:
-      return "debug";
-    case level::info:
-      return "info";
-    case level::warn:
-      return "warn";
-    case level::error:
-      return "error";
-  }
-  return "info";
+std::atomic<line_format>& current_format() {
+  static std::atomic<line_format> format{
+      resolve_format(format_choice::auto_detect, isatty(STDERR_FILENO) != 0)};
+  return format;
 }
 
-// spdlog gives us a thread-safe sink and level filtering; the line itself is our JSON.
+const std::shared_ptr<terminal_sink>& sink_ptr() {
+  static const auto instance = std::make_shared<terminal_sink>(stderr);
+  return instance;
+}
+
+terminal_sink& sink() { return *sink_ptr(); }
+
+// spdlog gives us level filtering and a locked sink; the line itself is ours (format_line).
 spdlog::logger& logger() {
   static const std::shared_ptr<spdlog::logger> instance = [] {
-    auto l = spdlog::stderr_logger_mt("courier-json");
-    l->set_pattern("%v");
+    auto l = std::make_shared<spdlog::logger>("courier", sink_ptr());
     l->set_level(spdlog::level::info);
     return l;
   }();
   return *instance;
 }
 
-std::string utc_timestamp() {
+std::int64_t unix_now_ms() {
   using namespace std::chrono;
-  const auto now = system_clock::now();
-  const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
-  const std::time_t t = system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  const auto n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%.*s.%03dZ", static_cast<int>(n), buf, static_cast<int>(ms));
-  return out;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -90,16 +84,18 @@ void event(level lvl, std::string_view name, const nlohmann::json& fields) {
   if (!l.should_log(to_spdlog(lvl))) {
     return;
   }
-  nlohmann::json line = nlohmann::json::object();
-  line["ts"] = utc_timestamp();
-  line["level"] = name_of(lvl);
-  line["event"] = name;
-  if (fields.is_object()) {
-    for (const auto& [k, v] : fields.items()) {
-      line[k] = v;
-    }
-  }
-  l.log(to_spdlog(lvl), line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  const auto line = format_line(current_format().load(), unix_now_ms(), lvl, name, fields);
+  l.log(to_spdlog(lvl), spdlog::string_view_t{line.data(), line.size()});
 }
+
+void set_format(line_format format) { current_format().store(format); }
+
+void set_output(std::FILE* out) { sink().set_output(out); }
+
+void set_footer(footer f) { sink().set_footer(std::move(f)); }
+
+void remove_footer() { sink().remove_footer(); }
+
+void with_output_locked(const std::function<void()>& draw) { sink().locked(draw); }
 
 }  // namespace courier::log

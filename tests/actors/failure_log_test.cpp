@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/log/log_output.hpp"
 #include "tests/actors/deterministic.hpp"
 
 namespace courier::testing {
@@ -31,6 +32,7 @@ TEST(FailureLog, AnEscapedExceptionIsLoggedOnceWithTheActorAndEndsItForItsMonito
       actor, down_reason);
   d.run();
 
+  log::set_format(log::line_format::json);  // whatever the terminal running the test
   ::testing::internal::CaptureStderr();
   caf::anon_send(actor, actors::poll_atom::value);
   d.run();

@@ -23,6 +23,7 @@
 #include "core/retry/retry_tiers.hpp"
 #include "demo/topic_reader.hpp"
 #include "tests/e2e/e2e_support.hpp"
+#include "tests/support/partition_names.hpp"
 
 namespace courier::e2e {
 namespace {
@@ -78,7 +79,8 @@ nlohmann::json parse_line(const std::string& line) {
 }
 
 // The partitions an instance holds at the end of its log: each "partitions assigned" adds its
-// partitions, each "partitions revoked" removes its (eager or cooperative alike).
+// partitions, each "partitions revoked" removes its (eager or cooperative alike). The log
+// lists them compacted, one entry a topic ("t[0-3,5]").
 std::set<std::string> held_partitions(const std::string& log) {
   std::set<std::string> held;
   std::istringstream in{log};
@@ -89,11 +91,13 @@ std::set<std::string> held_partitions(const std::string& log) {
       continue;
     }
     const auto event = doc.value("event", "");
-    for (const auto& p : doc.at("partitions")) {
-      if (event == "partitions assigned") {
-        held.insert(p.get<std::string>());
-      } else if (event == "partitions revoked") {
-        held.erase(p.get<std::string>());
+    for (const auto& entry : doc.at("partitions")) {
+      for (const auto& p : testing::expand_partition_entry(entry.get<std::string>())) {
+        if (event == "partitions assigned") {
+          held.insert(p);
+        } else if (event == "partitions revoked") {
+          held.erase(p);
+        }
       }
     }
   }

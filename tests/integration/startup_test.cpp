@@ -103,5 +103,36 @@ TEST(CourierStartup, SigtermWhileTheStartUpChecksWaitOnTheBrokerExitsAtOnce) {
   EXPECT_NE(courier.log().find("stopped before start"), std::string::npos) << courier.log();
 }
 
+// Its log goes to a file here, which is no terminal: without --log-format the lines are JSON
+// (the test above waits on one); --log-format human asks for human lines all the same.
+TEST(CourierStartup, LogFormatHumanWritesHumanLinesToAFileToo) {
+  const temp_dir dir{"startup-human", temp_dir::keep_if_failed};
+  const auto path = dir.path() / "courier.json";
+  std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1"}, "admin": {"listen": "off"},
+    "routes": [{"name": "shipments",
+    "topic": "brew.shipments.v1", "url": "http://127.0.0.1:8090/deliver"}]})";
+  courier_process courier{{"run", "--log-format", "human", "--config", path.string()},
+                          {"HMAC_SECRET=x"},
+                          (dir.path() / "log").string()};
+  ASSERT_TRUE(wait_until(
+      [&] { return courier.log().find(" INFO  courier starting ") != std::string::npos; }, 10s))
+      << courier.log();
+  courier.signal(SIGTERM);
+  const auto code = courier.wait_exit(4s);
+  ASSERT_TRUE(code.has_value()) << courier.log();
+  EXPECT_EQ(*code, 0) << courier.log();
+  EXPECT_EQ(courier.log().find("\"event\":"), std::string::npos) << "no JSON line\n"
+                                                                 << courier.log();
+}
+
+TEST(CourierStartup, AnUnknownLogFormatExits2NamingItAndTheChoices) {
+  const auto r = run_with({"run", "--log-format", "text"}, "http://127.0.0.1:8090/deliver", "{}");
+  ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
+  EXPECT_EQ(*r.exit_code, 2) << r.log;
+  for (const char* needle : {"--log-format", "text", "auto", "human", "json"}) {
+    EXPECT_NE(r.log.find(needle), std::string::npos) << needle << " in " << r.log;
+  }
+}
+
 }  // namespace
 }  // namespace courier::testing

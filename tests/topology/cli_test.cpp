@@ -150,6 +150,19 @@ TEST(Cli, LogLevelWorksBeforeAndAfterTheSubcommand) {
   expect_usage_error({"--log-level", "loud", "run"}, "--log-level");
 }
 
+TEST(Cli, LogFormatIsAutoUnlessToldAndWorksBeforeAndAfterTheSubcommand) {
+  EXPECT_EQ(command_of({"run"}).log_format, "auto");
+  EXPECT_EQ(command_of({"--log-format", "human", "run"}).log_format, "human");
+  EXPECT_EQ(command_of({"demo", "--log-format", "json"}).log_format, "json");
+  EXPECT_EQ(command_of({"demo", "--log-format", "auto"}).log_format, "auto");
+}
+
+TEST(Cli, AnUnknownLogFormatIsAnErrorNamingTheValueAndTheChoices) {
+  for (const char* needle : {"--log-format", "text", "auto", "human", "json"}) {
+    expect_usage_error({"run", "--log-format", "text"}, needle);
+  }
+}
+
 TEST(Cli, HelpIsPrintedWithExitCodeZero) {
   const cli_result top = parse({"--help"});
   EXPECT_FALSE(top.command.has_value());

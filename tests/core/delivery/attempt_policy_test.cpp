@@ -289,6 +289,9 @@ TEST(AttemptPolicy, APermanentAnswerGoesStraightToTheDlqAndIsASuccessForTheBreak
   EXPECT_EQ(header_of(onward.onward, error_class_header), "http_4xx");
   EXPECT_EQ(header_of(onward.onward, error_status_header), "422");
   EXPECT_EQ(p.counts().permanent, 1U);
+  const auto line = only<policy::log_line>(rejected);
+  EXPECT_EQ(line.event, "record dead-lettered");
+  EXPECT_TRUE(line.per_record) << "a line per record: the shell samples it";
   const auto r = only<policy::report_outcome>(p.on_onward_acked(id));
   EXPECT_EQ(r.how, policy::outcome::dead_lettered);
   EXPECT_EQ(r.attempts, 1);
@@ -328,6 +331,10 @@ TEST(AttemptPolicy, AnSsrfRefusalHoldsTheRecordAndFlagsTheRouteOnceUntilAnAnswer
   const auto flag = all_of<policy::log_line>(flagged).front();
   EXPECT_EQ(flag.level, policy::log_level::error);
   EXPECT_NE(flag.event.find("SSRF"), std::string::npos) << flag.event;
+  EXPECT_FALSE(flag.per_record) << "once per route: never sampled";
+  const auto held = all_of<policy::log_line>(flagged).back();
+  EXPECT_EQ(held.event, "delivery held: the endpoint refused it");
+  EXPECT_TRUE(held.per_record);
   EXPECT_FALSE(only<policy::breaker_outcome>(flagged).success);
   EXPECT_TRUE(p.endpoint_blocked());
 
@@ -353,6 +360,7 @@ TEST(AttemptPolicy, GoneHoldsTheRecordTellsTheBreakerAndFlagsTheRouteUntilA2xx) 
   const auto flag = all_of<policy::log_line>(flagged).front();
   EXPECT_EQ(flag.level, policy::log_level::error);
   EXPECT_NE(flag.event.find("410 Gone"), std::string::npos) << flag.event;
+  EXPECT_FALSE(flag.per_record);
   const auto b = only<policy::breaker_outcome>(flagged);
   EXPECT_FALSE(b.success);
   EXPECT_TRUE(b.gone);

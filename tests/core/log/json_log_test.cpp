@@ -1,5 +1,7 @@
 #include "core/log/json_log.hpp"
 
+#include "core/log/log_output.hpp"
+
 #include <functional>
 #include <string>
 
@@ -18,7 +20,12 @@ std::string captured(const std::function<void()>& write) {
 
 class JsonLog : public testing::Test {
  protected:
-  void TearDown() override { ASSERT_TRUE(set_level("info")); }
+  // JSON whatever the terminal running the test (auto would pick human on one).
+  void SetUp() override { set_format(line_format::json); }
+  void TearDown() override {
+    ASSERT_TRUE(set_level("info"));
+    set_format(line_format::json);
+  }
 };
 
 TEST_F(JsonLog, WritesOneJsonObjectALineWithTimestampLevelEventAndFields) {
@@ -57,6 +64,13 @@ TEST_F(JsonLog, InvalidUtf8InAFieldIsReplacedNotThrown) {
   });
   const auto line = nlohmann::json::parse(out);
   EXPECT_NE(line.at("body").get<std::string>().find("ok"), std::string::npos);
+}
+
+TEST_F(JsonLog, TheHumanFormatWritesOneReadableLine) {
+  set_format(line_format::human);
+  const auto out = captured([] { info("partitions assigned", {{"route", "shipments"}}); });
+  EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line: " << out;
+  EXPECT_NE(out.find("Z INFO  partitions assigned route=shipments\n"), std::string::npos) << out;
 }
 
 }  // namespace

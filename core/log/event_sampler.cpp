@@ -1,0 +1,26 @@
+#include "core/log/event_sampler.hpp"
+
+namespace courier::log {
+
+event_sampler::event_sampler(std::size_t limit, clock::duration window)
+    : limit_(limit), window_(window) {}
+
+event_sampler::verdict event_sampler::admit(const std::string& route, const std::string& event,
+                                            clock::time_point now) {
+  auto [it, fresh] = keys_.try_emplace({route, event});
+  auto& k = it->second;
+  if (fresh || now - k.window_start >= window_) {
+    k.window_start = now;
+    k.logged = 0;
+  }
+  if (k.logged >= limit_) {
+    ++k.suppressed;
+    return verdict{};
+  }
+  ++k.logged;
+  verdict v{true, k.suppressed};
+  k.suppressed = 0;
+  return v;
+}
+
+}  // namespace courier::log
