@@ -105,6 +105,10 @@ struct shell {
       const auto v =
         self->state.sampler.admit(self->state.route, a.event, std::chrono::steady_clock::now());
       if (!v.log) {
+        if (v.first_suppressed) {
+          // Counted even if no later line of this event comes to carry it.
+          self->delayed_send(self, self->state.sampler.window(), log_flush_atom::value);
+        }
         return;
       }
       suppressed = v.suppressed;
@@ -188,6 +192,13 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
         append(todo, self->state.policy->on_answer(to_answer(r), at));
       }
       carry_out(self, std::move(todo));
+    },
+    [=](log_flush_atom) {
+      for (const auto& h : self->state.sampler.flush(std::chrono::steady_clock::now())) {
+        log::info(
+          "log lines suppressed",
+          {{"route", h.route}, {"suppressed_event", h.event}, {"suppressed", h.suppressed}});
+      }
     },
     [=](attempt_atom, std::uint64_t id) {
       carry_out(self, self->state.policy->on_retry_due(id, now()));

@@ -200,6 +200,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, expedite_atom, "expedite")
   CAF_ADD_ATOM(courier, courier::actors, blocked_atom, "blocked")
   CAF_ADD_ATOM(courier, courier::actors, answers_atom, "answers")
+  CAF_ADD_ATOM(courier, courier::actors, log_flush_atom, "logflush")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 

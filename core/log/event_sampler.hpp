@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace courier::log {
 
@@ -21,11 +22,28 @@ class event_sampler {
     bool log = false;
     // Events of this key suppressed since the last one logged (0: none); with `log`.
     std::uint64_t suppressed = 0;
+    // Without `log`: this is the key's first suppressed event since its last line, so the
+    // caller should come back with flush() once `window` has passed.
+    bool first_suppressed = false;
+  };
+
+  // A count no later event carried: `suppressed` events of (route, event) since its last line.
+  struct held_back {
+    std::string route;
+    std::string event;
+    std::uint64_t suppressed = 0;
   };
 
   event_sampler(std::size_t limit, clock::duration window);
 
   verdict admit(const std::string& route, const std::string& event, clock::time_point now);
+
+  // The keys whose window with suppressed events has ended by `now` and no event since carried
+  // the count: each is returned once (its count goes to zero), so a burst followed by silence
+  // still tells how much it held back.
+  std::vector<held_back> flush(clock::time_point now);
+
+  [[nodiscard]] clock::duration window() const { return window_; }
 
  private:
   struct key_state {

@@ -47,6 +47,33 @@ TEST(EventSampler, KeysHaveIndependentWindows) {
   EXPECT_EQ(a.suppressed, 1U);
 }
 
+TEST(EventSampler, ABurstFollowedBySilenceIsCountedByFlushOnceItsWindowEnded) {
+  event_sampler s{2, 10s};
+  EXPECT_TRUE(s.admit("r", "e", t0).log);
+  EXPECT_TRUE(s.admit("r", "e", t0).log);
+  const auto first = s.admit("r", "e", t0 + 1s);
+  EXPECT_FALSE(first.log);
+  EXPECT_TRUE(first.first_suppressed) << "the caller schedules a flush";
+  EXPECT_FALSE(s.admit("r", "e", t0 + 2s).first_suppressed) << "one flush per burst";
+  s.admit("other", "e", t0 + 1s);
+  EXPECT_TRUE(s.flush(t0 + 9s).empty()) << "the window has not ended";
+  const auto held = s.flush(t0 + 11s);
+  ASSERT_EQ(held.size(), 1U);
+  EXPECT_EQ(held[0].route, "r");
+  EXPECT_EQ(held[0].event, "e");
+  EXPECT_EQ(held[0].suppressed, 2U);
+  EXPECT_TRUE(s.flush(t0 + 30s).empty()) << "counted once";
+  EXPECT_EQ(s.admit("r", "e", t0 + 31s).suppressed, 0U) << "nor carried again";
+}
+
+TEST(EventSampler, ACountCarriedByALaterEventIsNotFlushedToo) {
+  event_sampler s{1, 10s};
+  s.admit("r", "e", t0);
+  s.admit("r", "e", t0 + 1s);
+  EXPECT_EQ(s.admit("r", "e", t0 + 10s).suppressed, 1U);
+  EXPECT_TRUE(s.flush(t0 + 25s).empty());
+}
+
 TEST(EventSampler, AQuietKeyLogsEveryEvent) {
   event_sampler s{10, 10s};
   for (int i = 0; i < 100; ++i) {
