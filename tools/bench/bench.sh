@@ -28,6 +28,7 @@
 #   BENCH_RECORDS     N for every case (default: 150000 at 0 ms; else 8 s at the Little bound,
 #                     within 20000..300000)
 #   BENCH_WRK_SECONDS wrk's duration per run (default 5)
+#   BENCH_VALUE_BYTES the record value's size in bytes, also wrk's body (default 256)
 #   BENCH_WRK_THREADS wrk's threads (default 1: nginx's one worker has the other core)
 #   BENCH_RUN_TIMEOUT seconds one courier run may take before it counts as failed (default 120)
 #   BENCH_THREADS     when set, each run also prints courier's CPU by thread name (stderr)
@@ -47,13 +48,14 @@ repeats=${BENCH_REPEATS:-2}
 wrk_seconds=${BENCH_WRK_SECONDS:-5}
 wrk_threads=${BENCH_WRK_THREADS:-1}
 run_timeout=${BENCH_RUN_TIMEOUT:-120}
-value_bytes=256
+value_bytes=${BENCH_VALUE_BYTES:-256}
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]] && (($1 >= $2 && $1 <= $3)); }
 is_uint "$repeats" 1 20 || bench_die "BENCH_REPEATS: 1..20, not '$repeats'"
 is_uint "$wrk_seconds" 1 60 || bench_die "BENCH_WRK_SECONDS: 1..60, not '$wrk_seconds'"
 is_uint "$wrk_threads" 1 8 || bench_die "BENCH_WRK_THREADS: 1..8, not '$wrk_threads'"
 is_uint "$run_timeout" 10 1800 || bench_die "BENCH_RUN_TIMEOUT: 10..1800, not '$run_timeout'"
+is_uint "$value_bytes" 1 65536 || bench_die "BENCH_VALUE_BYTES: 1..65536, not '$value_bytes'"
 [[ -z ${BENCH_RECORDS:-} ]] || is_uint "$BENCH_RECORDS" 100 5000000 || bench_die "BENCH_RECORDS: 100..5000000"
 ((${#cases[@]} >= 1 && ${#cases[@]} <= 48)) || bench_die "BENCH_MATRIX: 1..48 cases"
 latencies=()
