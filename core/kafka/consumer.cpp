@@ -52,6 +52,10 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
       {"topic.metadata.refresh.interval.ms", "10000"},
       // Lag, commit points and high watermarks for /metrics and /state (on_positions).
       {"statistics.interval.ms", "5000"},
+      // The prefetch is courier's largest memory: with librdkafka's 64 MiB, 1,024 records in
+      // flight of 1 KiB peaked at 116-133 MiB RSS; with 32 MiB at 68-84 MiB and delivered no
+      // slower (16 MiB was slower). docs/performance.md has the A/B.
+      {"queued.max.messages.kbytes", "32768"},
   };
   for (auto& [name, value] : s.extra) {
     props[name] = std::move(value);

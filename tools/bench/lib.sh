@@ -89,10 +89,12 @@ bench_value() { printf '"%s"' "$(head -c "$1" /dev/zero | tr '\0' 'x')"; }
 bench_signature() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$bench_secret" -r | cut -d' ' -f1; }
 
 # bench_write_config FILE GROUP TOPIC URL MAX_IN_FLIGHT MAX_CONNECTIONS [ADMIN_LISTEN]: courier's
-# config, everything else at courier's defaults (the admin listener off unless ADMIN_LISTEN).
+# config, everything else at courier's defaults (the admin listener off unless ADMIN_LISTEN;
+# BENCH_KAFKA_PROPERTIES, a JSON object, becomes kafka.properties: an A/B of a librdkafka setting).
 bench_write_config() {
   cat >"$1" <<CONF
-{"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2"}, "admin": {"listen": "${7:-off}"},
+{"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2", "properties": ${BENCH_KAFKA_PROPERTIES:-{\}}},
+ "admin": {"listen": "${7:-off}"},
  "routes": [{"name": "shipments", "topic": "$3", "url": "$4",
              "allow_private_targets": true,
              "max_in_flight": $5, "http": {"max_connections": $6}}]}
