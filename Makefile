@@ -5,7 +5,7 @@ COURIER := $(BUILD_DIR)/topology/courier
 MOCK_URL ?= http://127.0.0.1:8090
 DEMO_ARGS ?=
 
-.PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench bench-quick bench-one-partition \
+.PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench bench-quick bench-one-partition bench-paced \
         mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean \
         lint lint-format lint-tidy format fuzz fuzz-smoke
 
@@ -98,6 +98,11 @@ bench-quick: build
 # courier's default settings, beside the bound max_in_flight / latency.
 bench-one-partition: build
 	tools/bench/one_partition.sh
+
+# Latency under a paced load (half the 0 ms capacity) and memory through a 30 s outage, on the
+# real broker against nginx (tools/bench/paced.sh's header).
+bench-paced: build
+	COURIER_BIN=$(COURIER) tools/bench/paced.sh
 
 mock-webhook: build
 	$(BUILD_DIR)/mock_webhook/mock_webhook --port 8090

@@ -44,10 +44,13 @@ bench_port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/nul
 bench_nginx_start() {
   local ms locations=""
   for ms in "$@"; do
+    # BENCH_NGINX_OUTAGE_FILE: while that file exists, every location answers 503.
+    local outage=""
+    [[ -z ${BENCH_NGINX_OUTAGE_FILE:-} ]] || outage="if (-f $BENCH_NGINX_OUTAGE_FILE) { return 503; } "
     if ((ms == 0)); then
-      locations+="    location = /deliver/0 { return 200 \"ok\\n\"; }"$'\n'
+      locations+="    location = /deliver/0 { ${outage}return 200 \"ok\\n\"; }"$'\n'
     else
-      locations+="    location = /deliver/$ms { echo_read_request_body; echo_sleep $(awk "BEGIN { printf \"%.3f\", $ms / 1000 }"); echo ok; }"$'\n'
+      locations+="    location = /deliver/$ms { ${outage}echo_read_request_body; echo_sleep $(awk "BEGIN { printf \"%.3f\", $ms / 1000 }"); echo ok; }"$'\n'
     fi
   done
   mkdir -p "$bench_work/nginx"

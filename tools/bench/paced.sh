@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Issue 10's last two targets, on the real broker (tools/kafka-local) against nginx:
+#
+# 1. Latency under a paced load: while courier runs, records are produced at PACED_RATE per
+#    second (default 20000, about half of what courier delivers at 0 ms on this 2-core machine)
+#    for PACED_SECONDS (20). The latency of each record from its Kafka timestamp to courier's
+#    2xx comes from courier's own histogram (courier_delivery_latency_seconds, scraped from
+#    /metrics at the end): the share under each bucket bound, and the bound p50 and p99 lie
+#    under (the 2xx arrives after the receipt, so these bound the receipt's latency from above).
+# 2. Memory through an outage: nginx answers 503 for OUTAGE_SECONDS (30) while records keep
+#    coming at 1,000/s; the breaker opens and the partitions pause. courier's VmRSS is sampled
+#    every second: first, min, max and last, and the peak (VmHWM) before and after; then nginx
+#    answers 200 again and every record produced must be delivered.
+#
+#   tools/bench/paced.sh                  (make bench-paced)
+#   PACED_RATE=10000 PACED_SECONDS=30 OUTAGE_SECONDS=30 tools/bench/paced.sh
+#
+# Environment: PACED_RATE (1..200000), PACED_SECONDS (5..300), OUTAGE_SECONDS (0..600, 0 skips
+# the outage), PACED_PARTITIONS (8), COURIER_BIN. Everything listens on loopback; every wait
+# is bounded.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bench_name=paced
+# shellcheck source=tools/bench/lib.sh
+source tools/bench/lib.sh
+
+rate=${PACED_RATE:-20000}
+seconds=${PACED_SECONDS:-20}
+outage=${OUTAGE_SECONDS:-30}
+partitions=${PACED_PARTITIONS:-8}
+is_uint() { [[ $1 =~ ^[0-9]+$ ]] && (($1 >= $2 && $1 <= $3)); }
+is_uint "$rate" 1 200000 || bench_die "PACED_RATE: 1..200000, not '$rate'"
+is_uint "$seconds" 5 300 || bench_die "PACED_SECONDS: 5..300, not '$seconds'"
+is_uint "$outage" 0 600 || bench_die "OUTAGE_SECONDS: 0..600, not '$outage'"
+is_uint "$partitions" 1 256 || bench_die "PACED_PARTITIONS: 1..256, not '$partitions'"
+
+bench_work=$(mktemp -d "${TMPDIR:-/tmp}/courier-paced-XXXXXX")
+bench_courier=${COURIER_BIN:-build/release/topology/courier}
+bench_setup_env
+trap bench_cleanup EXIT
+bench_need nginx kcat python3 curl
+
+admin_port=19465
+# nginx's worker (www-data) must see the flag: the directory is searchable, the flag readable.
+chmod 755 "$bench_work"
+outage_flag=$bench_work/outage
+BENCH_NGINX_OUTAGE_FILE=$outage_flag bench_nginx_start 0
+bench_kafka_start
+topic=bench.paced.p$partitions
+bench_write_config "$bench_work/courier.json" "paced-$$" "$topic" "$(bench_url 0)" 256 256 \
+  "127.0.0.1:$admin_port"
+# The topic and its retry/DLQ topics, empty.
+bench_preload "$bench_work/courier.json" "$partitions" 0 "x"
+
+bench_courier_start "$bench_work/courier.json" "$bench_work/courier.log"
+deadline=$((SECONDS + 60))
+until [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin_port/readyz") == 200 ]]; do
+  ((SECONDS < deadline)) || { tail "$bench_work/courier.log" >&2; bench_die "courier not ready in 60 s"; }
+  kill -0 "$bench_courier_pid" 2>/dev/null || { tail "$bench_work/courier.log" >&2; bench_die "courier exited"; }
+  sleep 0.2
+done
+
+# paced_produce RATE SECONDS: RATE records a second for SECONDS, each produced when due
+# (librdkafka's linger 1 ms), so each record's timestamp is when it was due.
+paced_produce() {
+  python3 - "$1" "$2" "$(bench_value 256)" <<'PY' |
+import sys, time
+rate, secs, line = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] + "\n"
+start, sent, out = time.monotonic(), 0, sys.stdout
+while True:
+    elapsed = time.monotonic() - start
+    if elapsed >= secs:
+        break
+    due = int(elapsed * rate)
+    if due > sent:
+        out.write(line * (due - sent))
+        out.flush()
+        sent = due
+    time.sleep(0.001)
+out.write(line * (rate * secs - sent))
+out.flush()
+PY
+    timeout $(($2 + 60)) kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=1
+}
+
+delivered() { grep -c ' 200$' "$bench_access_log" || true; }
+
+echo "paced: $rate records/s for $seconds s on $partitions partitions, nginx return 200" >&2
+paced_produce "$rate" "$seconds"
+produced=$((rate * seconds))
+bench_wait_lines_200() {  # TARGET SECONDS
+  local until_s=$((SECONDS + $2))
+  while (($(delivered) < $1)); do
+    ((SECONDS < until_s)) || return 1
+    sleep 0.2
+  done
+}
+bench_wait_lines_200 "$produced" 60 ||
+  bench_die "paced: $(delivered) of $produced delivered within 60 s after the last produce"
+curl -s "http://127.0.0.1:$admin_port/metrics" >"$bench_work/paced.prom"
+awk -v rate="$rate" -v n="$produced" -v load="$(bench_loadavg)" '
+  /^courier_delivery_latency_seconds_bucket/ {
+    match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5)
+    bounds[++k] = le; cum[k] = $NF }
+  /^courier_delivery_latency_seconds_count/ { total = $NF }
+  END {
+    printf "paced %d/s: %d records delivered; latency record timestamp -> 2xx (courier_delivery_latency_seconds):", rate, total
+    for (i = 1; i <= k; i++) {
+      share = total > 0 ? cum[i] / total : 0
+      if (p50 == "" && share >= 0.50) p50 = bounds[i]
+      if (p99 == "" && share >= 0.99) p99 = bounds[i]
+      if (bounds[i] != "+Inf" && bounds[i] + 0 <= 0.16) printf " <=%gms %.2f%%", bounds[i] * 1000, 100 * share
+    }
+    printf "; p50 <= %s s, p99 <= %s s (target p99 < 0.05 s: %s); load %s\n", p50, p99,
+           (p99 != "+Inf" && p99 + 0 <= 0.05) ? "met" : "MISSED", load
+  }' "$bench_work/paced.prom"
+
+if ((outage > 0)); then
+  rss_kib() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$bench_courier_pid/status"; }
+  hwm_before=$(bench_hwm_kib "$bench_courier_pid")
+  before=$(delivered)
+  echo "paced: outage: nginx answers 503 for $outage s, records keep coming at 1000/s" >&2
+  touch "$outage_flag"
+  paced_produce 1000 "$outage" &
+  producer=$!
+  samples=()
+  for ((s = 0; s < outage; s++)); do
+    samples+=("$(rss_kib)")
+    sleep 1
+  done
+  wait "$producer"
+  during=$(curl -s "http://127.0.0.1:$admin_port/metrics" |
+    awk '/^courier_breaker_state\{/ { b = $NF } /^courier_partitions_paused\{/ { p = $NF }
+         END { printf "breaker state %s (1 open, 2 half-open), %s partitions paused", b, p }')
+  rm -f "$outage_flag"
+  expected=$((produced + 1000 * outage))
+  bench_wait_lines_200 "$expected" 120 ||
+    bench_die "outage: $(delivered) of $expected delivered within 120 s after the outage ended"
+  printf '%s\n' "${samples[@]}" | awk -v o="$outage" -v hb="$hwm_before" -v ha="$(bench_hwm_kib "$bench_courier_pid")" \
+    -v st="$during" -v late=$(($(delivered) - before)) '
+    NR == 1 { first = $1; min = $1; max = $1 }
+    { last = $1; if ($1 < min) min = $1; if ($1 > max) max = $1 }
+    END {
+      printf "outage %d s: VmRSS MiB first %.1f min %.1f max %.1f last %.1f (growth %.1f); VmHWM before %.1f after %.1f; at its end %s; %d delivered since it began, all of them\n",
+             o, first / 1024, min / 1024, max / 1024, last / 1024, (last - first) / 1024, hb / 1024, ha / 1024, st, late }'
+fi
+bench_stop "$bench_courier_pid" 30
