@@ -125,7 +125,12 @@ TEST(HttpClient, EveryQueuedRequestEndsAtItsOwnDeadlineUnderOneQueueTimer) {
     EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
     queued += r.error_message.find("waiting for a free connection") != std::string::npos ? 1 : 0;
   }
-  EXPECT_EQ(queued, 3U) << "one on the connection, three in the queue";
+  // "a" holds the one connection until its deadline; "b", "c" and "d" were posted microseconds
+  // later, so their deadlines come just after it. When "a" times out its slot frees and the
+  // next queued request may take it in that gap (then it times out waiting for the response),
+  // so only the last of them surely ends in the queue; usually all three do.
+  EXPECT_GE(queued, 1U) << "the queue timer ended none of the queued requests";
+  EXPECT_LE(queued, 3U);
 }
 
 TEST(HttpClient, RefusedConnectionIsAConnectError) {
