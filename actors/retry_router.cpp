@@ -61,7 +61,8 @@ void produce(self_ptr self, std::uint64_t id) {
     // The report holds this actor weakly: a producer destroyed with records still queued or in
     // flight (a rebuild, or shutdown) never calls their reports, and a strong handle in one
     // would keep this actor alive for good (the actor system would wait for it forever).
-    st.producer->produce(req.topic, req.partition, key, req.value.view(), req.headers, req.timestamp_ms,
+    st.producer->produce(req.topic, req.partition, key, req.value.view(), req.headers,
+                         req.timestamp_ms,
                          [addr = self->address(), id, generation](rd_kafka_resp_err_t err,
                                                                   std::int32_t, std::int64_t) {
                            // Runs inside producer->poll() on this actor's own thread.
