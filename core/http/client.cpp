@@ -59,7 +59,9 @@ void client::post(request r, std::function<void(response)> on_done) {
     check_header(name, value);
   }
   auto msg = std::make_shared<wire_request>(
-      wire_request{request_head(pool_->target(), pool_->settings().user_agent, r), r.body});
+      // A braced list is evaluated in order: the head (which reads the body's size) first.
+      wire_request{request_head(pool_->target(), pool_->settings().user_agent, r),
+                   std::move(r.body)});
   const auto deadline = std::chrono::steady_clock::now() + pool_->settings().timeout;
   pool_->submit(exchange{std::move(msg), std::move(on_done), deadline});
 }
