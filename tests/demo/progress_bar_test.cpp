@@ -1,13 +1,13 @@
 #include "demo/progress_bar.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "core/log/json_log.hpp"
 #include "core/log/log_output.hpp"
+#include "tests/support/memory_file.hpp"
 
 namespace courier::demo {
 namespace {
@@ -15,28 +15,19 @@ namespace {
 // A FILE whose bytes the test reads back, and the log writing to it meanwhile.
 class captured_terminal {
  public:
-  captured_terminal() : file_(open_memstream(&data_, &size_)) {
-    log::set_output(file_);
+  captured_terminal() {
+    log::set_output(file_.get());
     log::set_format(log::line_format::human);
   }
-  ~captured_terminal() {
-    log::set_output(stderr);
-    std::fclose(file_);
-    std::free(data_);
-  }
+  ~captured_terminal() { log::set_output(stderr); }
   captured_terminal(const captured_terminal&) = delete;
   captured_terminal& operator=(const captured_terminal&) = delete;
 
-  std::FILE* get() const { return file_; }
-  std::string text() {
-    std::fflush(file_);
-    return std::string{data_, size_};
-  }
+  std::FILE* get() const { return file_.get(); }
+  std::string text() { return file_.text(); }
 
  private:
-  char* data_ = nullptr;
-  std::size_t size_ = 0;
-  std::FILE* file_;
+  courier::testing::memory_file file_;
 };
 
 const std::string clear_line = "\r\x1b[2K";

@@ -168,9 +168,13 @@ struct receiver_stats {
   std::string raw;
 };
 
-// GET http://127.0.0.1:<port><target>, blocking, bounded by `timeout`.
-inline std::optional<std::string> http_get(std::uint16_t port, const std::string& target,
-                                           std::chrono::milliseconds timeout) {
+// One request to http://127.0.0.1:<port><target>, blocking, bounded by `timeout`: the answer,
+// or nothing when there was none. A POST carries `body` as application/json.
+inline std::optional<boost::beast::http::response<boost::beast::http::string_body>>
+loopback_exchange(boost::beast::http::verb verb, std::uint16_t port, const std::string& target,
+                  const std::string& body,
+                  const std::vector<std::pair<std::string, std::string>>& headers,
+                  std::chrono::milliseconds timeout) {
   namespace beast = boost::beast;
   namespace http = beast::http;
   try {
@@ -179,21 +183,36 @@ inline std::optional<std::string> http_get(std::uint16_t port, const std::string
     stream.expires_after(timeout);
     stream.connect(
         boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
-    http::request<http::empty_body> req{http::verb::get, target, 11};
+    http::request<http::string_body> req{verb, target, 11};
     req.set(http::field::host, "127.0.0.1");
+    if (verb == http::verb::post) {
+      req.set(http::field::content_type, "application/json");
+    }
+    for (const auto& [name, value] : headers) {
+      req.set(name, value);
+    }
+    req.body() = body;
+    req.prepare_payload();
     http::write(stream, req);
     beast::flat_buffer buffer;
     http::response<http::string_body> res;
     http::read(stream, buffer, res);
     beast::error_code ec;
     stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
-    if (res.result_int() != 200) {
-      return std::nullopt;
-    }
-    return res.body();
+    return res;
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+// GET http://127.0.0.1:<port><target>: the body of a 200, else nothing.
+inline std::optional<std::string> http_get(std::uint16_t port, const std::string& target,
+                                           std::chrono::milliseconds timeout) {
+  auto res = loopback_exchange(boost::beast::http::verb::get, port, target, "", {}, timeout);
+  if (!res || res->result_int() != 200) {
+    return std::nullopt;
+  }
+  return std::move(res->body());
 }
 
 // The first of courier's JSON log lines with this event, if any yet.
@@ -378,37 +397,13 @@ inline std::uint16_t port_of(const webhook& w) {
   return static_cast<std::uint16_t>(std::stoi(url.substr(colon + 1)));
 }
 
-// POST http://127.0.0.1:<port><target>, blocking, bounded by `timeout`: the status, or 0 when
-// there was no answer.
+// POST http://127.0.0.1:<port><target>: the status, or 0 when there was no answer.
 inline int http_post(std::uint16_t port, const std::string& target, const std::string& body,
                      const std::vector<std::pair<std::string, std::string>>& headers,
                      std::chrono::milliseconds timeout) {
-  namespace beast = boost::beast;
-  namespace http = beast::http;
-  try {
-    boost::asio::io_context ioc;
-    beast::tcp_stream stream{ioc};
-    stream.expires_after(timeout);
-    stream.connect(
-        boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), port});
-    http::request<http::string_body> req{http::verb::post, target, 11};
-    req.set(http::field::host, "127.0.0.1");
-    req.set(http::field::content_type, "application/json");
-    for (const auto& [name, value] : headers) {
-      req.set(name, value);
-    }
-    req.body() = body;
-    req.prepare_payload();
-    http::write(stream, req);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(stream, buffer, res);
-    beast::error_code ec;
-    stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
-    return static_cast<int>(res.result_int());
-  } catch (const std::exception&) {
-    return 0;
-  }
+  const auto res =
+      loopback_exchange(boost::beast::http::verb::post, port, target, body, headers, timeout);
+  return res ? static_cast<int>(res->result_int()) : 0;
 }
 
 // `promtool check metrics` (Prometheus' own linter) on a scrape, kept in `file`: empty when it

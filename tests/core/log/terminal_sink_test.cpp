@@ -7,31 +7,12 @@
 #include <gtest/gtest.h>
 #include <spdlog/logger.h>
 
+#include "tests/support/memory_file.hpp"
+
 namespace courier::log {
 namespace {
 
-// A FILE whose bytes the test reads back.
-class memory_file {
- public:
-  memory_file() : file_(open_memstream(&data_, &size_)) {}
-  ~memory_file() {
-    std::fclose(file_);
-    std::free(data_);
-  }
-  memory_file(const memory_file&) = delete;
-  memory_file& operator=(const memory_file&) = delete;
-
-  std::FILE* get() const { return file_; }
-  std::string text() {
-    std::fflush(file_);
-    return std::string{data_, size_};
-  }
-
- private:
-  char* data_ = nullptr;
-  std::size_t size_ = 0;
-  std::FILE* file_;
-};
+using courier::testing::memory_file;
 
 TEST(TerminalSink, WritesEachLineWholeWithANewline) {
   memory_file out;
