@@ -69,7 +69,8 @@ class client {
  public:
   // Builds the TLS context of an https:// endpoint once, here. Throws tls_setup_error (a
   // std::invalid_argument) for TLS settings that cannot work, std::invalid_argument for
-  // other settings that cannot work (max_connections or timeout of zero).
+  // other settings that cannot work (max_connections or timeout of zero). `ioc` must be run
+  // by one thread (an io_runner with its default of one): the connections share no strand.
   client(boost::asio::io_context& ioc, endpoint ep, client_settings s);
   // Shuts down. Destroy the client before its io_context.
   ~client();
@@ -77,7 +78,7 @@ class client {
   client(const client&) = delete;
   client& operator=(const client&) = delete;
 
-  // Thread-safe. on_done runs on an io thread exactly once (unless the io_context is
+  // Thread-safe. on_done runs on the io thread exactly once (unless the io_context is
   // stopped first). Redirects are never followed: a 3xx is returned like any status.
   // Throws std::invalid_argument (and sends nothing) if a header name or value contains
   // CR, LF or NUL, which would let a value inject headers.

@@ -8,6 +8,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 
+#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
@@ -52,10 +53,10 @@ std::string describe(const std::string& what, const beast::error_code& ec) {
 
 connection::connection(net::io_context& ioc, std::shared_ptr<connection_pool> pool)
     : pool_(std::move(pool)),
-      strand_(net::make_strand(ioc)),
-      resolver_(strand_),
-      resolve_deadline_(strand_),
-      plain_(strand_) {}
+      executor_(ioc.get_executor()),
+      resolver_(executor_),
+      watchdog_(executor_),
+      plain_(executor_) {}
 
 template <class Op>
 void connection::with_stream(Op&& op) {
@@ -76,20 +77,53 @@ connection::plain_stream& connection::lowest_layer() {
 }
 
 void connection::start(exchange ex) {
-  net::post(strand_, [self = shared_from_this(), ex = std::move(ex)]() mutable {
+  net::post(executor_, [self = shared_from_this(), ex = std::move(ex)]() mutable {
     self->current_ = std::move(ex);
     self->retried_ = false;
+    self->timed_out_ = false;
+    self->busy_ = true;
+    self->watch_deadline();
     self->run();
   });
 }
 
 void connection::abort() {
-  net::post(strand_, [self = shared_from_this()] {
+  net::post(executor_, [self = shared_from_this()] {
     self->aborted_ = true;
     self->resolver_.cancel();
-    self->resolve_deadline_.cancel();
+    self->watchdog_.cancel();
     self->close();
   });
+}
+
+void connection::watch_deadline() {
+  if (watchdog_armed_ && watchdog_.expiry() <= current_.deadline) {
+    return;  // it fires first and re-arms for this deadline then
+  }
+  watchdog_armed_ = true;
+  // Cancels a wait for a later time (its handler then finds a newer generation).
+  watchdog_.expires_at(current_.deadline);
+  watchdog_.async_wait(
+      [self = shared_from_this(), generation = ++watchdog_generation_](beast::error_code ec) {
+        if (generation == self->watchdog_generation_) {
+          self->on_watchdog(ec);
+        }
+      });
+}
+
+void connection::on_watchdog(beast::error_code ec) {
+  watchdog_armed_ = false;
+  if (ec || !busy_ || aborted_) {
+    return;  // cancelled, or idle: the next exchange arms it again
+  }
+  if (std::chrono::steady_clock::now() < current_.deadline) {
+    watch_deadline();  // armed for an earlier exchange
+    return;
+  }
+  // The pending step completes with an error, which fail() reports as the timeout.
+  timed_out_ = true;
+  resolver_.cancel();
+  close();
 }
 
 void connection::run() {
@@ -113,7 +147,7 @@ void connection::run() {
 
 bool connection::idle_bytes_arrived() {
   beast::error_code ec;
-  const auto waiting = lowest_layer().socket().available(ec);
+  const auto waiting = lowest_layer().available(ec);
   return buffer_.size() > 0 || waiting > 0 || ec;
 }
 
@@ -142,27 +176,14 @@ void connection::resolve() {
     admit(found);
     return;
   }
-  // The resolver knows nothing of the stream's deadline, so a timer cancels it.
-  resolve_timed_out_ = false;
-  resolve_deadline_.expires_at(current_.deadline);
-  resolve_deadline_.async_wait(
-      beast::bind_front_handler(&connection::on_resolve_deadline, shared_from_this()));
+  // The watchdog cancels it at the deadline.
   resolver_.async_resolve(ep.host, std::to_string(ep.port),
                           beast::bind_front_handler(&connection::on_resolve, shared_from_this()));
 }
 
-void connection::on_resolve_deadline(beast::error_code ec) {
-  if (ec) {
-    return;  // cancelled: the resolver answered first
-  }
-  resolve_timed_out_ = true;
-  resolver_.cancel();
-}
-
 void connection::on_resolve(beast::error_code ec, const tcp::resolver::results_type& results) {
-  resolve_deadline_.cancel();
   if (ec) {
-    fail(step::resolve, resolve_timed_out_ ? beast::error::timeout : ec);
+    fail(step::resolve, ec);
     return;
   }
   std::vector<tcp::endpoint> found;
@@ -198,11 +219,10 @@ void connection::admit(const std::vector<tcp::endpoint>& candidates) {
 void connection::connect(const std::vector<tcp::endpoint>& peers) {
   if (auto* ctx = pool_->tls_context()) {
     // An SSL stream cannot be reused once its connection is gone: one per TCP connection.
-    tls_.emplace(strand_, *ctx);
+    tls_.emplace(executor_, *ctx);
   }
-  lowest_layer().expires_at(current_.deadline);
-  lowest_layer().async_connect(
-      peers, beast::bind_front_handler(&connection::on_connect, shared_from_this()));
+  net::async_connect(lowest_layer(), peers,
+                     beast::bind_front_handler(&connection::on_connect, shared_from_this()));
 }
 
 void connection::on_connect(beast::error_code ec, const tcp::endpoint& /*peer*/) {
@@ -214,7 +234,7 @@ void connection::on_connect(beast::error_code ec, const tcp::endpoint& /*peer*/)
   // Header and body go out in one write anyway; this keeps small requests from waiting on
   // the peer's delayed ACK.
   beast::error_code ignored;
-  lowest_layer().socket().set_option(tcp::no_delay(true), ignored);
+  lowest_layer().set_option(tcp::no_delay(true), ignored);
   if (tls_) {
     handshake();
     return;
@@ -245,7 +265,6 @@ void connection::handshake() {
     fail(step::handshake, net::error::invalid_argument);
     return;
   }
-  lowest_layer().expires_at(current_.deadline);
   tls_->async_handshake(net::ssl::stream_base::client,
                         beast::bind_front_handler(&connection::on_handshake, shared_from_this()));
 }
@@ -262,7 +281,6 @@ void connection::on_handshake(beast::error_code ec) {
 void connection::write() {
   parser_.emplace();
   limit(*parser_, limits());
-  lowest_layer().expires_at(current_.deadline);  // one deadline spans the whole request
   with_stream([this](auto& stream) {
     const auto& wire = *current_.message;
     const std::array<net::const_buffer, 2> bytes{net::buffer(wire.head),
@@ -283,7 +301,6 @@ void connection::on_write(beast::error_code ec, std::size_t /*bytes*/) {
 }
 
 void connection::read_header() {
-  lowest_layer().expires_at(current_.deadline);
   with_stream([this](auto& stream) {
     beast_http::async_read_header(
         stream, buffer_, *parser_,
@@ -303,7 +320,6 @@ void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
 }
 
 void connection::read_body() {
-  lowest_layer().expires_at(current_.deadline);
   with_stream([this](auto& stream) {
     beast_http::async_read(stream, buffer_, *parser_,
                            beast::bind_front_handler(&connection::on_read, shared_from_this()));
@@ -314,15 +330,12 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   if (read_failed(ec)) {
     return;
   }
-  auto& msg = parser_->get();
   response r;
-  r.status = static_cast<int>(msg.result_int());
-  r.body = std::move(msg.body());
-  if (const auto it = msg.find(beast_http::field::retry_after); it != msg.end()) {
-    r.retry_after = std::string(it->value());
-  }
+  r.status = parser_->status();
+  r.body = std::move(parser_->body());
+  r.retry_after = parser_->retry_after();
   r.reused_connection = reused_;
-  finish(std::move(r), /*reusable=*/!msg.need_eof());
+  finish(std::move(r), /*reusable=*/parser_->keep_alive());
 }
 
 bool connection::read_failed(beast::error_code ec) {
@@ -348,7 +361,7 @@ void connection::too_large(bool headers) {
               : "response body exceeds " + std::to_string(settings.max_response_bytes) + " bytes";
   r.reused_connection = reused_;
   if (parser_->is_header_done()) {
-    r.status = static_cast<int>(parser_->get().result_int());
+    r.status = parser_->status();
   }
   // The rest of the body is still on the wire: the connection cannot carry another request.
   finish(std::move(r), /*reusable=*/false);
@@ -358,7 +371,7 @@ bool connection::retry_if_stale(beast::error_code ec) {
   // Only when nothing of the response arrived: then the server cannot have acted on a
   // request it closed on, and one fresh attempt is safe (the body also carries a key).
   const bool nothing_read = !parser_ || !parser_->got_some();
-  if (!reused_ || retried_ || aborted_ || !nothing_read || !closed_by_peer(ec)) {
+  if (!reused_ || retried_ || aborted_ || timed_out_ || !nothing_read || !closed_by_peer(ec)) {
     return false;
   }
   retried_ = true;
@@ -378,7 +391,7 @@ void connection::fail(step where, beast::error_code ec) {
     finish(std::move(r), /*reusable=*/false);
     return;
   }
-  if (ec == beast::error::timeout) {
+  if (timed_out_ || ec == beast::error::timeout) {
     r.error = transport_error::timeout;
     r.error_message = "timed out after " + std::to_string(settings.timeout.count()) + " ms";
     switch (where) {
@@ -464,12 +477,17 @@ void connection::finish(response r, bool reusable) {
   auto on_done = std::move(current_.on_done);
   current_ = exchange{};
   parser_.reset();
+  busy_ = false;
+  if (timed_out_) {
+    reusable = false;  // the watchdog closed it
+  }
   if (!reusable) {
     close();
+    watchdog_.cancel();  // nothing left to watch: let go of this connection now
   }
   // Hand the connection back before on_done: a caller that posts again from on_done (or
   // right after it) then finds it idle instead of opening another one. From here on another
-  // thread may start() this connection; its run() waits for this handler on the strand.
+  // thread may start() this connection; what it starts runs after this handler returns.
   if (!pool_->release(shared_from_this(), reusable)) {
     close();
   }
@@ -480,8 +498,8 @@ void connection::close() {
   // A TLS connection is closed without close_notify: the response was read in full or the
   // connection is broken, and the server cannot tell the difference that would make.
   beast::error_code ignored;
-  lowest_layer().socket().shutdown(tcp::socket::shutdown_both, ignored);
-  lowest_layer().close();
+  lowest_layer().shutdown(tcp::socket::shutdown_both, ignored);
+  lowest_layer().close(ignored);
   connected_ = false;
   buffer_.consume(buffer_.size());
 }

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,11 +10,11 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/basic_stream_socket.hpp>
+#include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/ip/basic_resolver.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "core/http/exchange.hpp"
@@ -23,16 +25,27 @@ namespace courier::http {
 class connection_pool;
 
 // One keep-alive connection of the pool, in the style of Beast's async client example: owned
-// through shared_from_this while an operation is pending, one on_<step> per async step, all
-// on its own strand so the pool may run on several io threads.
+// through shared_from_this while an operation is pending, one on_<step> per async step.
+//
+// The io_context is run by one thread (io_runner's default, what courier runs), so every
+// handler of every connection runs on it one at a time: no strand, and the socket, resolver
+// and timer use the io_context's own executor rather than a type-erased one. start() and
+// abort() may be called from any thread; they post to that one.
+//
+// One deadline spans an exchange, from resolve to the last byte of the response. It is watched
+// by one timer per connection that is armed when an exchange starts on an idle connection and
+// re-armed only when it fires before the current deadline: an exchange on a kept-alive
+// connection arms and cancels no timer at all. When a deadline passes, the watchdog cancels
+// the resolver and closes the socket, and the step that was pending fails as a timeout.
 //
 // Steps: resolve, admit (the SSRF guard filters the resolved addresses; only those left are
 // connected to, so what was checked is what is dialled), connect, for https:// a handshake
 // (SNI, the peer's certificate verified against the host name or IP), then write and read.
 class connection : public std::enable_shared_from_this<connection> {
  public:
-  using plain_stream = boost::beast::tcp_stream;
-  using tls_stream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+  using executor = boost::asio::io_context::executor_type;
+  using plain_stream = boost::asio::basic_stream_socket<boost::asio::ip::tcp, executor>;
+  using tls_stream = boost::beast::ssl_stream<plain_stream>;
 
   connection(boost::asio::io_context& ioc, std::shared_ptr<connection_pool> pool);
 
@@ -40,7 +53,7 @@ class connection : public std::enable_shared_from_this<connection> {
   // while the connection is not running another exchange.
   void start(exchange ex);
 
-  // Closes the socket from the strand; a running exchange ends with "client shut down".
+  // Closes the socket on the io thread; a running exchange ends with "client shut down".
   void abort();
 
  private:
@@ -49,8 +62,10 @@ class connection : public std::enable_shared_from_this<connection> {
   void run();
   // A kept-alive connection that received bytes while idle cannot carry the next request.
   bool idle_bytes_arrived();
+  // Watches current_.deadline; see the class comment.
+  void watch_deadline();
+  void on_watchdog(boost::beast::error_code ec);
   void resolve();
-  void on_resolve_deadline(boost::beast::error_code ec);
   void on_resolve(boost::beast::error_code ec,
                   const boost::asio::ip::tcp::resolver::results_type& results);
   // The SSRF guard between resolving and connecting.
@@ -86,10 +101,17 @@ class connection : public std::enable_shared_from_this<connection> {
   plain_stream& lowest_layer();
   [[nodiscard]] response_limits limits() const;
 
+  using timer = boost::asio::basic_waitable_timer<
+      std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>, executor>;
+
   std::shared_ptr<connection_pool> pool_;
-  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  boost::asio::ip::tcp::resolver resolver_;
-  boost::asio::steady_timer resolve_deadline_;
+  executor executor_;
+  boost::asio::ip::basic_resolver<boost::asio::ip::tcp, executor> resolver_;
+  timer watchdog_;
+  bool watchdog_armed_ = false;
+  std::uint64_t watchdog_generation_ = 0;  // the wait that counts: earlier ones were superseded
+  bool busy_ = false;                 // an exchange is running: the watchdog's deadline applies
+  bool timed_out_ = false;            // the watchdog ended the current exchange's deadline
   plain_stream plain_;                // http://
   std::optional<tls_stream> tls_;     // https://: a fresh one for every TCP connection
   boost::beast::flat_buffer buffer_;  // lives as long as the connection: may hold read-ahead
@@ -99,7 +121,6 @@ class connection : public std::enable_shared_from_this<connection> {
   bool reused_ = false;   // the current attempt runs over a kept-alive connection
   bool retried_ = false;  // the one transparent retry is spent
   bool aborted_ = false;
-  bool resolve_timed_out_ = false;
 };
 
 }  // namespace courier::http

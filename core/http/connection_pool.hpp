@@ -32,7 +32,7 @@ class connection_pool : public std::enable_shared_from_this<connection_pool> {
 
   void submit(exchange ex);
 
-  // Called by `conn` on its strand when its exchange is done, before the caller's on_done
+  // Called by `conn` on the io thread when its exchange is done, before the caller's on_done
   // runs, so that the next request of a sequential caller finds the connection idle.
   // Returns whether the connection stays open (idle or with the next queued request).
   bool release(const std::shared_ptr<connection>& conn, bool reusable);

@@ -1,6 +1,61 @@
 #include "core/http/response_reader.hpp"
 
+#include <algorithm>
+
+#include <boost/beast/http/error.hpp>
+
 namespace courier::http {
+
+namespace beast = boost::beast;
+
+void response_parser::on_request_impl(beast::http::verb /*method*/,
+                                      beast::string_view /*method_str*/,
+                                      beast::string_view /*target*/, int /*version*/,
+                                      beast::error_code& ec) {
+  // basic_parser<false> parses only status lines; a request line is not an answer.
+  ec = beast::http::error::bad_version;
+}
+
+void response_parser::on_response_impl(int code, beast::string_view /*reason*/, int /*version*/,
+                                       beast::error_code& /*ec*/) {
+  status_ = code;
+}
+
+void response_parser::on_field_impl(beast::http::field name, beast::string_view /*name_string*/,
+                                    beast::string_view value, beast::error_code& /*ec*/) {
+  if (name == beast::http::field::retry_after && !retry_after_) {
+    retry_after_.emplace(value.data(), value.size());
+  }
+}
+
+void response_parser::on_header_impl(beast::error_code& /*ec*/) {}
+
+void response_parser::on_body_init_impl(const boost::optional<std::uint64_t>& content_length,
+                                        beast::error_code& /*ec*/) {
+  if (content_length) {
+    // basic_parser has already refused a length over the body limit (body_limit); a parser
+    // without limit() still reserves no more than 1 MiB ahead of the bytes.
+    constexpr std::uint64_t most_ahead = 1U << 20U;
+    body_.reserve(static_cast<std::size_t>(std::min(*content_length, most_ahead)));
+  }
+}
+
+std::size_t response_parser::on_body_impl(beast::string_view body, beast::error_code& /*ec*/) {
+  body_.append(body.data(), body.size());
+  return body.size();
+}
+
+void response_parser::on_chunk_header_impl(std::uint64_t /*size*/,
+                                           beast::string_view /*extensions*/,
+                                           beast::error_code& /*ec*/) {}
+
+std::size_t response_parser::on_chunk_body_impl(std::uint64_t /*remain*/, beast::string_view body,
+                                                beast::error_code& /*ec*/) {
+  body_.append(body.data(), body.size());
+  return body.size();
+}
+
+void response_parser::on_finish_impl(beast::error_code& /*ec*/) {}
 
 void limit(response_parser& parser, const response_limits& limits) {
   parser.body_limit(limits.max_body_bytes);

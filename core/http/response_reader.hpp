@@ -2,16 +2,55 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/basic_parser.hpp>
+#include <boost/beast/http/field.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <boost/optional/optional.hpp>
 
 namespace courier::http {
 
 // The parser every webhook answer is read with, and the caps it is read under. The connection
 // and the fuzz target (tests/fuzz/response_parser_fuzz.cpp) both set their parser up here, so
 // what is fuzzed is what courier runs.
-using response_parser = boost::beast::http::response_parser<boost::beast::http::string_body>;
+//
+// Beast's own basic_parser does the parsing and all the checks (syntax, Content-Length and
+// chunked framing, the body and header limits); this keeps of the answer only what courier
+// reads: the status, the body and Retry-After. Beast's response_parser would store every
+// header field (a node allocation each) only to be thrown away.
+class response_parser final : public boost::beast::http::basic_parser<false> {
+ public:
+  [[nodiscard]] int status() const { return status_; }
+  [[nodiscard]] const std::string& body() const { return body_; }
+  std::string& body() { return body_; }
+  // The first Retry-After field's value, if there was one.
+  [[nodiscard]] const std::optional<std::string>& retry_after() const { return retry_after_; }
+
+ private:
+  void on_request_impl(boost::beast::http::verb method, boost::beast::string_view method_str,
+                       boost::beast::string_view target, int version,
+                       boost::beast::error_code& ec) override;
+  void on_response_impl(int code, boost::beast::string_view reason, int version,
+                        boost::beast::error_code& ec) override;
+  void on_field_impl(boost::beast::http::field name, boost::beast::string_view name_string,
+                     boost::beast::string_view value, boost::beast::error_code& ec) override;
+  void on_header_impl(boost::beast::error_code& ec) override;
+  void on_body_init_impl(const boost::optional<std::uint64_t>& content_length,
+                         boost::beast::error_code& ec) override;
+  std::size_t on_body_impl(boost::beast::string_view body, boost::beast::error_code& ec) override;
+  void on_chunk_header_impl(std::uint64_t size, boost::beast::string_view extensions,
+                            boost::beast::error_code& ec) override;
+  std::size_t on_chunk_body_impl(std::uint64_t remain, boost::beast::string_view body,
+                                 boost::beast::error_code& ec) override;
+  void on_finish_impl(boost::beast::error_code& ec) override;
+
+  int status_ = 0;
+  std::string body_;
+  std::optional<std::string> retry_after_;
+};
 
 struct response_limits {
   std::size_t max_body_bytes = 65536;     // client_settings::max_response_bytes

@@ -96,32 +96,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   http::read_header(stream, buffer, parser, ec);
   if (ec) {
     const bool too_large = ec == http::error::header_limit || ec == http::error::body_limit;
-    judge(parser.is_header_done() ? static_cast<int>(parser.get().result_int()) : 0,
+    judge(parser.is_header_done() ? parser.status() : 0,
           too_large ? courier::transport_error::response_too_large
                     : courier::transport_error::protocol);
     return 0;
   }
   if (courier::http::declares_too_large(parser, limits)) {
-    judge(static_cast<int>(parser.get().result_int()),
-          courier::transport_error::response_too_large);
+    judge(parser.status(), courier::transport_error::response_too_large);
     return 0;
   }
   http::read(stream, buffer, parser, ec);
-  const auto& msg = parser.get();
-  if (!ec && msg.body().size() > limits.max_body_bytes) {
+  if (!ec && parser.body().size() > limits.max_body_bytes) {
     std::abort();  // the body cap did not hold
   }
   if (ec) {
     const bool too_large = ec == http::error::header_limit || ec == http::error::body_limit;
-    judge(static_cast<int>(msg.result_int()), too_large
-                                                  ? courier::transport_error::response_too_large
-                                                  : courier::transport_error::protocol);
+    judge(parser.status(), too_large ? courier::transport_error::response_too_large
+                                     : courier::transport_error::protocol);
     return 0;
   }
-  (void)msg.need_eof();
-  if (const auto it = msg.find(http::field::retry_after); it != msg.end()) {
-    (void)it->value();
+  (void)parser.keep_alive();
+  if (const auto& retry_after = parser.retry_after()) {
+    (void)retry_after->size();
   }
-  judge(static_cast<int>(msg.result_int()), courier::transport_error::none);
+  judge(parser.status(), courier::transport_error::none);
   return 0;
 }

@@ -67,7 +67,7 @@ TEST(HttpClient, NeverOpensMoreThanMaxConnectionsAndQueuesTheRest) {
   settings.initial.latency = 20ms;
   mock::server partner{settings};
   partner.start();
-  io_runner io(2);
+  io_runner io;
   client c(io.context(), parse_endpoint(partner.url()), quick(/*max_connections=*/4));
   response_waiter waiter;
   for (int i = 0; i < 50; ++i) {
