@@ -38,7 +38,7 @@ bool attempt_policy::coordinates::operator==(const coordinates& other) const {
 }
 
 std::size_t attempt_policy::coordinates_hash::operator()(const coordinates& c) const {
-  std::size_t h = std::hash<std::string>{}(c.topic);
+  std::size_t h = std::hash<std::string_view>{}(c.topic);
   h ^= std::hash<std::int64_t>{}(c.offset) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
   h ^= std::hash<std::int32_t>{}(c.partition) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
   return h;
@@ -81,8 +81,12 @@ attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
   delivery d;
   d.idempotency_key = idempotency_key_for(r);
   d.rec = std::move(r);
-  by_coordinates_.insert_or_assign(coordinates{d.rec.topic, d.rec.partition, d.rec.offset}, out.id);
-  pending_.emplace(out.id, std::move(d));
+  const auto& rec = pending_.emplace(out.id, std::move(d)).first->second.rec;
+  const coordinates at{rec.topic, rec.partition, rec.offset};
+  // A record handed in twice: the index names the newest delivery, and its key must view that
+  // delivery's topic, not the older one's (insert_or_assign would keep the old key).
+  by_coordinates_.erase(at);
+  by_coordinates_.emplace(at, out.id);
   try_attempt(out.id, now, out.todo);
   return out;
 }

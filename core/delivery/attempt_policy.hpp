@@ -23,6 +23,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -241,8 +242,10 @@ class attempt_policy {
   [[nodiscard]] bool endpoint_gone() const;
 
  private:
+  // A record's place; `topic` views the topic of the delivery in pending_ the entry names
+  // (a node of pending_ never moves), so neither an insert nor a lookup copies the string.
   struct coordinates {
-    std::string topic;
+    std::string_view topic;
     std::int32_t partition = 0;
     std::int64_t offset = 0;
     bool operator==(const coordinates& other) const;

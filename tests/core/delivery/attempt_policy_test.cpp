@@ -607,6 +607,17 @@ TEST(AttemptPolicy, ExpediteFindsNothingOnceTheRecordIsDone) {
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "");
 }
 
+TEST(AttemptPolicy, ARecordHandedInTwiceIsExpeditedAsItsNewestDeliveryOnceTheOlderIsDone) {
+  auto p = make_policy();
+  const auto older = start(p, make_record(4));
+  const auto newer = start(p, make_record(4));
+  p.on_answer(answer(older, 200), t0);  // the older delivery is forgotten, its topic freed
+  p.on_answer(answer(newer, 503), t0);
+  const auto moved = p.on_expedite(source, 0, 4, t0);
+  ASSERT_EQ(kinds(moved), "log breaker log onward");
+  EXPECT_EQ(only<policy::produce_onward>(moved).id, newer);
+}
+
 // -- the retry router
 // ------------------------------------------------------------------------------
 
