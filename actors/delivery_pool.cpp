@@ -30,16 +30,12 @@ struct shell {
   }
 
   void operator()(policy::post_attempt& a) const {
-    auto handle = caf::actor_cast<caf::actor>(self);
     const auto started = std::chrono::steady_clock::now();
     self->state.client->post(
-      std::move(a.request), [handle, id = a.id, started, m = self->state.metrics,
-                             inbox = self->state.inbox](const http::response& r) {
+      std::move(a.request), [sink = self->state.sink, id = a.id, started](const http::response& r) {
         const auto took = std::chrono::steady_clock::now() - started;
-        m->request_seconds.observe(std::chrono::duration<double>(took).count());
-        if (inbox->push(to_attempt_result(id, r, took))) {
-          caf::anon_send(handle, answers_atom::value);
-        }
+        sink->metrics->request_seconds.observe(std::chrono::duration<double>(took).count());
+        sink->push(to_attempt_result(id, r, took));
       });
   }
 
@@ -173,6 +169,9 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   st.breaker = std::move(breaker);
   st.router = std::move(router);
   st.metrics = std::move(metrics);
+  st.sink = std::make_shared<answer_sink>();
+  st.sink->pool = caf::weak_actor_ptr{self->ctrl()};
+  st.sink->metrics = st.metrics;
   return {
     [=](deliver_atom, record_batch& records) {
       const auto from = caf::actor_cast<caf::actor>(self->current_sender());
@@ -188,7 +187,8 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
     [=](answers_atom) {
       const auto at = now();
       policy::actions todo;
-      for (const auto& r : self->state.inbox->take()) {
+      self->state.sink->inbox.take(self->state.answers);
+      for (const auto& r : self->state.answers) {
         append(todo, self->state.policy->on_answer(to_answer(r), at));
       }
       carry_out(self, std::move(todo));

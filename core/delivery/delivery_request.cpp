@@ -30,6 +30,8 @@ http::request make_delivery_request(const record& r, const std::string& idempote
         return c >= 0x20 && c <= 0x7e;
       });
   req.content_type = usable ? std::string{*carried_type} : default_content_type;
+  req.headers.reserve((signing.x_signature() ? 1U : 0U) + (signing.standard_webhooks() ? 3U : 0U) +
+                      1U);
   if (const auto& x = signing.x_signature()) {
     req.headers.emplace_back("X-Signature", x->sign(req.body.view()));
   }
