@@ -106,25 +106,39 @@ produced=$((rate * (warm + seconds)))
 bench_wait_lines_200 "$produced" 60 ||
   bench_die "paced: $(delivered) of $produced delivered within 60 s after the last produce"
 curl -s "http://127.0.0.1:$admin_port/metrics" >"$bench_work/paced.prom"
-awk -v rate="$rate" -v load="$(bench_loadavg)" '
-  FNR == NR && /^courier_delivery_latency_seconds_bucket/ { before[++w] = $NF; next }
-  FNR == NR && /^courier_delivery_latency_seconds_count/ { before_total = $NF; next }
-  FNR == NR { next }
-  /^courier_delivery_latency_seconds_bucket/ {
-    match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5)
-    bounds[++k] = le; cum[k] = $NF - before[k] }
-  /^courier_delivery_latency_seconds_count/ { total = $NF - before_total }
-  END {
-    printf "paced %d/s: %d records delivered; latency record timestamp -> 2xx (courier_delivery_latency_seconds):", rate, total
-    for (i = 1; i <= k; i++) {
-      share = total > 0 ? cum[i] / total : 0
-      if (p50 == "" && share >= 0.50) p50 = bounds[i]
-      if (p99 == "" && share >= 0.99) p99 = bounds[i]
-      if (bounds[i] != "+Inf" && bounds[i] + 0 <= 0.16) printf " <=%gms %.2f%%", bounds[i] * 1000, 100 * share
-    }
-    printf "; p50 <= %s s, p99 <= %s s (target p99 < 0.05 s: %s); load %s\n", p50, p99,
-           (p99 != "+Inf" && p99 + 0 <= 0.05) ? "met" : "MISSED", load
-  }' "$bench_work/warm.prom" "$bench_work/paced.prom"
+# histogram_line METRIC WHAT TARGET: the share of the paced run's observations of METRIC within
+# each bucket up to 160 ms, the p50 and p99 bucket bounds, and TARGET ("p99" to judge p99 against
+# issue 10's 50 ms, anything else not to), from the scrapes before and after the run.
+histogram_line() {
+  awk -v rate="$rate" -v load="$(bench_loadavg)" -v metric="$1" -v what="$2" -v judge="$3" '
+    function is(suffix) { return index($0, metric suffix) == 1 }
+    FNR == NR && is("_bucket") { before[++w] = $NF; next }
+    FNR == NR && is("_count") { before_total = $NF; next }
+    FNR == NR { next }
+    is("_bucket") {
+      match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5)
+      bounds[++k] = le; cum[k] = $NF - before[k] }
+    is("_count") { total = $NF - before_total }
+    END {
+      printf "paced %d/s: %d %s (%s):", rate, total, what, metric
+      for (i = 1; i <= k; i++) {
+        share = total > 0 ? cum[i] / total : 0
+        if (p50 == "" && share >= 0.50) p50 = bounds[i]
+        if (p99 == "" && share >= 0.99) p99 = bounds[i]
+        if (bounds[i] != "+Inf" && bounds[i] + 0 <= 0.16) printf " <=%gms %.2f%%", bounds[i] * 1000, 100 * share
+      }
+      printf "; p50 <= %s s, p99 <= %s s", p50, p99
+      if (judge == "p99") {
+        printf " (target p99 < 0.05 s: %s)", (p99 != "+Inf" && p99 + 0 <= 0.05) ? "met" : "MISSED"
+      }
+      printf "; load %s\n", load
+    }' "$bench_work/warm.prom" "$bench_work/paced.prom"
+}
+# From the record's Kafka timestamp to its 2xx: the target. Then courier's own part of it, each
+# HTTP attempt from its post to its answer, so a tail in the first and not the second lies
+# before courier's HTTP client (the producer, the broker, the fetch, a wait for a free slot).
+histogram_line courier_delivery_latency_seconds "records delivered; latency record timestamp -> 2xx" p99
+histogram_line courier_delivery_request_duration_seconds "HTTP attempts; attempt post -> answer" -
 
 if ((outage > 0)); then
   rss_kib() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$bench_courier_pid/status"; }
