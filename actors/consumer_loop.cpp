@@ -1,11 +1,13 @@
 #include "actors/consumer_loop.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
+#include "core/flow/consumer_core.hpp"
 #include "core/log/partition_list.hpp"
 
 namespace courier::actors::consumer_loop {
@@ -19,13 +21,32 @@ constexpr auto draining_poll_interval = std::chrono::milliseconds{50};
 // The partitions' statuses go out when a pause changed and otherwise at most this often.
 constexpr auto partition_publish_interval = std::chrono::seconds{1};
 
+// Whether take() kept the record (in flight or waiting for room), as against dropping it.
+bool consumed(consumer_core::intake taken) {
+  switch (taken) {
+    case consumer_core::intake::dispatched:
+    case consumer_core::intake::overflowed:
+    case consumer_core::intake::gated:
+      return true;
+    case consumer_core::intake::duplicate:
+    case consumer_core::intake::not_assigned:
+      return false;
+  }
+  return false;
+}
+
 void poll_into_core(self_ptr self, std::chrono::milliseconds timeout, std::size_t max_records) {
   auto& st = self->state;
   auto records = st.kafka->poll(timeout, max_records);
   st.last_poll = self->clock().now();
   const auto now = unix_now_ms();
   for (auto& r : records) {
-    (void)st.core->take(std::move(r), now);
+    const bool source = st.settings.core.gated_topics.count(r.topic) == 0;
+    const auto age_ms = std::max<std::int64_t>(now - r.timestamp_ms, 0);
+    const auto taken = st.core->take(std::move(r), now);
+    if (source && consumed(taken)) {
+      st.metrics->fetch_seconds.observe(static_cast<double>(age_ms) / 1000.0);
+    }
   }
   publish(self);
 }

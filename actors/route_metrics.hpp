@@ -15,7 +15,8 @@ struct route_metrics {
   // Buckets up to the route's HTTP timeout: no attempt takes longer.
   explicit route_metrics(double http_timeout_seconds = 5.0)
       : request_seconds(metrics::latency_buckets(http_timeout_seconds)),
-        delivery_seconds(metrics::latency_buckets(record_age_ceiling_seconds)) {}
+        delivery_seconds(metrics::latency_buckets(record_age_ceiling_seconds)),
+        fetch_seconds(metrics::latency_buckets(record_age_ceiling_seconds)) {}
 
   // Buckets of delivery_seconds: from 5 ms up to an hour (retry tiers take minutes).
   static constexpr double record_age_ceiling_seconds = 3600.0;
@@ -26,6 +27,11 @@ struct route_metrics {
   // Every delivered record, from its Kafka timestamp to the receiver's 2xx (retry tiers
   // included), observed by the delivery pool.
   metrics::histogram delivery_seconds;
+  // Every record taken from the route's source topics (not its retry tiers), from its Kafka
+  // timestamp to courier's poll: the producer, the broker, the fetch and the wait in
+  // librdkafka's prefetch queue. Beside delivery_seconds it tells a tail before courier from
+  // one inside it. Observed by the consumer.
+  metrics::histogram fetch_seconds;
 
   std::atomic<std::uint64_t> fetched{0};
   std::atomic<std::uint64_t> rewound_duplicates{0};  // fetched again after a rewind: dropped

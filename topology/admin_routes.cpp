@@ -245,6 +245,15 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
       r.delivery_seconds->render(e, "courier_delivery_latency_seconds", {{"route", r.name}});
     }
   }
+  e.family("courier_consumer_fetch_latency_seconds",
+           "Records taken from a route's source topics by the time from the record's Kafka "
+           "timestamp to courier's poll (producer, broker, fetch and prefetch queue).",
+           family_type::histogram);
+  for (const auto& r : routes) {
+    if (r.fetch_seconds != nullptr) {
+      r.fetch_seconds->render(e, "courier_consumer_fetch_latency_seconds", {{"route", r.name}});
+    }
+  }
   e.family("courier_route_info",
            "A route's topics; the value is always 1 (alerts join it for the topic names).",
            family_type::gauge);
@@ -372,6 +381,7 @@ std::vector<route_snapshot> admin_endpoints::snapshots() const {
     s.dlq_topic = r.dlq_topic;
     s.request_seconds = &r.metrics->request_seconds;  // alive: routes_ holds the metrics
     s.delivery_seconds = &r.metrics->delivery_seconds;
+    s.fetch_seconds = &r.metrics->fetch_seconds;
     out.push_back(std::move(s));
   }
   return out;

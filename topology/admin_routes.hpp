@@ -63,6 +63,7 @@ struct route_snapshot {
   std::vector<actors::partition_report> partitions;
   const metrics::histogram* request_seconds = nullptr;   // rendered when set
   const metrics::histogram* delivery_seconds = nullptr;  // rendered when set
+  const metrics::histogram* fetch_seconds = nullptr;     // rendered when set
 };
 
 route_snapshot snapshot_of(std::string name, const actors::route_metrics& m);

@@ -155,6 +155,8 @@ TEST(EndToEndMetrics, ScrapesUnderChaosPassPromtoolAndEveryCounterMatchesTheRece
             n + tier_records)
       << text;
   EXPECT_EQ(receiver.ok + dead.size(), n) << receiver.raw;
+  // The fetch latency counts each source record once, and no tier record.
+  EXPECT_EQ(count(end, "courier_consumer_fetch_latency_seconds_count"), n) << text;
   std::cout << "receiver " << receiver.raw << "; " << tier_records << " records through the tiers, "
             << dead.size() << " in the DLQ; "
             << count(end, "courier_breaker_transitions_total", {{"to", "open"}})

@@ -144,6 +144,22 @@ TEST(AdminMetrics, RendersTheRecordToDeliveryLatencyUpToAnHour) {
   EXPECT_THAT(text, HasSubstr(R"(courier_delivery_latency_seconds_count{route="shipments"} 2)"));
 }
 
+TEST(AdminMetrics, RendersTheRecordToPollLatencyOfEachRoute) {
+  actors::route_metrics m;
+  m.fetch_seconds.observe(0.004);
+  m.fetch_seconds.observe(0.3);
+  auto r = busy_route();
+  r.fetch_seconds = &m.fetch_seconds;
+  const auto text = render_metrics({r}, "0");
+  EXPECT_THAT(text, HasSubstr("# TYPE courier_consumer_fetch_latency_seconds histogram\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          R"(courier_consumer_fetch_latency_seconds_bucket{route="shipments",le="0.005"} 1)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(courier_consumer_fetch_latency_seconds_count{route="shipments"} 2)"));
+}
+
 TEST(AdminReadiness, NotReadyWhileTheBrokerIsUnreachable) {
   auto r = busy_route();
   r.broker_reachable = false;

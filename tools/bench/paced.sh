@@ -134,10 +134,11 @@ histogram_line() {
       printf "; load %s\n", load
     }' "$bench_work/warm.prom" "$bench_work/paced.prom"
 }
-# From the record's Kafka timestamp to its 2xx: the target. Then courier's own part of it, each
-# HTTP attempt from its post to its answer, so a tail in the first and not the second lies
-# before courier's HTTP client (the producer, the broker, the fetch, a wait for a free slot).
+# From the record's Kafka timestamp to its 2xx: the target. Then its parts: to courier's poll
+# (the producer, the broker, the fetch and librdkafka's prefetch queue), and each HTTP attempt
+# from its post to its answer; what neither holds is courier between poll and post.
 histogram_line courier_delivery_latency_seconds "records delivered; latency record timestamp -> 2xx" p99
+histogram_line courier_consumer_fetch_latency_seconds "records fetched; record timestamp -> courier's poll" -
 histogram_line courier_delivery_request_duration_seconds "HTTP attempts; attempt post -> answer" -
 
 if ((outage > 0)); then
