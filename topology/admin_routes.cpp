@@ -49,6 +49,17 @@ void gauge(exposition& e, const std::vector<route_snapshot>& routes, std::string
   }
 }
 
+// A histogram family, one series per route that has the histogram.
+void histogram(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
+               std::string_view help, const metrics::histogram* route_snapshot::*field) {
+  e.family(name, help, family_type::histogram);
+  for (const auto& r : routes) {
+    if (const auto* h = r.*field) {
+      h->render(e, name, {{"route", r.name}});
+    }
+  }
+}
+
 std::string dump(const json& j) { return j.dump() + "\n"; }
 
 // Why the route's records are held for the endpoint's sake, not the records'.
@@ -227,33 +238,17 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
         &route_snapshot::draining);
   render_partition_metrics(e, routes);
-  e.family("courier_delivery_request_duration_seconds",
-           "HTTP attempts by duration, from the request handed to the client to its answer.",
-           family_type::histogram);
-  for (const auto& r : routes) {
-    if (r.request_seconds != nullptr) {
-      r.request_seconds->render(e, "courier_delivery_request_duration_seconds",
-                                {{"route", r.name}});
-    }
-  }
-  e.family("courier_delivery_latency_seconds",
-           "Delivered records by latency, from the record's Kafka timestamp to the webhook's 2xx "
-           "(retry tiers included).",
-           family_type::histogram);
-  for (const auto& r : routes) {
-    if (r.delivery_seconds != nullptr) {
-      r.delivery_seconds->render(e, "courier_delivery_latency_seconds", {{"route", r.name}});
-    }
-  }
-  e.family("courier_consumer_fetch_latency_seconds",
-           "Records taken from a route's source topics by the time from the record's Kafka "
-           "timestamp to courier's poll (producer, broker, fetch and prefetch queue).",
-           family_type::histogram);
-  for (const auto& r : routes) {
-    if (r.fetch_seconds != nullptr) {
-      r.fetch_seconds->render(e, "courier_consumer_fetch_latency_seconds", {{"route", r.name}});
-    }
-  }
+  histogram(e, routes, "courier_delivery_request_duration_seconds",
+            "HTTP attempts by duration, from the request handed to the client to its answer.",
+            &route_snapshot::request_seconds);
+  histogram(e, routes, "courier_delivery_latency_seconds",
+            "Delivered records by latency, from the record's Kafka timestamp to the webhook's 2xx "
+            "(retry tiers included).",
+            &route_snapshot::delivery_seconds);
+  histogram(e, routes, "courier_consumer_fetch_latency_seconds",
+            "Records taken from a route's source topics by the time from the record's Kafka "
+            "timestamp to courier's poll (producer, broker, fetch and prefetch queue).",
+            &route_snapshot::fetch_seconds);
   e.family("courier_route_info",
            "A route's topics; the value is always 1 (alerts join it for the topic names).",
            family_type::gauge);
