@@ -52,18 +52,17 @@ wrk_threads=${BENCH_WRK_THREADS:-1}
 run_timeout=${BENCH_RUN_TIMEOUT:-120}
 value_bytes=${BENCH_VALUE_BYTES:-256}
 
-is_uint() { [[ $1 =~ ^[0-9]+$ ]] && (($1 >= $2 && $1 <= $3)); }
-is_uint "$repeats" 1 20 || bench_die "BENCH_REPEATS: 1..20, not '$repeats'"
-is_uint "$wrk_seconds" 1 60 || bench_die "BENCH_WRK_SECONDS: 1..60, not '$wrk_seconds'"
-is_uint "$wrk_threads" 1 8 || bench_die "BENCH_WRK_THREADS: 1..8, not '$wrk_threads'"
-is_uint "$run_timeout" 10 1800 || bench_die "BENCH_RUN_TIMEOUT: 10..1800, not '$run_timeout'"
-is_uint "$value_bytes" 1 65536 || bench_die "BENCH_VALUE_BYTES: 1..65536, not '$value_bytes'"
-[[ -z ${BENCH_RECORDS:-} ]] || is_uint "$BENCH_RECORDS" 100 5000000 || bench_die "BENCH_RECORDS: 100..5000000"
+bench_is_uint "$repeats" 1 20 || bench_die "BENCH_REPEATS: 1..20, not '$repeats'"
+bench_is_uint "$wrk_seconds" 1 60 || bench_die "BENCH_WRK_SECONDS: 1..60, not '$wrk_seconds'"
+bench_is_uint "$wrk_threads" 1 8 || bench_die "BENCH_WRK_THREADS: 1..8, not '$wrk_threads'"
+bench_is_uint "$run_timeout" 10 1800 || bench_die "BENCH_RUN_TIMEOUT: 10..1800, not '$run_timeout'"
+bench_is_uint "$value_bytes" 1 65536 || bench_die "BENCH_VALUE_BYTES: 1..65536, not '$value_bytes'"
+[[ -z ${BENCH_RECORDS:-} ]] || bench_is_uint "$BENCH_RECORDS" 100 5000000 || bench_die "BENCH_RECORDS: 100..5000000"
 ((${#cases[@]} >= 1 && ${#cases[@]} <= 48)) || bench_die "BENCH_MATRIX: 1..48 cases"
 latencies=()
 for c in "${cases[@]}"; do
   IFS=: read -r l f p <<<"$c"
-  [[ $c =~ ^[0-9]+:[0-9]+:[0-9]+$ ]] && is_uint "$l" 0 1000 && is_uint "$f" 1 4096 && is_uint "$p" 1 256 ||
+  [[ $c =~ ^[0-9]+:[0-9]+:[0-9]+$ ]] && bench_is_uint "$l" 0 1000 && bench_is_uint "$f" 1 4096 && bench_is_uint "$p" 1 256 ||
     bench_die "BENCH_MATRIX: '$c' is not LATENCY_MS(0..1000):MAX_IN_FLIGHT(1..4096):PARTITIONS(1..256)"
   [[ " ${latencies[*]} " == *" $l "* ]] || latencies+=("$l")
 done

@@ -115,7 +115,20 @@ bench_preload() {
     timeout 300 kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=20 -X batch.num.messages=10000
 }
 
-bench_log_lines() { if [[ -f $1 ]]; then wc -l <"$1"; else echo 0; fi; }
+# bench_is_uint VALUE MIN MAX: VALUE is a whole number from MIN to MAX.
+bench_is_uint() { [[ $1 =~ ^[0-9]+$ ]] && (($1 >= $2 && $1 <= $3)); }
+
+# bench_log_lines FILE [PATTERN]: FILE's lines (0 while it does not exist), or only those
+# matching the extended regular expression PATTERN.
+bench_log_lines() {
+  if [[ ! -f $1 ]]; then
+    echo 0
+  elif [[ -n ${2:-} ]]; then
+    grep -cE -- "$2" "$1" || true
+  else
+    wc -l <"$1"
+  fi
+}
 
 # bench_courier_start CONFIG LOG: `courier run` in the background; sets bench_courier_pid.
 bench_courier_start() {
@@ -123,11 +136,11 @@ bench_courier_start() {
   bench_courier_pid=$!
 }
 
-# bench_wait_lines FILE TARGET SECONDS: until FILE has TARGET lines; 1 after SECONDS, or when
-# courier (bench_courier_pid) has died.
+# bench_wait_lines FILE TARGET SECONDS [PATTERN]: until FILE has TARGET lines (matching
+# PATTERN, if given); 1 after SECONDS, or when courier (bench_courier_pid) has died.
 bench_wait_lines() {
   local deadline=$((SECONDS + $3))
-  while (($(bench_log_lines "$1") < $2)); do
+  while (($(bench_log_lines "$1" "${4:-}") < $2)); do
     ((SECONDS < deadline)) || return 1
     [[ -z ${bench_courier_pid:-} ]] || kill -0 "$bench_courier_pid" 2>/dev/null || return 1
     sleep 0.1

@@ -28,11 +28,10 @@ rate=${PACED_RATE:-20000}
 seconds=${PACED_SECONDS:-20}
 outage=${OUTAGE_SECONDS:-30}
 partitions=${PACED_PARTITIONS:-8}
-is_uint() { [[ $1 =~ ^[0-9]+$ ]] && (($1 >= $2 && $1 <= $3)); }
-is_uint "$rate" 1 200000 || bench_die "PACED_RATE: 1..200000, not '$rate'"
-is_uint "$seconds" 5 300 || bench_die "PACED_SECONDS: 5..300, not '$seconds'"
-is_uint "$outage" 0 600 || bench_die "OUTAGE_SECONDS: 0..600, not '$outage'"
-is_uint "$partitions" 1 256 || bench_die "PACED_PARTITIONS: 1..256, not '$partitions'"
+bench_is_uint "$rate" 1 200000 || bench_die "PACED_RATE: 1..200000, not '$rate'"
+bench_is_uint "$seconds" 5 300 || bench_die "PACED_SECONDS: 5..300, not '$seconds'"
+bench_is_uint "$outage" 0 600 || bench_die "OUTAGE_SECONDS: 0..600, not '$outage'"
+bench_is_uint "$partitions" 1 256 || bench_die "PACED_PARTITIONS: 1..256, not '$partitions'"
 
 bench_work=$(mktemp -d "${TMPDIR:-/tmp}/courier-paced-XXXXXX")
 bench_courier=${COURIER_BIN:-build/release/topology/courier}
@@ -83,27 +82,21 @@ PY
     timeout $(($2 + 60)) kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=1
 }
 
-delivered() { grep -c ' 200$' "$bench_access_log" || true; }
-
-bench_wait_lines_200() {  # TARGET SECONDS
-  local until_s=$((SECONDS + $2))
-  while (($(delivered) < $1)); do
-    ((SECONDS < until_s)) || return 1
-    sleep 0.2
-  done
-}
+# Deliveries are nginx's 200s: during the outage it answers 503.
+delivered() { bench_log_lines "$bench_access_log" ' 200$'; }
+wait_delivered() { bench_wait_lines "$bench_access_log" "$1" "$2" ' 200$'; }  # TARGET SECONDS
 # A warm-up at the same rate first (the first fetches, connections and the group's first
 # offsets are start-up, not steady state); the latency figures are the histogram's difference
 # between the scrapes after the warm-up and after the paced run.
 warm=3
 echo "paced: warm-up, $rate records/s for $warm s" >&2
 paced_produce "$rate" "$warm"
-bench_wait_lines_200 $((rate * warm)) 60 || bench_die "paced: the warm-up was not delivered within 60 s"
+wait_delivered $((rate * warm)) 60 || bench_die "paced: the warm-up was not delivered within 60 s"
 curl -s "http://127.0.0.1:$admin_port/metrics" >"$bench_work/warm.prom"
 echo "paced: $rate records/s for $seconds s on $partitions partitions, nginx return 200" >&2
 paced_produce "$rate" "$seconds"
 produced=$((rate * (warm + seconds)))
-bench_wait_lines_200 "$produced" 60 ||
+wait_delivered "$produced" 60 ||
   bench_die "paced: $(delivered) of $produced delivered within 60 s after the last produce"
 curl -s "http://127.0.0.1:$admin_port/metrics" >"$bench_work/paced.prom"
 # histogram_line METRIC WHAT TARGET: the share of the paced run's observations of METRIC within
@@ -160,7 +153,7 @@ if ((outage > 0)); then
          END { printf "breaker state %s (1 open, 2 half-open), %s partitions paused", b, p }')
   rm -f "$outage_flag"
   expected=$((produced + 1000 * outage))
-  bench_wait_lines_200 "$expected" 120 ||
+  wait_delivered "$expected" 120 ||
     bench_die "outage: $(delivered) of $expected delivered within 120 s after the outage ended"
   printf '%s\n' "${samples[@]}" | awk -v o="$outage" -v hb="$hwm_before" -v ha="$(bench_hwm_kib "$bench_courier_pid")" \
     -v st="$during" -v late=$(($(delivered) - before)) '
