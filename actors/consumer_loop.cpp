@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "actors/wall_clock.hpp"
-#include "core/log/json_log.hpp"
 #include "core/flow/consumer_core.hpp"
+#include "core/log/json_log.hpp"
 #include "core/log/partition_list.hpp"
 
 namespace courier::actors::consumer_loop {
@@ -21,7 +21,8 @@ constexpr auto draining_poll_interval = std::chrono::milliseconds{50};
 // The partitions' statuses go out when a pause changed and otherwise at most this often.
 constexpr auto partition_publish_interval = std::chrono::seconds{1};
 
-// Whether take() kept the record (in flight or waiting for room), as against dropping it.
+// Whether take() kept the record (in flight, waiting for room or for its due time), as against
+// dropping it.
 bool consumed(consumer_core::intake taken) {
   switch (taken) {
     case consumer_core::intake::dispatched:
