@@ -1,6 +1,7 @@
 #include "core/metrics/exposition.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -167,12 +168,23 @@ void histogram::render(exposition& e, std::string_view name, const labels& l) co
   e.sample(std::string{name} + "_count", l, cumulative);
 }
 
-std::vector<double> latency_buckets(double timeout_seconds) {
+std::vector<double> latency_buckets(double ceiling_seconds) {
+  // 1, 2.5 and 5 of each decade from 5 ms: 0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 2.5 5 10 ...
+  constexpr std::array<double, 3> steps{1.0, 2.5, 5.0};
   std::vector<double> out;
-  for (double b = 0.005; b < timeout_seconds && out.size() + 1 < histogram::max_buckets; b *= 2) {
-    out.push_back(b);
+  for (int exponent = -3; out.size() + 1 < histogram::max_buckets; ++exponent) {
+    const double decade = std::pow(10.0, exponent);
+    if (decade >= ceiling_seconds) {
+      break;
+    }
+    for (const double step : steps) {
+      const double bound = step * decade;
+      if (bound >= 0.005 && bound < ceiling_seconds && out.size() + 1 < histogram::max_buckets) {
+        out.push_back(bound);
+      }
+    }
   }
-  out.push_back(timeout_seconds);
+  out.push_back(ceiling_seconds);
   return out;
 }
 

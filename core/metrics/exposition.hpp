@@ -61,8 +61,10 @@ class histogram {
   std::atomic<std::uint64_t> sum_micros_{0};
 };
 
-// Buckets from 5 ms up to `timeout` (seconds), roughly doubling: a delivery never takes longer
-// than its HTTP timeout per attempt.
-std::vector<double> latency_buckets(double timeout_seconds);
+// Latency buckets up to `ceiling_seconds`: the Prometheus client libraries' default series
+// (5 ms, 10 ms, 25 ms, 50 ms, 100 ms, ... 10 s), continued in the same 1-2.5-5 steps, and the
+// ceiling itself as the last bound (an HTTP attempt never takes longer than its timeout). 50 ms
+// and 100 ms are bounds, so a latency objective there reads off one bucket, not an interpolation.
+std::vector<double> latency_buckets(double ceiling_seconds);
 
 }  // namespace courier::metrics

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -63,13 +64,30 @@ TEST(Histogram, RefusesBoundsThatAreNotIncreasing) {
   EXPECT_THROW(histogram({1, 0.5}), std::invalid_argument);
 }
 
-TEST(Histogram, LatencyBucketsDoubleFrom5msUpToTheTimeout) {
-  const auto b = latency_buckets(5.0);
-  ASSERT_FALSE(b.empty());
-  EXPECT_DOUBLE_EQ(b.front(), 0.005);
-  EXPECT_DOUBLE_EQ(b.back(), 5.0);
-  EXPECT_LE(b.size(), histogram::max_buckets);
+TEST(Histogram, LatencyBucketsAreThePrometheusDefaultsUpToTheCeiling) {
+  // client_golang's DefBuckets (and the other client libraries' defaults) up to 5 s, then the
+  // ceiling itself.
+  EXPECT_EQ(latency_buckets(5.0),
+            (std::vector<double>{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5}));
+  EXPECT_EQ(latency_buckets(4.0),
+            (std::vector<double>{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 4}));
+  EXPECT_EQ(format_value(latency_buckets(5.0)[2]), "0.025");
+}
+
+TEST(Histogram, LatencyBucketsContinueInTheSameStepsUpToAnHour) {
+  const auto b = latency_buckets(3600.0);
+  EXPECT_EQ(b, (std::vector<double>{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25,
+                                    50, 100, 250, 500, 1000, 2500, 3600}));
   EXPECT_NO_THROW(histogram{b});
+}
+
+TEST(Histogram, LatencyBucketsStayWithinTheBoundOfBucketsAndIncrease) {
+  for (const double ceiling : {0.001, 0.005, 0.3, 30.0, 1e12}) {
+    const auto b = latency_buckets(ceiling);
+    EXPECT_LE(b.size(), histogram::max_buckets) << ceiling;
+    EXPECT_DOUBLE_EQ(b.back(), ceiling);
+    EXPECT_NO_THROW(histogram{b}) << ceiling;
+  }
 }
 
 }  // namespace
