@@ -187,3 +187,14 @@ bench_stop() {
 }
 
 bench_loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# bench_cpu_ticks: the machine's CPU ticks so far from /proc/stat, "total idle steal" (idle with
+# iowait); bench_cpu_share BEFORE: the idle and steal shares since BEFORE (a bench_cpu_ticks),
+# so a run on a machine that was busy elsewhere, or whose hypervisor took its cores, shows it.
+bench_cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6, $9 }' /proc/stat; }
+bench_cpu_share() {
+  bench_cpu_ticks | awk -v before="$1" '{
+    split(before, b, " "); t = $1 - b[1]
+    if (t <= 0) t = 1
+    printf "idle %.0f%%, steal %.0f%%", 100 * ($2 - b[2]) / t, 100 * ($3 - b[3]) / t }'
+}
