@@ -27,7 +27,8 @@
 #
 # Environment: PACED_RATE (1..200000; default half the measured capacity), PACED_SECONDS
 # (5..300), PACED_REPEATS (1..20), PACED_CAPACITY_RECORDS (1000..1000000), PACED_WITNESS (0 or 1), OUTAGE_SECONDS
-# (0..600, 0 skips the outage), PACED_PARTITIONS (8), COURIER_BIN. Everything listens on
+# (0..600, 0 skips the outage), PACED_PARTITIONS (8), PACED_MAX_IN_FLIGHT (256: max_in_flight
+# and http.max_connections), COURIER_BIN. Everything listens on
 # loopback; every wait is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,6 +47,8 @@ bench_is_uint "$seconds" 5 300 || bench_die "PACED_SECONDS: 5..300, not '$second
 bench_is_uint "$repeats" 1 20 || bench_die "PACED_REPEATS: 1..20, not '$repeats'"
 bench_is_uint "$capacity_records" 1000 1000000 ||
   bench_die "PACED_CAPACITY_RECORDS: 1000..1000000, not '$capacity_records'"
+in_flight=${PACED_MAX_IN_FLIGHT:-256}
+bench_is_uint "$in_flight" 1 65536 || bench_die "PACED_MAX_IN_FLIGHT: 1..65536, not '$in_flight'"
 witness=${PACED_WITNESS:-0}
 bench_is_uint "$witness" 0 1 || bench_die "PACED_WITNESS: 0 or 1, not '$witness'"
 bench_is_uint "$outage" 0 600 || bench_die "OUTAGE_SECONDS: 0..600, not '$outage'"
@@ -64,7 +67,7 @@ outage_flag=$bench_work/outage
 BENCH_NGINX_OUTAGE_FILE=$outage_flag bench_nginx_start 0
 bench_kafka_start
 topic=bench.paced.p$partitions
-bench_write_config "$bench_work/courier.json" "paced-$$" "$topic" "$(bench_url 0)" 256 256 \
+bench_write_config "$bench_work/courier.json" "paced-$$" "$topic" "$(bench_url 0)" "$in_flight" "$in_flight" \
   "127.0.0.1:$admin_port"
 # The topic and its retry/DLQ topics, with the records that measure the capacity.
 bench_preload "$bench_work/courier.json" "$partitions" "$capacity_records" "$(bench_value 256)"
