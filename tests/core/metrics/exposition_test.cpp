@@ -76,8 +76,8 @@ TEST(Histogram, LatencyBucketsAreThePrometheusDefaultsUpToTheCeiling) {
 
 TEST(Histogram, LatencyBucketsContinueInTheSameStepsUpToAnHour) {
   const auto b = latency_buckets(3600.0);
-  EXPECT_EQ(b, (std::vector<double>{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25,
-                                    50, 100, 250, 500, 1000, 2500, 3600}));
+  EXPECT_EQ(b, (std::vector<double>{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50,
+                                    100, 250, 500, 1000, 2500, 3600}));
   EXPECT_NO_THROW(histogram{b});
 }
 
