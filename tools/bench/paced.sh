@@ -164,6 +164,8 @@ for line in sys.stdin:
     age = max(time.time() - int(line) / 1000, 0)
     counts[next((i for i, b in enumerate(bounds) if age <= b), len(bounds))] += 1
     n += 1
+if n == 0:
+    sys.exit("paced %s/s: the witness saw no record" % sys.argv[1])
 cum, shares, p50, p99 = 0, [], None, None
 for b, c in zip(bounds + [float("inf")], counts):
     cum += c
