@@ -162,9 +162,9 @@ run_courier() {
   bench_courier_pid=
   [[ -z $scraper ]] || wait "$scraper" 2>/dev/null || true
   tail -n +$((base + 1)) "$bench_access_log" | head -n "$n" |
-    awk -v n="$n" -v s="$start" -v e="$end" -v cpu="$cpu" -v hwm="$hwm" '
-      NR == 1 { first = $1 } { last = $1 } $2 != 200 { bad++ }
-      END { printf "%.0f %.2f %.2f %.1f %d\n", (n - 1) / (last - first), e - s, 1e6 * cpu / n, hwm / 1024, bad }'
+    awk -v rate="$(bench_rate "$bench_access_log" "$base" "$n")" -v n="$n" -v s="$start" -v e="$end" -v cpu="$cpu" -v hwm="$hwm" '
+      $2 != 200 { bad++ }
+      END { printf "%s %.2f %.2f %.1f %d\n", rate, e - s, 1e6 * cpu / n, hwm / 1024, bad }'
 }
 
 for ((rep = 1; rep <= repeats; rep++)); do

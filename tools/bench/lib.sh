@@ -130,6 +130,14 @@ bench_log_lines() {
   fi
 }
 
+# bench_rate LOG SKIP N: deliveries per second of the N access-log lines after the first SKIP,
+# (N - 1) / (the N-th one's $msec - the first one's), so what came before the first delivery
+# (start-up, the group join) is not in it.
+bench_rate() {
+  tail -n +$(($2 + 1)) "$1" | head -n "$3" |
+    awk -v n="$3" 'NR == 1 { first = $1 } { last = $1 } END { printf "%.0f", (n - 1) / (last - first) }'
+}
+
 # bench_courier_start CONFIG LOG: `courier run` in the background; sets bench_courier_pid.
 bench_courier_start() {
   HMAC_SECRET=$bench_secret "$bench_courier" run --config "$1" --log-level warn 2>"$2" &

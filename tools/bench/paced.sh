@@ -109,8 +109,7 @@ wait_delivered() { bench_wait_lines "$bench_access_log" "$1" "$2" ' 200$'; }  # 
 # The capacity: the preloaded records, from the first delivery to the last.
 wait_delivered "$capacity_records" 300 ||
   bench_die "paced: $(delivered) of the $capacity_records preloaded records delivered within 300 s"
-capacity=$(head -n "$capacity_records" "$bench_access_log" |
-  awk -v n="$capacity_records" 'NR == 1 { first = $1 } { last = $1 } END { printf "%.0f", (n - 1) / (last - first) }')
+capacity=$(bench_rate "$bench_access_log" 0 "$capacity_records")
 echo "paced: capacity $capacity deliveries/s ($capacity_records preloaded records on $partitions partitions, nginx return 200, first to last delivery); load $(bench_loadavg)" >&2
 if [[ -z $rate ]]; then
   rate=$((capacity / 2))
@@ -152,13 +151,17 @@ histogram_line() {
       printf "; load %s\n", load
     }' "$1" "$2"
 }
-# witness_start RUN: the second consumer (PACED_WITNESS=1); sets witness_pid. witness_stop
-# prints its line: the records it saw and their latency, in the buckets of courier's histograms.
+# witness_start RUN SCRAPE: the second consumer (PACED_WITNESS=1); sets witness_pid. Its
+# buckets are those of courier_delivery_latency_seconds in SCRAPE (courier's /metrics).
+# witness_stop RUN prints its line: the records it saw and their latency in those buckets.
 witness_start() {
+  local bounds
+  bounds=$(awk -F'le="' '/^courier_delivery_latency_seconds_bucket/ { split($2, v, "\""); if (v[1] != "+Inf") print v[1] }' "$2" | paste -sd,)
+  [[ -n $bounds ]] || bench_die "paced: no courier_delivery_latency_seconds buckets in $2"
   timeout $((seconds + 120)) kcat -C -b "$bench_bootstrap" -t "$topic" -o end -u -q -f '%T\n' |
     python3 -c '
 import sys, time
-bounds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+bounds = [float(b) for b in sys.argv[2].split(",")]
 counts, n = [0] * (len(bounds) + 1), 0
 for line in sys.stdin:
     age = max(time.time() - int(line) / 1000, 0)
@@ -169,14 +172,14 @@ if n == 0:
 cum, shares, p50, p99 = 0, [], None, None
 for b, c in zip(bounds + [float("inf")], counts):
     cum += c
-    share = cum / max(n, 1)
+    share = cum / n
     p50 = p50 or (share >= 0.50 and b)
     p99 = p99 or (share >= 0.99 and b)
     if b <= 0.25:
         shares.append("<=%gms %.2f%%" % (b * 1000, 100 * share))
 print("paced %s/s: %d records seen; record timestamp -> a second consumer (kcat, the witness): %s; p50 <= %g s, p99 <= %g s"
       % (sys.argv[1], n, " ".join(shares), p50, p99))
-' "$rate" >"$bench_work/witness-$1.txt" &
+' "$rate" "$bounds" >"$bench_work/witness-$1.txt" &
   witness_pid=$!
   # From the end of the topic once kcat has its partitions: a record produced before that is
   # not seen, which only lowers its count.
@@ -194,7 +197,7 @@ p99s=()
 for ((run = 1; run <= repeats; run++)); do
   curl -s "http://127.0.0.1:$admin_port/metrics" >"$bench_work/before.prom"
   echo "paced: run $run of $repeats: $rate records/s for $seconds s on $partitions partitions, nginx return 200" >&2
-  ((witness == 0)) || witness_start "$run"
+  ((witness == 0)) || witness_start "$run" "$bench_work/before.prom"
   ticks=$(bench_cpu_ticks)
   paced_produce "$rate" "$seconds"
   echo "paced: run $run: the machine's CPU while producing: $(bench_cpu_share "$ticks")"
