@@ -158,7 +158,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
   bool accounted = false;
   std::optional<topology::stop_cause> stopped;
   {
-    pipeline p{system, cfg, pipeline_options{2, std::chrono::seconds{10}, options.seed}};
+    pipeline p{system, cfg, pipeline_options{std::chrono::seconds{10}, options.seed}};
     // Supervised like `courier run`: an actor that dies ends the demo, named, with exit 1.
     topology::supervisor sup{system, p};
     // Declared after the pipeline and stopped before it: its handlers ping the pipeline's actors.

@@ -40,7 +40,7 @@ std::uint64_t seed_or_random(std::uint64_t seed) {
 }  // namespace
 
 pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options)
-    : system_(system), options_(options), io_(options.http_threads) {
+    : system_(system), options_(options), io_(cfg.http_io_threads) {
   std::uint64_t seed = seed_or_random(options.seed);
   auto producer_properties = cfg.kafka.properties;
   if (options.producer_message_max_bytes > 0) {
@@ -57,7 +57,7 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
     g.dlq_topic = dlq_topic_of(route);
     g.metrics = std::make_shared<actors::route_metrics>(
         std::chrono::duration<double>(route.http.timeout).count());
-    g.client = std::make_shared<http::client>(io_.context(), http::parse_endpoint(route.url),
+    g.client = std::make_shared<http::client>(io_.contexts(), http::parse_endpoint(route.url),
                                               client_settings_for(route));
     breaker_settings bs{route.breaker.trip_after, route.breaker.open_timeout,
                         route.breaker.half_open_max_requests, route.breaker.gone_probe_interval};
@@ -120,7 +120,7 @@ void pipeline::stop() {
     self->receive([](const caf::down_msg&) {},
                   caf::after(deadline) >> [] { log::error("consumer did not stop in time"); });
   }
-  // The other actors hold the HTTP clients: they must be gone before the io_context stops.
+  // The other actors hold the HTTP clients: they must be gone before the io_contexts stop.
   std::size_t waiting = 0;
   for (const auto& g : routes_) {
     g.client->shutdown();

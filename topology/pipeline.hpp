@@ -13,12 +13,11 @@
 #include "actors/router_metrics.hpp"
 #include "core/config/config.hpp"
 #include "core/http/client.hpp"
-#include "core/http/io_runner.hpp"
+#include "core/http/io_threads.hpp"
 
 namespace courier::topology {
 
 struct pipeline_options {
-  unsigned http_threads = 1;
   std::chrono::milliseconds drain_timeout{10000};
   std::uint64_t seed = 0;  // 0: random
   // The retry router producer's message.max.bytes (0: librdkafka's default, or the one in
@@ -62,8 +61,8 @@ class pipeline {
  private:
   caf::actor_system& system_;
   pipeline_options options_;
-  http::io_runner io_;
-  caf::actor router_;  // one producer for every route's retry tiers and DLQ
+  http::io_threads io_;  // cfg.http_io_threads of them, shared by every route's client
+  caf::actor router_;    // one producer for every route's retry tiers and DLQ
   std::shared_ptr<actors::router_metrics> router_metrics_ =
       std::make_shared<actors::router_metrics>();
   std::vector<route_graph> routes_;

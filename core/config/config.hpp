@@ -130,6 +130,9 @@ struct courier_config {
   kafka_config kafka;
   std::vector<route_config> routes;
   admin_config admin;
+  // Threads that run the HTTP clients of every route; each route's connections are split
+  // between them (http::io_threads), 1..64.
+  std::size_t http_io_threads = 2;
 };
 
 // A parsed admin.listen value.

@@ -437,7 +437,7 @@ admin_config parse_admin(const json& obj, const std::string& path) {
 }  // namespace
 
 courier_config parse_config(const json& doc) {
-  check_object(doc, "", {"kafka", "routes", "admin"});
+  check_object(doc, "", {"kafka", "routes", "admin", "http_io_threads"});
   courier_config cfg;
   if (const json* k = find(doc, "kafka")) {
     cfg.kafka = parse_kafka(*k, "kafka");
@@ -453,6 +453,7 @@ courier_config parse_config(const json& doc) {
   if (const json* a = find(doc, "admin")) {
     cfg.admin = parse_admin(*a, "admin");
   }
+  cfg.http_io_threads = read_size(doc, "", "http_io_threads", cfg.http_io_threads);
   return cfg;
 }
 

@@ -17,6 +17,10 @@ using config_detail::in_quotes;
 using config_detail::join_key;
 using nlohmann::json;
 
+// More io threads than this is a typo, not a machine: each one holds a share of every route's
+// connections.
+constexpr std::size_t max_http_io_threads = 64;
+
 void require_positive(const std::string& key, std::int64_t value) {
   if (value <= 0) {
     throw config_error{key, "must be a positive integer, got " + std::to_string(value)};
@@ -236,6 +240,10 @@ void validate(const courier_config& cfg, secret_check need) {
     if (!names.insert(r.name).second) {
       throw config_error{join_key(path, "name"), "duplicate route name " + in_quotes(r.name)};
     }
+  }
+  if (cfg.http_io_threads > max_http_io_threads) {
+    throw config_error{"http_io_threads", "must be at most " + std::to_string(max_http_io_threads) +
+                                              ", got " + std::to_string(cfg.http_io_threads)};
   }
   if (cfg.admin.listen != "off" && !parse_listen_address(cfg.admin.listen)) {
     throw config_error{"admin.listen",

@@ -33,7 +33,14 @@ void check_header(const std::string& name, const std::string& value) {
 
 }  // namespace
 
-client::client(boost::asio::io_context& ioc, endpoint ep, client_settings s) {
+client::client(boost::asio::io_context& ioc, const endpoint& ep, const client_settings& s)
+    : client(std::vector<boost::asio::io_context*>{&ioc}, ep, s) {}
+
+client::client(const std::vector<boost::asio::io_context*>& contexts, const endpoint& ep,
+               const client_settings& s) {
+  if (contexts.empty()) {
+    throw std::invalid_argument("client needs at least one io_context");
+  }
   if (ep.scheme != "http" && ep.scheme != "https") {
     throw std::invalid_argument("unsupported scheme '" + ep.scheme + "'");
   }
@@ -51,7 +58,13 @@ client::client(boost::asio::io_context& ioc, endpoint ep, client_settings s) {
   if (ep.scheme == "https") {
     tls = make_tls_context(s.tls);
   }
-  pool_ = std::make_shared<connection_pool>(ioc, std::move(ep), std::move(s), std::move(tls));
+  const std::size_t shards = std::min(contexts.size(), s.max_connections);
+  pools_.reserve(shards);
+  for (std::size_t i = 0; i < shards; ++i) {
+    client_settings share = s;
+    share.max_connections = s.max_connections / shards + (i < s.max_connections % shards ? 1 : 0);
+    pools_.push_back(std::make_shared<connection_pool>(*contexts[i], ep, std::move(share), tls));
+  }
 }
 
 client::~client() { shutdown(); }
@@ -64,18 +77,49 @@ void client::post(request r, std::function<void(response)> on_done) {
   for (const auto& [name, value] : r.headers) {
     check_header(name, value);
   }
+  connection_pool& pool = least_loaded();
   auto msg = std::make_shared<wire_request>(
       // A braced list is evaluated in order: the head (which reads the body's size) first.
-      wire_request{request_head(pool_->target(), pool_->settings().user_agent, r),
-                   std::move(r.body)});
-  const auto deadline = std::chrono::steady_clock::now() + pool_->settings().timeout;
-  pool_->submit(exchange{std::move(msg), std::move(on_done), deadline});
+      wire_request{request_head(pool.target(), pool.settings().user_agent, r), std::move(r.body)});
+  const auto deadline = std::chrono::steady_clock::now() + pool.settings().timeout;
+  pool.submit(exchange{std::move(msg), std::move(on_done), deadline});
 }
 
-std::size_t client::connections_opened() const { return pool_->connections_opened(); }
+connection_pool& client::least_loaded() const {
+  // A handful of pools (one per io thread): a scan is cheaper than keeping them ordered. Ties
+  // go to the first, so a light load stays on one io thread and wakes no other.
+  connection_pool* best = pools_.front().get();
+  std::size_t least = best->outstanding();
+  for (std::size_t i = 1; i < pools_.size() && least > 0; ++i) {
+    const std::size_t load = pools_[i]->outstanding();
+    if (load < least) {
+      best = pools_[i].get();
+      least = load;
+    }
+  }
+  return *best;
+}
 
-std::size_t client::idle_connections() const { return pool_->idle_connections(); }
+std::size_t client::connections_opened() const {
+  std::size_t n = 0;
+  for (const auto& p : pools_) {
+    n += p->connections_opened();
+  }
+  return n;
+}
 
-void client::shutdown() { pool_->shutdown(); }
+std::size_t client::idle_connections() const {
+  std::size_t n = 0;
+  for (const auto& p : pools_) {
+    n += p->idle_connections();
+  }
+  return n;
+}
+
+void client::shutdown() {
+  for (const auto& p : pools_) {
+    p->shutdown();
+  }
+}
 
 }  // namespace courier::http

@@ -71,14 +71,19 @@ class client {
   // std::invalid_argument) for TLS settings that cannot work, std::invalid_argument for
   // other settings that cannot work (max_connections or timeout of zero). `ioc` must be run
   // by one thread (an io_runner with its default of one): the connections share no strand.
-  client(boost::asio::io_context& ioc, endpoint ep, client_settings s);
+  client(boost::asio::io_context& ioc, const endpoint& ep, const client_settings& s);
+  // The connections split over several io_contexts (io_threads), each run by one thread:
+  // max_connections in all, as evenly as they go (no more contexts are used than there are
+  // connections). Each request goes to the context with the fewest requests outstanding.
+  client(const std::vector<boost::asio::io_context*>& contexts, const endpoint& ep,
+         const client_settings& s);
   // Shuts down. Destroy the client before its io_context.
   ~client();
 
   client(const client&) = delete;
   client& operator=(const client&) = delete;
 
-  // Thread-safe. on_done runs on the io thread exactly once (unless the io_context is
+  // Thread-safe. on_done runs on an io thread exactly once (unless the io_context is
   // stopped first). Redirects are never followed: a 3xx is returned like any status.
   // Throws std::invalid_argument (and sends nothing) if a header name or value contains
   // CR, LF or NUL, which would let a value inject headers.
@@ -94,7 +99,9 @@ class client {
   void shutdown();
 
  private:
-  std::shared_ptr<connection_pool> pool_;
+  connection_pool& least_loaded() const;
+
+  std::vector<std::shared_ptr<connection_pool>> pools_;
 };
 
 }  // namespace courier::http

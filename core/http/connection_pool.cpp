@@ -35,6 +35,7 @@ connection_pool::connection_pool(net::io_context& ioc, endpoint ep, client_setti
       queue_timer_(ioc) {}
 
 void connection_pool::submit(exchange ex) {
+  outstanding_.fetch_add(1, std::memory_order_relaxed);
   std::shared_ptr<connection> conn;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -65,6 +66,7 @@ void connection_pool::submit(exchange ex) {
 }
 
 bool connection_pool::release(const std::shared_ptr<connection>& conn, bool reusable) {
+  outstanding_.fetch_sub(1, std::memory_order_relaxed);
   std::shared_ptr<connection> next_conn;
   exchange next;
   bool keep = false;
@@ -157,18 +159,21 @@ void connection_pool::on_queue_timer() {
       queue_.pop_front();
     }
   }
+  outstanding_.fetch_sub(expired.size(), std::memory_order_relaxed);
   for (auto& ex : expired) {
     response r;
     r.error = transport_error::timeout;
+    // Of this pool's share of the connections: all of them when it is the client's only one.
     r.error_message = "timed out after " + std::to_string(settings_.timeout.count()) +
                       " ms waiting for a free connection (all " +
-                      std::to_string(settings_.max_connections) + " busy)";
+                      std::to_string(settings_.max_connections) + " of this io thread busy)";
     ex.on_done(std::move(r));
   }
   arm_queue_timer();  // the next front, or the chain ends
 }
 
 void connection_pool::complete_later(exchange ex, response r) {
+  outstanding_.fetch_sub(1, std::memory_order_relaxed);
   net::post(ioc_, [on_done = std::move(ex.on_done), r = std::move(r)]() mutable {
     on_done(std::move(r));
   });

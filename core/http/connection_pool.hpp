@@ -32,6 +32,10 @@ class connection_pool : public std::enable_shared_from_this<connection_pool> {
 
   void submit(exchange ex);
 
+  // Exchanges submitted and not yet handed back (queued or on a connection): how loaded this
+  // pool is, for a client that spreads its requests over several pools.
+  std::size_t outstanding() const { return outstanding_.load(std::memory_order_relaxed); }
+
   // Called by `conn` on the io thread when its exchange is done, before the caller's on_done
   // runs, so that the next request of a sequential caller finds the connection idle.
   // Returns whether the connection stays open (idle or with the next queued request).
@@ -62,6 +66,7 @@ class connection_pool : public std::enable_shared_from_this<connection_pool> {
   const client_settings settings_;
   const std::shared_ptr<boost::asio::ssl::context> tls_;
   std::atomic<std::size_t> opened_{0};
+  std::atomic<std::size_t> outstanding_{0};
 
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<connection>> idle_;

@@ -26,7 +26,7 @@ TEST(EndpointFailures,
   s.route().hmac_secret = "the-rotated-secret";  // the receiver still checks test_secret()
   s.seed(100);
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return m.breaker_trips.load() >= 1; }, 30s))
       << "401s: " << s.receiver->snapshot().fail_401;
@@ -55,7 +55,7 @@ TEST(EndpointFailures,
   constexpr std::size_t n = 200;
   s.seed(n);
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return m.breaker_trips.load() >= 1; }, 30s));
   // Up to the run's threshold, plus what was in flight when it was reached, plus one probe per
@@ -94,7 +94,7 @@ TEST(EndpointFailures,
   constexpr std::size_t n = 50;
   s.seed(n);
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const topology::admin_endpoints endpoints{sys, p};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(

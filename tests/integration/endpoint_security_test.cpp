@@ -42,7 +42,7 @@ TEST(EndpointSecurity, DeliversEveryRecordOverVerifiedHttpsAndCommitsThem) {
   s.route().http.max_connections = 4;
   s.seed(100);
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 100; }, 60s))
       << "delivered: " << s.receiver->snapshot().ok;
@@ -75,7 +75,7 @@ TEST(EndpointSecurity, ACertificateThatDoesNotVerifyEndsAsTlsAndLosesNoRecord) {
     constexpr std::size_t n = 5;
     s.seed(n);
     caf::actor_system sys{s.sys_cfg};
-    topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+    topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
     const auto& m = *p.routes().front().metrics;
     ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= n; }, 60s))
         << "dead-lettered: " << m.dead_lettered.load();
@@ -98,7 +98,7 @@ TEST(EndpointSecurity, ALoopbackEndpointIsRefusedHeldAndFlaggedUnlessTheRouteAll
   s.route().breaker.open_timeout = 300ms;
   s.seed(20);
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const topology::admin_endpoints endpoints{sys, p};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(
@@ -128,7 +128,7 @@ TEST(EndpointSecurity, ALoopbackEndpointDeliversWhenTheRouteAllowsPrivateTargets
   ASSERT_TRUE(s.route().allow_private_targets);
   s.seed(20);
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 20; }, 30s));
   p.stop();

@@ -22,7 +22,7 @@ TEST(HeadOfLine, AFailingHeadMovesToATierSoTheCommittedOffsetKeepsUp) {
   s.receiver->set_key_rule("brew.shipments.v1:0:0", mock::key_rule{503, -1});
   s.seed(300);
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const auto& m = *p.routes().front().metrics;
 
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 299; }, 60s))

@@ -58,7 +58,7 @@ TEST(LogSampling, EveryRejectedRecordIsDeadLetteredButTheLogHoldsASampleOfTheLin
   const auto started = std::chrono::steady_clock::now();
   {
     caf::actor_system sys{s.sys_cfg};
-    topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 2s, 3}};
+    topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
     const auto& m = *p.routes().front().metrics;
     ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= n; }, 60s))
         << "dead-lettered " << m.dead_lettered.load();

@@ -136,7 +136,7 @@ TEST(Pipeline, CommitsOnlyDeliveredOffsetsSoARestartSkipsNothingUndelivered) {
   s.seed(200);
   {
     caf::actor_system sys{s.sys_cfg};
-    topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 500ms, 3}};
+    topology::pipeline p{sys, s.cfg, topology::pipeline_options{500ms, 3}};
     ASSERT_TRUE(wait_until(
         [&] {
           const auto st = s.receiver->snapshot();

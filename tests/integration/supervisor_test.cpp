@@ -17,7 +17,7 @@ TEST(Supervisor, ReportsTheFirstActorThatDiesByNameAndReason) {
   stand s{1};
   s.seed(20);
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 1s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1s, 3}};
   topology::supervisor sup{sys, p};
   ASSERT_EQ(p.actors().size(), 5U) << "the router and four actors per route";
   caf::anon_send_exit(p.routes().front().breaker, caf::exit_reason::kill);
@@ -31,7 +31,7 @@ TEST(Supervisor, ReportsTheFirstActorThatDiesByNameAndReason) {
 TEST(Supervisor, ReturnsTheSignalOfAStopRequestWhileEveryActorIsUp) {
   stand s{1};
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 1s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1s, 3}};
   topology::supervisor sup{sys, p};
   caf::anon_send(sup.handle(), actors::stop_atom::value, 15);
   const auto cause = sup.wait();
@@ -43,7 +43,7 @@ TEST(Supervisor, ReturnsTheSignalOfAStopRequestWhileEveryActorIsUp) {
 TEST(Supervisor, WaitForReturnsNothingWhileEveryActorIsUpAndTheDeathOnceOneDies) {
   stand s{1};
   caf::actor_system sys{s.sys_cfg};
-  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1, 1s, 3}};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1s, 3}};
   topology::supervisor sup{sys, p};
   EXPECT_FALSE(sup.wait_for(10ms).has_value()) << "every actor is up, nobody asked to stop";
   caf::anon_send_exit(p.routes().front().delivery, caf::exit_reason::kill);

@@ -129,7 +129,7 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   caf::actor_system_config sys_cfg;
   actors::configure_actor_system(sys_cfg);
   caf::actor_system system{sys_cfg};
-  topology::pipeline p{system, cfg, topology::pipeline_options{1, 10s, 1}};
+  topology::pipeline p{system, cfg, topology::pipeline_options{10s, 1}};
 
   // Backlog: from the first receipt to the last.
   const bool first = wait_for([&] { return receiver.snapshot().ok > 0; }, 60s);

@@ -331,6 +331,21 @@ TEST(Config, ReadsAndBoundsTheHeaderCap) {
   EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].http.max_header_bytes");
 }
 
+TEST(Config, ReadsAndBoundsTheHttpIoThreads) {
+  json doc = doc_with_route(minimal_route());
+  EXPECT_EQ(parse_config(doc).http_io_threads, courier_config{}.http_io_threads);
+  doc["http_io_threads"] = 4;
+  EXPECT_EQ(parse_config(doc).http_io_threads, 4U);
+  doc["http_io_threads"] = 0;
+  EXPECT_EQ(parse_error_of(doc).key(), "http_io_threads");
+  doc["http_io_threads"] = "2";
+  EXPECT_EQ(parse_error_of(doc).key(), "http_io_threads");
+  doc["http_io_threads"] = 65;
+  const config_error e = validate_error_of(doc);
+  EXPECT_EQ(e.key(), "http_io_threads");
+  EXPECT_THAT(e.problem(), HasSubstr("at most 64"));
+}
+
 TEST(Config, RequiresAtLeastOneRoute) {
   EXPECT_EQ(validate_error_of(json::object()).key(), "routes");
   EXPECT_EQ(validate_error_of({{"routes", json::array()}}).key(), "routes");

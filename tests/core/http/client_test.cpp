@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
@@ -15,6 +18,7 @@
 
 #include "core/http/endpoint.hpp"
 #include "core/http/io_runner.hpp"
+#include "core/http/io_threads.hpp"
 #include "mock_webhook/server.hpp"
 #include "tests/support/response_waiter.hpp"
 #include "tests/core/http/scripted_server.hpp"
@@ -80,6 +84,71 @@ TEST(HttpClient, NeverOpensMoreThanMaxConnectionsAndQueuesTheRest) {
   EXPECT_EQ(c.connections_opened(), 4U);
   EXPECT_EQ(c.idle_connections(), 4U);
   EXPECT_EQ(partner.snapshot().ok, 50U);
+}
+
+// Every answer of `count` posts, with the threads their callbacks ran on.
+struct threads_seen {
+  response_waiter waiter;
+  std::mutex mutex;
+  std::set<std::thread::id> ids;
+
+  void post_all(client& c, int count) {
+    for (int i = 0; i < count; ++i) {
+      c.post(delivery("{}", "t:0:" + std::to_string(i)), [this](response r) {
+        {
+          const std::lock_guard<std::mutex> lock(mutex);
+          ids.insert(std::this_thread::get_id());
+        }
+        waiter.callback()(std::move(r));
+      });
+    }
+  }
+};
+
+TEST(HttpClient, SplitsItsConnectionsOverSeveralIoThreads) {
+  mock::server_settings settings;
+  settings.initial.latency = 20ms;
+  mock::server partner{settings};
+  partner.start();
+  io_threads io{3};
+  // 5 connections over 3 io threads: 2, 2 and 1, never more in all.
+  client c(io.contexts(), parse_endpoint(partner.url()), quick(/*max_connections=*/5));
+  threads_seen seen;
+  seen.post_all(c, 60);
+  ASSERT_TRUE(seen.waiter.wait_for(60));
+  for (const auto& r : seen.waiter.responses()) {
+    EXPECT_EQ(r.status, 200) << r.error_message;
+  }
+  EXPECT_EQ(c.connections_opened(), 5U);
+  EXPECT_EQ(c.idle_connections(), 5U);
+  EXPECT_EQ(partner.snapshot().ok, 60U);
+  // 60 posted at once go to the least loaded thread each time: every thread got some.
+  EXPECT_EQ(seen.ids.size(), 3U);
+  c.shutdown();
+  io.stop();
+}
+
+TEST(HttpClient, UsesNoMoreIoThreadsThanItHasConnections) {
+  mock::server partner{mock::server_settings{}};
+  partner.start();
+  io_threads io{3};
+  client c(io.contexts(), parse_endpoint(partner.url()), quick(/*max_connections=*/1));
+  threads_seen seen;
+  seen.post_all(c, 20);
+  ASSERT_TRUE(seen.waiter.wait_for(20));
+  for (const auto& r : seen.waiter.responses()) {
+    EXPECT_EQ(r.status, 200) << r.error_message;
+  }
+  EXPECT_EQ(c.connections_opened(), 1U);
+  EXPECT_EQ(seen.ids.size(), 1U);
+  c.shutdown();
+  io.stop();
+}
+
+TEST(HttpClient, NeedsAnIoContext) {
+  EXPECT_THROW(client(std::vector<boost::asio::io_context*>{},
+                      parse_endpoint("http://127.0.0.1:1/hook"), quick()),
+               std::invalid_argument);
 }
 
 TEST(HttpClient, TimesOutWhenTheServerNeverAnswers) {
