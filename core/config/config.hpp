@@ -132,7 +132,7 @@ struct courier_config {
   admin_config admin;
   // Threads that run the HTTP clients of every route; each route's connections are split
   // between them (http::io_threads), 1..64.
-  std::size_t http_io_threads = 2;
+  std::size_t http_io_threads = 1;
 };
 
 // A parsed admin.listen value.

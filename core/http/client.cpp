@@ -77,7 +77,7 @@ void client::post(request r, std::function<void(response)> on_done) {
   for (const auto& [name, value] : r.headers) {
     check_header(name, value);
   }
-  connection_pool& pool = least_loaded();
+  connection_pool& pool = pick_pool();
   auto msg = std::make_shared<wire_request>(
       // A braced list is evaluated in order: the head (which reads the body's size) first.
       wire_request{request_head(pool.target(), pool.settings().user_agent, r), std::move(r.body)});
@@ -85,16 +85,18 @@ void client::post(request r, std::function<void(response)> on_done) {
   pool.submit(exchange{std::move(msg), std::move(on_done), deadline});
 }
 
-connection_pool& client::least_loaded() const {
-  // A handful of pools (one per io thread): a scan is cheaper than keeping them ordered. Ties
-  // go to the first, so a light load stays on one io thread and wakes no other.
+connection_pool& client::pick_pool() const {
+  // A handful of pools (one per io thread), so a scan. Each exchange outstanding holds a
+  // connection or waits for one, so fewer than the pool's connections means one is free.
+  for (const auto& p : pools_) {
+    if (p->outstanding() < p->settings().max_connections) {
+      return *p;
+    }
+  }
   connection_pool* best = pools_.front().get();
-  std::size_t least = best->outstanding();
-  for (std::size_t i = 1; i < pools_.size() && least > 0; ++i) {
-    const std::size_t load = pools_[i]->outstanding();
-    if (load < least) {
-      best = pools_[i].get();
-      least = load;
+  for (const auto& p : pools_) {
+    if (p->outstanding() < best->outstanding()) {
+      best = p.get();
     }
   }
   return *best;

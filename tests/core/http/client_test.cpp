@@ -122,8 +122,34 @@ TEST(HttpClient, SplitsItsConnectionsOverSeveralIoThreads) {
   EXPECT_EQ(c.connections_opened(), 5U);
   EXPECT_EQ(c.idle_connections(), 5U);
   EXPECT_EQ(partner.snapshot().ok, 60U);
-  // 60 posted at once go to the least loaded thread each time: every thread got some.
+  // 60 posted at once fill the first share, then the next: every thread got some.
   EXPECT_EQ(seen.ids.size(), 3U);
+  c.shutdown();
+  io.stop();
+}
+
+TEST(HttpClient, KeepsALoadThatFitsTheFirstShareOnOneIoThread) {
+  mock::server_settings settings;
+  settings.initial.latency = 50ms;
+  mock::server partner{settings};
+  partner.start();
+  io_threads io{2};
+  // 8 connections over 2 io threads, 4 each; 4 at a time fit the first share. Spread evenly
+  // they would wake both threads for two requests each.
+  client c(io.contexts(), parse_endpoint(partner.url()), quick(/*max_connections=*/8));
+  threads_seen seen;
+  seen.post_all(c, 4);
+  ASSERT_TRUE(seen.waiter.wait_for(4));
+  EXPECT_EQ(c.connections_opened(), 4U);
+  EXPECT_EQ(seen.ids.size(), 1U);
+  // Five at once do not fit it: the fifth goes to the other thread.
+  seen.post_all(c, 5);
+  ASSERT_TRUE(seen.waiter.wait_for(9));
+  for (const auto& r : seen.waiter.responses()) {
+    EXPECT_EQ(r.status, 200) << r.error_message;
+  }
+  EXPECT_EQ(c.connections_opened(), 5U);
+  EXPECT_EQ(seen.ids.size(), 2U);
   c.shutdown();
   io.stop();
 }
