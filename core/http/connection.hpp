@@ -27,8 +27,8 @@ class connection_pool;
 // One keep-alive connection of the pool, in the style of Beast's async client example: owned
 // through shared_from_this while an operation is pending, one on_<step> per async step.
 //
-// The io_context is run by one thread (io_runner's default, what courier runs), so every
-// handler of every connection runs on it one at a time: no strand, and the socket, resolver
+// The io_context is run by one thread (an io_runner of one, or each of io_threads'), so
+// every handler of every connection runs on it one at a time: no strand, and the socket, resolver
 // and timer use the io_context's own executor rather than a type-erased one. start() and
 // abort() may be called from any thread; they post to that one.
 //

@@ -31,6 +31,7 @@
 #   BENCH_VALUE_BYTES the record value's size in bytes, also wrk's body (default 256)
 #   BENCH_KAFKA_PROPERTIES  a JSON object of librdkafka properties for courier's kafka.properties
 #                     (default {}), e.g. '{"queued.max.messages.kbytes": "65536"}'
+#   BENCH_HTTP_IO_THREADS   courier's http_io_threads (default: courier's default)
 #   BENCH_WRK_THREADS wrk's threads (default 1: nginx's one worker has the other core)
 #   BENCH_RUN_TIMEOUT seconds one courier run may take before it counts as failed (default 120)
 #   BENCH_THREADS     when set, each run also prints courier's CPU by thread name (stderr)
