@@ -79,7 +79,9 @@ int run_service(const courier_config& cfg) {
     sigwait(&stop_signals, &sig);
     relay.stop(sig);
   }};
-  log::info("courier starting", {{"brokers", cfg.kafka.brokers}, {"routes", cfg.routes.size()}});
+  log::info("courier starting", {{"brokers", cfg.kafka.brokers},
+                                 {"routes", cfg.routes.size()},
+                                 {"http_io_threads", cfg.http_io_threads}});
   // Joined on every way out of this function.
   struct joiner {
     std::thread& t;
