@@ -63,7 +63,8 @@ client::client(const std::vector<boost::asio::io_context*>& contexts, const endp
   for (std::size_t i = 0; i < shards; ++i) {
     client_settings share = s;
     share.max_connections = s.max_connections / shards + (i < s.max_connections % shards ? 1 : 0);
-    pools_.push_back(std::make_shared<connection_pool>(*contexts[i], ep, std::move(share), tls));
+    pools_.push_back(std::make_shared<connection_pool>(*contexts[i], ep, std::move(share), tls,
+                                                       s.max_connections));
   }
 }
 

@@ -27,11 +27,13 @@ response shut_down_response() {
 }  // namespace
 
 connection_pool::connection_pool(net::io_context& ioc, endpoint ep, client_settings s,
-                                 std::shared_ptr<net::ssl::context> tls)
+                                 std::shared_ptr<net::ssl::context> tls,
+                                 std::size_t client_connections)
     : ioc_(ioc),
       endpoint_(std::move(ep)),
       settings_(std::move(s)),
       tls_(std::move(tls)),
+      client_connections_(client_connections),
       queue_timer_(ioc) {}
 
 void connection_pool::submit(exchange ex) {
@@ -163,10 +165,9 @@ void connection_pool::on_queue_timer() {
   for (auto& ex : expired) {
     response r;
     r.error = transport_error::timeout;
-    // Of this pool's share of the connections: all of them when it is the client's only one.
     r.error_message = "timed out after " + std::to_string(settings_.timeout.count()) +
                       " ms waiting for a free connection (all " +
-                      std::to_string(settings_.max_connections) + " of this io thread busy)";
+                      std::to_string(client_connections_) + " busy)";
     ex.on_done(std::move(r));
   }
   arm_queue_timer();  // the next front, or the chain ends

@@ -26,9 +26,11 @@ class connection;
 // requests that find every connection busy. Connections hold it alive while they run.
 class connection_pool : public std::enable_shared_from_this<connection_pool> {
  public:
-  // `tls` is the endpoint's context when it is https://, null for http://.
+  // `tls` is the endpoint's context when it is https://, null for http://. `s` holds this
+  // pool's share of the client's connections; `client_connections` is the client's total, for
+  // errors (a request queues only when every pool of its client is full).
   connection_pool(boost::asio::io_context& ioc, endpoint ep, client_settings s,
-                  std::shared_ptr<boost::asio::ssl::context> tls);
+                  std::shared_ptr<boost::asio::ssl::context> tls, std::size_t client_connections);
 
   void submit(exchange ex);
 
@@ -65,6 +67,7 @@ class connection_pool : public std::enable_shared_from_this<connection_pool> {
   const endpoint endpoint_;
   const client_settings settings_;
   const std::shared_ptr<boost::asio::ssl::context> tls_;
+  const std::size_t client_connections_;
   std::atomic<std::size_t> opened_{0};
   std::atomic<std::size_t> outstanding_{0};
 

@@ -103,6 +103,12 @@ struct threads_seen {
       });
     }
   }
+
+  void expect_all_delivered() const {
+    for (const auto& r : waiter.responses()) {
+      EXPECT_EQ(r.status, 200) << r.error_message;
+    }
+  }
 };
 
 TEST(HttpClient, SplitsItsConnectionsOverSeveralIoThreads) {
@@ -116,9 +122,7 @@ TEST(HttpClient, SplitsItsConnectionsOverSeveralIoThreads) {
   threads_seen seen;
   seen.post_all(c, 60);
   ASSERT_TRUE(seen.waiter.wait_for(60));
-  for (const auto& r : seen.waiter.responses()) {
-    EXPECT_EQ(r.status, 200) << r.error_message;
-  }
+  seen.expect_all_delivered();
   EXPECT_EQ(c.connections_opened(), 5U);
   EXPECT_EQ(c.idle_connections(), 5U);
   EXPECT_EQ(partner.snapshot().ok, 60U);
@@ -145,9 +149,7 @@ TEST(HttpClient, KeepsALoadThatFitsTheFirstShareOnOneIoThread) {
   // Five at once do not fit it: the fifth goes to the other thread.
   seen.post_all(c, 5);
   ASSERT_TRUE(seen.waiter.wait_for(9));
-  for (const auto& r : seen.waiter.responses()) {
-    EXPECT_EQ(r.status, 200) << r.error_message;
-  }
+  seen.expect_all_delivered();
   EXPECT_EQ(c.connections_opened(), 5U);
   EXPECT_EQ(seen.ids.size(), 2U);
   c.shutdown();
@@ -162,9 +164,7 @@ TEST(HttpClient, UsesNoMoreIoThreadsThanItHasConnections) {
   threads_seen seen;
   seen.post_all(c, 20);
   ASSERT_TRUE(seen.waiter.wait_for(20));
-  for (const auto& r : seen.waiter.responses()) {
-    EXPECT_EQ(r.status, 200) << r.error_message;
-  }
+  seen.expect_all_delivered();
   EXPECT_EQ(c.connections_opened(), 1U);
   EXPECT_EQ(seen.ids.size(), 1U);
   c.shutdown();
@@ -226,6 +226,29 @@ TEST(HttpClient, EveryQueuedRequestEndsAtItsOwnDeadlineUnderOneQueueTimer) {
   // so only the last of them surely ends in the queue; usually all three do.
   EXPECT_GE(queued, 1U) << "the queue timer ended none of the queued requests";
   EXPECT_LE(queued, 3U);
+}
+
+TEST(HttpClient, AQueueTimeoutNamesAllTheClientsConnectionsOverItsIoThreads) {
+  silent_listener silent;
+  io_threads io{2};
+  // One connection on each thread; the other four requests queue, since both are busy.
+  client c(io.contexts(), parse_endpoint(silent.url()), quick(2, 300ms));
+  response_waiter waiter;
+  for (const char* key : {"a", "b", "c", "d", "e", "f"}) {
+    c.post(delivery("{}", key), waiter.callback());
+  }
+  ASSERT_TRUE(waiter.wait_for(6, 5s));
+  std::size_t queued = 0;
+  for (const auto& r : waiter.responses()) {
+    EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+    if (r.error_message.find("waiting for a free connection") != std::string::npos) {
+      ++queued;
+      EXPECT_THAT(r.error_message, HasSubstr("(all 2 busy)"));
+    }
+  }
+  EXPECT_GE(queued, 1U) << "no request ended in the queue";
+  c.shutdown();
+  io.stop();
 }
 
 TEST(HttpClient, RefusedConnectionIsAConnectError) {
