@@ -89,18 +89,17 @@ void client::post(request r, std::function<void(response)> on_done) {
 connection_pool& client::pick_pool() const {
   // A handful of pools (one per io thread), so a scan. Each exchange outstanding holds a
   // connection or waits for one, so fewer than the pool's connections means one is free.
+  connection_pool* least = nullptr;
   for (const auto& p : pools_) {
-    if (p->outstanding() < p->settings().max_connections) {
+    const std::size_t load = p->outstanding();
+    if (load < p->settings().max_connections) {
       return *p;
     }
-  }
-  connection_pool* best = pools_.front().get();
-  for (const auto& p : pools_) {
-    if (p->outstanding() < best->outstanding()) {
-      best = p.get();
+    if (least == nullptr || load < least->outstanding()) {
+      least = p.get();
     }
   }
-  return *best;
+  return *least;
 }
 
 std::size_t client::connections_opened() const {
