@@ -64,7 +64,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
         s.core->complete(partition_id{o.topic, o.partition}, o.offset, to_completion(o.kind), now);
       }
       publish(self);
-      if (s.waiting_for_room && s.core->room() > 0) {
+      if (s.waiting_for_room && s.core->refill_due()) {
         s.waiting_for_room = false;
         self->send(self, poll_atom::value);
       }

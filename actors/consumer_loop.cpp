@@ -118,14 +118,18 @@ void check_drained(self_ptr self) {
 
 void poll_turn(self_ptr self) {
   auto& st = self->state;
-  st.core->release_overflow();
-  const auto free = st.core->room();
-  if (free > 0) {
-    st.waiting_for_room = false;
-    poll_into_core(self, std::chrono::milliseconds{50},
-                   std::min(free, st.settings.max_records_per_poll));
-    self->send(self, poll_atom::value);
-    return;
+  if (st.core->refill_due()) {
+    st.core->release_overflow();
+    if (const auto free = st.core->room(); free > 0) {
+      st.waiting_for_room = false;
+      poll_into_core(self, std::chrono::milliseconds{50},
+                     std::min(free, st.settings.max_records_per_poll));
+      self->send(self, poll_atom::value);
+      return;
+    }
+    // The overflow filled the room: what it released goes out now, not with the next event
+    // (there may be none: the records just released can be the only ones outstanding).
+    publish(self);
   }
   // While draining every partition is paused, so polling takes no records: poll often then,
   // because the group waits for this member in a rebalance, and only poll() serves it.

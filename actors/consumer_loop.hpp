@@ -28,9 +28,9 @@ void close_consumer(self_ptr self);
 // Draining and nothing handed out any more: close.
 void check_drained(self_ptr self);
 
-// One turn of the poll loop. The loop keeps itself going while there is room; a full route
-// stops it until an outcome frees room, with a rare idle poll in between (its record waits in
-// the core's overflow).
+// One turn of the poll loop. The loop keeps itself going while a refill is due; a full route
+// stops it until outcomes free room for one (consumer_core::refill_due), with a rare idle poll
+// in between (its record waits in the core's overflow).
 void poll_turn(self_ptr self);
 
 // librdkafka's rebalance callbacks (they run inside poll).

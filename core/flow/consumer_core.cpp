@@ -208,6 +208,11 @@ std::size_t consumer_core::room() const {
   return settings_.max_in_flight > out ? settings_.max_in_flight - out : 0;
 }
 
+std::size_t consumer_core::refill_batch() const {
+  constexpr std::size_t refill_fraction = 32;
+  return std::max<std::size_t>(1, settings_.max_in_flight / refill_fraction);
+}
+
 std::vector<partition_id> consumer_core::assignment() const {
   std::vector<partition_id> out;
   out.reserve(book_.size());

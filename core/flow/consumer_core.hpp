@@ -88,7 +88,7 @@ struct consumer_core_counts {
 // (`outstanding`) + held in the due gate + held in overflow. The route's bound applies to the
 // records handed out; overflow holds what was fetched while the route was full, so a full
 // route never pauses a partition (a pause drops librdkafka's prefetch and a resume waits for a
-// refetch): the caller simply polls rarely while room() is 0. librdkafka's own prefetch,
+// refetch): the caller simply polls rarely until a refill is due. librdkafka's own prefetch,
 // bounded by queued.max.messages.kbytes, is the byte budget.
 //
 // A backend (an interface rather than a template parameter): the core is compiled once, in
@@ -141,6 +141,12 @@ class consumer_core {
   void store_all();
 
   std::size_t room() const;
+  // Whether the caller should take records now: room for a refill (max_in_flight / 32, at least
+  // one record). A full route then refills in batches as outcomes free room, instead of one
+  // poll, one message to the pool and one wake of each thread on the way per outcome; at most
+  // a thirty-second of the bound stays unused while the route is full.
+  bool refill_due() const { return room() >= refill_batch(); }
+  std::size_t refill_batch() const;
   std::size_t outstanding() const;  // handed to the delivery pool, not finished
   std::size_t in_flight() const;    // outstanding + gated + overflow
   std::size_t paused_count() const { return pauses_.paused_count(); }

@@ -97,6 +97,43 @@ TEST(ConsumerCore, DispatchesWhileTheRouteHasRoomAndKeepsTheRestInOverflowInOrde
       << "behind the overflow, even with room";
 }
 
+TEST(ConsumerCore, AFullRouteIsDueARefillOnlyOnceAThirtySecondOfItsBoundIsFree) {
+  fake_io io;
+  consumer_core core{bounded(320), io};
+  core.assign({p0}, 0);
+  EXPECT_EQ(core.refill_batch(), 10U);
+  EXPECT_TRUE(core.refill_due()) << "an empty route";
+  for (std::int64_t o = 0; o < 320; ++o) {
+    ASSERT_EQ(core.take(rec(p0, o), 0), consumer_core::intake::dispatched);
+  }
+  EXPECT_FALSE(core.refill_due());
+  for (std::int64_t o = 0; o < 9; ++o) {
+    ASSERT_TRUE(core.complete(p0, o, completion::delivered, 0));
+  }
+  EXPECT_EQ(core.room(), 9U);
+  EXPECT_FALSE(core.refill_due()) << "room, but less than a refill";
+  ASSERT_TRUE(core.complete(p0, 9, completion::delivered, 0));
+  EXPECT_TRUE(core.refill_due());
+  EXPECT_EQ(core.take(rec(p0, 320), 0), consumer_core::intake::dispatched)
+      << "what is taken with room is handed out, due or not";
+  EXPECT_FALSE(core.refill_due());
+}
+
+TEST(ConsumerCore, ASmallRouteIsDueARefillAsSoonAsOneRecordIsFree) {
+  for (const std::size_t bound : {1U, 2U, 31U}) {
+    fake_io io;
+    consumer_core core{bounded(bound), io};
+    core.assign({p0}, 0);
+    EXPECT_EQ(core.refill_batch(), 1U) << bound;
+    for (std::int64_t o = 0; o < static_cast<std::int64_t>(bound); ++o) {
+      core.take(rec(p0, o), 0);
+    }
+    EXPECT_FALSE(core.refill_due()) << bound;
+    core.complete(p0, 0, completion::delivered, 0);
+    EXPECT_TRUE(core.refill_due()) << bound;
+  }
+}
+
 TEST(ConsumerCore, StoresTheLowestOffsetStillInFlightAsRecordsCompleteOutOfOrder) {
   fake_io io;
   consumer_core core{bounded(10), io};
