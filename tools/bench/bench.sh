@@ -119,12 +119,17 @@ LUA
 results=$bench_work/results.txt
 : >"$results"
 
-run_wrk() {  # run_wrk LATENCY_MS CONNECTIONS: prints requests/s
+# run_wrk LATENCY_MS CONNECTIONS: prints "requests/s mean_latency_ms" (wrk's mean latency of a
+# request at that many connections: what the receiver really takes per round trip under that
+# load, which the Little bound's nominal latency leaves out), or "0 0" when wrk failed.
+run_wrk() {
   local out
   out=$(timeout $((wrk_seconds + 30)) wrk -t"$wrk_threads" -c"$2" -d"${wrk_seconds}s" --timeout 5s \
-          -s "$bench_work/wrk.lua" "$(bench_url "$1")" 2>&1) || { echo "$out" >&2; echo 0; return; }
+          -s "$bench_work/wrk.lua" "$(bench_url "$1")" 2>&1) || { echo "$out" >&2; echo "0 0"; return; }
   grep -q 'Non-2xx\|Socket errors' <<<"$out" && note "wrk: $(grep 'Non-2xx\|Socket errors' <<<"$out" | tr -s ' ')"
-  awk '/^Requests\/sec:/ { print $2 }' <<<"$out"
+  awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v + 0 }
+       /^ +Latency / { lat = ms($2) } /^Requests\/sec:/ { rps = $2 }
+       END { printf "%s %.3f\n", (rps == "" ? 0 : rps), lat }' <<<"$out"
 }
 
 # run_courier LATENCY_MS MAX_IN_FLIGHT PARTITIONS N GROUP: prints
@@ -178,10 +183,14 @@ for ((rep = 1; rep <= repeats; rep++)); do
     IFS=: read -r l f p <<<"$c"
     n=$(records_for "$l" "$f")
     w=$(run_wrk "$l" "$f")
+    ticks=$(bench_cpu_ticks)
     r=$(run_courier "$l" "$f" "$p" "$n" "bench-$$-${l}-${f}-${p}-r$rep")
+    # The share of the machine a hypervisor took during courier's run: a run with much of it
+    # measured the neighbours as much as courier.
+    steal=$(bench_cpu_share "$ticks" | sed -E 's/.*steal ([0-9]+)%.*/\1/')
     load=$(bench_loadavg)
-    echo "$c $rep $n ${w:-0} $r ${load%% *}" >>"$results"
-    note "repeat $rep, ${l} ms / $f in flight / $p partitions, N $n: wrk ${w:-0}/s, courier $r (rate/s start->Nth_s cpu_us/delivery rss_MiB non200); load $load"
+    echo "$c $rep $n ${w:-0 0} $steal $r ${load%% *}" >>"$results"
+    note "repeat $rep, ${l} ms / $f in flight / $p partitions, N $n: wrk ${w:-0 0} (req/s mean_latency_ms), courier $r (rate/s start->Nth_s cpu_us/delivery rss_MiB non200); steal $steal%; load $load"
   done
 done
 load_end=$(bench_loadavg)
@@ -195,13 +204,16 @@ awk -v cases="${cases[*]}" '
   function med(a, k) { sortn(a, k); return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
   function stat(s, fmt,   a, k, m) { k = split(s, a, " "); if (k == 0) return "-"; m = sprintf(fmt, med(a, k)); return m " [" sprintf(fmt, a[1]) "-" sprintf(fmt, a[k]) "]" }
   function stat1(s, fmt,   a, k) { k = split(s, a, " "); if (k == 0) return "-"; return sprintf(fmt, med(a, k)) }
-  { c = $1; runs[c]++; N[c] = $3; wrk[c] = wrk[c] " " $4; load[c] = load[c] " " $NF
-    if ($5 == "fail") { fails[c]++; next }
-    rate[c] = rate[c] " " $5; whole[c] = whole[c] " " $6; cpu[c] = cpu[c] " " $7; rss[c] = rss[c] " " $8
-    bad[c] += $9; if ($4 > 0) xw[c] = xw[c] " " $5 / $4
-    split(c, q, ":"); if (q[1] > 0) xl[c] = xl[c] " " $5 / (q[2] / (q[1] / 1000)) }
+  # A line: case repeat N wrk_rps wrk_latency_ms steal_% (rate whole cpu rss non200 | fail) load.
+  { c = $1; runs[c]++; N[c] = $3; wrk[c] = wrk[c] " " $4; steal[c] = steal[c] " " $6; load[c] = load[c] " " $NF
+    split(c, q, ":"); if (q[1] > 0 && $5 > 0) rx[c] = rx[c] " " $5
+    if ($7 == "fail") { fails[c]++; next }
+    rate[c] = rate[c] " " $7; whole[c] = whole[c] " " $8; cpu[c] = cpu[c] " " $9; rss[c] = rss[c] " " $10
+    bad[c] += $11; if ($4 > 0) xw[c] = xw[c] " " $7 / $4
+    if (q[1] > 0) xl[c] = xl[c] " " $7 / (q[2] / (q[1] / 1000))
+    if (q[1] > 0 && $5 > 0) xr[c] = xr[c] " " $7 / (q[2] / ($5 / 1000)) }
   END {
-    printf "%-16s %7s %-24s %-24s %7s %-16s %-16s %-18s %-17s %-13s %-16s %s\n", "case", "N", "deliveries/s", "wrk req/s (ceiling)", "Little", "x wrk", "x Little", "CPU us/delivery", "peak RSS MiB", "start->Nth s", "load 1 min", "targets"
+    printf "%-16s %7s %-24s %-24s %7s %-16s %-16s %-18s %-17s %-13s %-16s %-10s %s\n", "case", "N", "deliveries/s", "wrk req/s (ceiling)", "Little", "x wrk", "x Little", "CPU us/delivery", "peak RSS MiB", "start->Nth s", "load 1 min", "steal %", "targets"
     k = split(cases, list, " ")
     for (i = 1; i <= k; i++) {
       c = list[i]; if (c in seen) continue; seen[c] = 1; split(c, q, ":")
@@ -217,11 +229,13 @@ awk -v cases="${cases[*]}" '
         } else {
           ml = stat1(xl[c], "%.3f") + 0
           t = t "rate " (ml >= 0.9 ? "met" : "MISSED") " (>= 0.9 x Little)"
+          # The bound at the latency the receiver really had under wrk at these connections.
+          if (rx[c] != "") t = t "; receiver " stat(rx[c], "%.1f") " ms under wrk, x Little at that " stat(xr[c], "%.2f")
         }
       }
-      printf "%-16s %7d %-24s %-24s %7s %-16s %-16s %-18s %-17s %-13s %-16s %s\n", label, N[c],
+      printf "%-16s %7d %-24s %-24s %7s %-16s %-16s %-18s %-17s %-13s %-16s %-10s %s\n", label, N[c],
              stat(rate[c], "%.0f"), stat(wrk[c], "%.0f"), little, stat(xw[c], "%.2f"),
              (q[1] > 0 ? stat(xl[c], "%.2f") : "-"), stat(cpu[c], "%.1f"), stat(rss[c], "%.0f"),
-             stat(whole[c], "%.1f"), stat(load[c], "%.2f"), t
+             stat(whole[c], "%.1f"), stat(load[c], "%.2f"), stat(steal[c], "%d"), t
     }
   }' "$results"
