@@ -54,7 +54,9 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
       {"statistics.interval.ms", "5000"},
       // The prefetch is courier's largest memory: with librdkafka's 64 MiB, 1,024 records in
       // flight of 1 KiB peaked at 116-133 MiB RSS; with 32 MiB at 68-84 MiB and delivered no
-      // slower (16 MiB was slower). docs/performance.md has the A/B.
+      // slower (16 MiB was slower). Its price: librdkafka 2.0.2 stops fetching for up to a
+      // second once the queue holds this much, so records of a few KiB need more (about a
+      // second of deliveries; kafka.properties overrides it). docs/performance.md has both.
       {"queued.max.messages.kbytes", "32768"},
   };
   for (auto& [name, value] : s.extra) {
