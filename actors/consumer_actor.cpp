@@ -20,6 +20,9 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   st.metrics = std::move(metrics);
   st.io.emplace(self, std::move(delivery));
   st.core.emplace(st.settings.core, *st.io);
+  // Behind: more than twice the route's bound waits in Kafka (in flight and the prefetch
+  // count in the lag too, up to about the bound when caught up).
+  st.starvation.emplace(static_cast<std::int64_t>(2 * st.settings.core.max_in_flight));
   kafka::consumer::callbacks cb;
   cb.on_assigned = [self](const std::vector<partition_id>& ps) { on_assigned(self, ps); };
   cb.on_revoked = [self](const std::vector<partition_id>& ps) { on_revoked(self, ps); };
@@ -38,7 +41,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
     }
   };
   cb.on_positions = [self](const std::vector<kafka::partition_position>& ps) {
-    self->state.metrics->partitions.publish(ps);
+    on_positions(self, ps);
   };
   st.kafka = std::make_unique<kafka::consumer>(st.settings.kafka, std::move(cb));
   st.io->attach(st.kafka.get());

@@ -12,6 +12,7 @@
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "core/flow/consumer_core.hpp"
+#include "core/flow/fetch_starvation.hpp"
 #include "core/kafka/consumer.hpp"
 
 namespace courier::actors {
@@ -30,6 +31,8 @@ struct consumer_actor_state {
   std::shared_ptr<route_metrics> metrics;
   std::optional<consumer_io> io;
   std::optional<consumer_core> core;
+  std::optional<fetch_starvation> starvation;
+  std::int64_t starvation_logged_ms = 0;  // Unix ms of the last warning about it
   caf::actor_clock::time_point last_poll{};
   caf::actor_clock::time_point partitions_published{};
   std::uint64_t published_pause_changes = 0;

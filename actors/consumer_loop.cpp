@@ -21,6 +21,9 @@ constexpr auto draining_poll_interval = std::chrono::milliseconds{50};
 // The partitions' statuses go out when a pause changed and otherwise at most this often.
 constexpr auto partition_publish_interval = std::chrono::seconds{1};
 
+// A starving route is told about at most this often.
+constexpr std::int64_t starvation_log_interval_ms = 60'000;
+
 // Whether take() kept the record (in flight, waiting for room or for its due time), as against
 // dropping it.
 bool consumed(consumer_core::intake taken) {
@@ -36,7 +39,9 @@ bool consumed(consumer_core::intake taken) {
   return false;
 }
 
-void poll_into_core(self_ptr self, std::chrono::milliseconds timeout, std::size_t max_records) {
+// Returns how many records the poll brought.
+std::size_t poll_into_core(self_ptr self, std::chrono::milliseconds timeout,
+                           std::size_t max_records) {
   auto& st = self->state;
   auto records = st.kafka->poll(timeout, max_records);
   st.last_poll = self->clock().now();
@@ -50,6 +55,7 @@ void poll_into_core(self_ptr self, std::chrono::milliseconds timeout, std::size_
     }
   }
   publish(self);
+  return records.size();
 }
 
 void arm_idle_timer(self_ptr self, std::chrono::milliseconds interval) {
@@ -122,8 +128,15 @@ void poll_turn(self_ptr self) {
     st.core->release_overflow();
     if (const auto free = st.core->room(); free > 0) {
       st.waiting_for_room = false;
-      poll_into_core(self, std::chrono::milliseconds{50},
-                     std::min(free, st.settings.max_records_per_poll));
+      const auto started = std::chrono::steady_clock::now();
+      const auto got = poll_into_core(self, std::chrono::milliseconds{50},
+                                      std::min(free, st.settings.max_records_per_poll));
+      // Room and nothing came: a wait for Kafka, unless courier paused a partition itself.
+      if (got == 0 && !st.draining && st.core->paused_count() == 0) {
+        st.starvation->on_empty_poll(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::steady_clock::now() - started)
+                                       .count());
+      }
       self->send(self, poll_atom::value);
       return;
     }
@@ -139,6 +152,36 @@ void poll_turn(self_ptr self) {
   }
   st.waiting_for_room = true;
   arm_idle_timer(self, interval);
+}
+
+void on_positions(self_ptr self, const std::vector<kafka::partition_position>& ps) {
+  auto& st = self->state;
+  st.metrics->partitions.publish(ps);
+  std::int64_t lag = -1;
+  for (const auto& p : ps) {
+    if (p.lag >= 0 && st.settings.core.gated_topics.count(p.topic) == 0) {
+      lag = std::max<std::int64_t>(lag, 0) + p.lag;
+    }
+  }
+  const auto now = unix_now_ms();
+  const auto v = st.starvation->on_stats(now, lag);
+  if (!v) {
+    return;
+  }
+  ++st.metrics->fetch_starved;
+  if (now - st.starvation_logged_ms < starvation_log_interval_ms) {
+    return;
+  }
+  st.starvation_logged_ms = now;
+  log::warn(
+    "the route starves for records its partitions hold: librdkafka stops fetching for up to a "
+    "second once its queue holds queued.max.messages.kbytes; raise that in kafka.properties "
+    "to about a second of deliveries (rate x record size)",
+    {{"route", st.settings.route},
+     {"waited_ms", v->starved_ms},
+     {"of_ms", v->window_ms},
+     {"lag", v->lag},
+     {"queued_max_messages_kbytes", st.settings.kafka.queued_max_messages_kbytes()}});
 }
 
 void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {

@@ -33,6 +33,11 @@ void check_drained(self_ptr self);
 // in between (its record waits in the core's overflow).
 void poll_turn(self_ptr self);
 
+// librdkafka's statistics (every statistics.interval.ms, inside poll): the partitions' positions
+// for /metrics and /state, and the check that the route does not starve for records its
+// partitions hold (a warning at most once a minute, and courier_consumer_fetch_starved_total).
+void on_positions(self_ptr self, const std::vector<kafka::partition_position>& ps);
+
 // librdkafka's rebalance callbacks (they run inside poll).
 void on_assigned(self_ptr self, const std::vector<partition_id>& ps);
 void on_revoked(self_ptr self, const std::vector<partition_id>& ps);

@@ -52,6 +52,9 @@ struct route_metrics {
   std::atomic<std::uint64_t> breaker_to_open{0};
   std::atomic<std::uint64_t> breaker_to_half_open{0};
   std::atomic<std::uint64_t> commit_failures{0};  // offset commits the broker refused
+  // Statistics intervals in which the route starved for records its partitions held
+  // (core/flow/fetch_starvation.hpp).
+  std::atomic<std::uint64_t> fetch_starved{0};
   // HTTP answers by status class: [0] none (a transport error), [1]..[5] 1xx..5xx.
   std::array<std::atomic<std::uint64_t>, 6> answers_by_class{};
   std::atomic<std::uint64_t> pauses{0};

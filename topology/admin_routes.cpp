@@ -99,6 +99,7 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.breaker_to_open = m.breaker_to_open.load(relaxed);
   s.breaker_to_half_open = m.breaker_to_half_open.load(relaxed);
   s.commit_failures = m.commit_failures.load(relaxed);
+  s.fetch_starved = m.fetch_starved.load(relaxed);
   for (std::size_t c = 0; c < s.answers_by_class.size(); ++c) {
     s.answers_by_class[c] = m.answers_by_class[c].load(relaxed);
   }
@@ -219,6 +220,11 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
           "Offset commits of the route's consumer that failed (its records are delivered again "
           "after a restart or rebalance).",
           &route_snapshot::commit_failures);
+  counter(e, routes, "courier_consumer_fetch_starved_total",
+          "Statistics intervals in which the route waited for records a quarter of the time "
+          "while its partitions lagged: librdkafka's prefetch (queued.max.messages.kbytes) is "
+          "smaller than a second of deliveries.",
+          &route_snapshot::fetch_starved);
   counter(e, routes, "courier_pauses_total", "Times the route's partitions were paused.",
           &route_snapshot::pauses);
   counter(e, routes, "courier_resumes_total", "Times the route's partitions were resumed.",

@@ -46,6 +46,7 @@ struct route_snapshot {
   std::uint64_t breaker_to_open = 0;
   std::uint64_t breaker_to_half_open = 0;
   std::uint64_t commit_failures = 0;
+  std::uint64_t fetch_starved = 0;
   std::array<std::uint64_t, 6> answers_by_class{};  // none, 1xx .. 5xx
   std::uint64_t pauses = 0;
   std::uint64_t resumes = 0;

@@ -57,7 +57,7 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
       // slower (16 MiB was slower). Its price: librdkafka 2.0.2 stops fetching for up to a
       // second once the queue holds this much, so records of a few KiB need more (about a
       // second of deliveries; kafka.properties overrides it). docs/performance.md has both.
-      {"queued.max.messages.kbytes", "32768"},
+      {"queued.max.messages.kbytes", consumer_settings::default_queued_max_messages_kbytes},
   };
   for (auto& [name, value] : s.extra) {
     props[name] = std::move(value);

@@ -23,6 +23,14 @@ struct consumer_settings {
   std::string group_id;
   std::vector<std::string> topics;
   std::map<std::string, std::string> extra;  // overrides the defaults below
+
+  // librdkafka's prefetch bound as courier sets it unless `extra` does (consumer.cpp says why).
+  static constexpr const char* default_queued_max_messages_kbytes = "32768";
+  // The bound in effect: `extra`'s, or courier's default.
+  [[nodiscard]] std::string queued_max_messages_kbytes() const {
+    const auto it = extra.find("queued.max.messages.kbytes");
+    return it == extra.end() ? default_queued_max_messages_kbytes : it->second;
+  }
 };
 
 // A high-level KafkaConsumer driven from one thread (a detached CAF actor). Defaults:
