@@ -131,8 +131,8 @@ void poll_turn(self_ptr self) {
       const auto started = std::chrono::steady_clock::now();
       const auto got = poll_into_core(self, std::chrono::milliseconds{50},
                                       std::min(free, st.settings.max_records_per_poll));
-      // Room and nothing came: a wait for Kafka, unless courier paused a partition itself.
-      if (got == 0 && !st.draining && st.core->paused_count() == 0) {
+      // Room and nothing came: a wait for Kafka, unless courier paused a source partition itself.
+      if (got == 0 && !st.draining && !st.core->source_paused()) {
         st.starvation->on_empty_poll(std::chrono::duration_cast<std::chrono::milliseconds>(
                                        std::chrono::steady_clock::now() - started)
                                        .count());

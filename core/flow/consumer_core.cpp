@@ -203,6 +203,12 @@ std::size_t consumer_core::outstanding() const {
 
 std::size_t consumer_core::in_flight() const { return tracked_; }
 
+bool consumer_core::source_paused() const {
+  return std::any_of(book_.begin(), book_.end(), [&](const auto& entry) {
+    return settings_.gated_topics.count(entry.first.topic) == 0 && pauses_.is_paused(entry.first);
+  });
+}
+
 std::size_t consumer_core::room() const {
   const auto out = outstanding();
   return settings_.max_in_flight > out ? settings_.max_in_flight - out : 0;

@@ -150,6 +150,10 @@ class consumer_core {
   std::size_t outstanding() const;  // handed to the delivery pool, not finished
   std::size_t in_flight() const;    // outstanding + gated + overflow
   std::size_t paused_count() const { return pauses_.paused_count(); }
+  // Whether a partition of a source topic (not a retry tier) is paused, for whatever reason: a
+  // retry tier waiting for a due record is routine, a source partition paused is a wait courier
+  // chose. O(partitions).
+  bool source_paused() const;
   bool assigned(const partition_id& p) const { return book_.count(p) != 0; }
   std::vector<partition_id> assignment() const;
   const consumer_core_counts& counts() const { return counts_; }

@@ -197,6 +197,22 @@ TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) 
   EXPECT_TRUE(io.paused.empty());
 }
 
+TEST(ConsumerCore, TellsASourcePartitionPausedFromARetryTierWaitingForADueRecord) {
+  fake_io io;
+  auto s = bounded(8);
+  s.gated_topics = {tier0.topic};
+  consumer_core core{s, io};
+  core.assign({p0, tier0}, 0);
+  EXPECT_FALSE(core.source_paused());
+  EXPECT_EQ(core.take(due_rec(tier0, 0, 10'000), 1'000), consumer_core::intake::gated);
+  EXPECT_EQ(core.paused_count(), 1U) << "the tier waits for its due record";
+  EXPECT_FALSE(core.source_paused());
+  core.set_route_reason(pause_reason::breaker, true);
+  EXPECT_TRUE(core.source_paused());
+  core.set_route_reason(pause_reason::breaker, false);
+  EXPECT_FALSE(core.source_paused());
+}
+
 TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
   fake_io io;
   auto s = bounded(1);
