@@ -11,8 +11,9 @@ namespace courier {
 // queued.max.messages.kbytes (or queued.min.messages records) it stops fetching, and with no
 // fetch in flight its broker thread looks again only a second later, so a prefetch smaller than
 // a second of deliveries (records of a few KiB at courier's 32 MiB) starves the route for the
-// rest of each second (docs/performance.md, "Record size"). A pause of any partition (breaker,
-// shutdown, ...) is a wait courier chose: the caller leaves those polls out.
+// rest of each second (docs/performance.md, "Record size"). A paused source partition (breaker,
+// shutdown, ...) is a wait courier chose: the caller leaves those polls out. A retry tier
+// waiting for its due record is routine and does not.
 //
 // Pure: the consumer actor reports its empty polls and each statistics snapshot (every
 // statistics.interval.ms), and logs and counts what this returns.
@@ -22,8 +23,8 @@ class fetch_starvation {
   // `share`: the part of a window spent waiting that counts as starving.
   explicit fetch_starvation(std::int64_t lag_threshold, double share = 0.25);
 
-  // A poll with room on the route and no partition paused waited `waited_ms` and brought
-  // nothing.
+  // A poll with room on the route and no source partition paused waited `waited_ms` and
+  // brought nothing.
   void on_empty_poll(std::int64_t waited_ms);
 
   struct verdict {

@@ -75,6 +75,13 @@ consumer_core_settings bounded(std::size_t max_in_flight) {
   return s;
 }
 
+// The same, with tier0's topic a retry tier behind the due-time gate.
+consumer_core_settings bounded_with_tier(std::size_t max_in_flight) {
+  auto s = bounded(max_in_flight);
+  s.gated_topics = {tier0.topic};
+  return s;
+}
+
 TEST(ConsumerCore, DispatchesWhileTheRouteHasRoomAndKeepsTheRestInOverflowInOrder) {
   fake_io io;
   consumer_core core{bounded(2), io};
@@ -199,9 +206,7 @@ TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) 
 
 TEST(ConsumerCore, TellsASourcePartitionPausedFromARetryTierWaitingForADueRecord) {
   fake_io io;
-  auto s = bounded(8);
-  s.gated_topics = {tier0.topic};
-  consumer_core core{s, io};
+  consumer_core core{bounded_with_tier(8), io};
   core.assign({p0, tier0}, 0);
   EXPECT_FALSE(core.source_paused());
   EXPECT_EQ(core.take(due_rec(tier0, 0, 10'000), 1'000), consumer_core::intake::gated);
@@ -215,9 +220,7 @@ TEST(ConsumerCore, TellsASourcePartitionPausedFromARetryTierWaitingForADueRecord
 
 TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
   fake_io io;
-  auto s = bounded(1);
-  s.gated_topics = {tier0.topic};
-  consumer_core core{s, io};
+  consumer_core core{bounded_with_tier(1), io};
   core.assign({p0, tier0}, 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);  // overflow: the route is full
@@ -237,9 +240,7 @@ TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
 
 TEST(ConsumerCore, ARetryRecordWaitsInTheGateWithItsPartitionPausedUntilItIsDue) {
   fake_io io;
-  auto s = bounded(8);
-  s.gated_topics = {tier0.topic};
-  consumer_core core{s, io};
+  consumer_core core{bounded_with_tier(8), io};
   core.assign({tier0}, 0);
   EXPECT_EQ(core.take(due_rec(tier0, 0, 5'000), 1'000), consumer_core::intake::gated);
   EXPECT_EQ(core.take(due_rec(tier0, 1, 4'000), 1'000), consumer_core::intake::gated)
@@ -259,9 +260,7 @@ TEST(ConsumerCore, ARetryRecordWaitsInTheGateWithItsPartitionPausedUntilItIsDue)
 
 TEST(ConsumerCore, RecordsLeavingTheGateTakeTheRoomThereIsAndOverflowTheRest) {
   fake_io io;
-  auto s = bounded(3);
-  s.gated_topics = {tier0.topic};
-  consumer_core core{s, io};
+  consumer_core core{bounded_with_tier(3), io};
   core.assign({p0, tier0}, 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);
@@ -277,9 +276,7 @@ TEST(ConsumerCore, RecordsLeavingTheGateTakeTheRoomThereIsAndOverflowTheRest) {
 
 TEST(ConsumerCore, AMalformedDueTimeIsReportedAndTheRecordDeliveredNow) {
   fake_io io;
-  auto s = bounded(8);
-  s.gated_topics = {tier0.topic};
-  consumer_core core{s, io};
+  consumer_core core{bounded_with_tier(8), io};
   core.assign({tier0}, 0);
   auto r = rec(tier0, 3);
   r.headers.emplace_back("courier.retry.due", "soon");
@@ -529,9 +526,7 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
 
 TEST(ConsumerCore, StatusesNameThePauseReasonsAndSinceWhen) {
   fake_io io;
-  auto s = bounded(8);
-  s.gated_topics = {tier0.topic};
-  consumer_core core{s, io};
+  consumer_core core{bounded_with_tier(8), io};
   core.assign({p0, tier0}, 0);
   core.take(due_rec(tier0, 0, 5'000), 100);  // held in the gate: paused for retry_due
   core.set_route_reason(pause_reason::breaker, true);
