@@ -5,7 +5,9 @@
 #include <signal.h>
 
 #include <map>
+#include <random>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -313,10 +315,21 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
   };
   // Killed only after a transaction committed, so the killed run did move records (and the
   // next run must find them in the ledger).
-  auto open_after_a_commit = [&] {
-    const auto stable = committed.total(origin, partitions, 2s);
-    return stable && *stable > 0 && open_now();
+  bool one_committed = false;
+  auto a_commit_done = [&] {
+    if (!one_committed) {
+      const auto stable = committed.total(origin, partitions, 2s);
+      one_committed = stable && *stable > 0;
+    }
+    return one_committed;
   };
+  // A transaction is open on the broker from its first record's write to its end marker's, a
+  // millisecond or two a transaction here: watching for it and freezing the run once seen came
+  // too late under load (the end marker was on its way by then; once no transaction in three
+  // runs of 300 was caught). So the run is frozen first, at uneven moments, and looked at
+  // frozen: open then, and still open a second later, means its commit was never sent.
+  std::mt19937 jitter{std::random_device{}()};
+  std::uniform_int_distribution<int> between_ms{0, 16};
   bool left_open = false;
   for (int attempt = 1; attempt <= 3 && !left_open; ++attempt) {
     origin = unique_name("redrive");
@@ -327,6 +340,7 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
     kafka::create_topics_with_config(bootstrap, {{ledger, 1, {{"cleanup.policy", "compact"}}}},
                                      30s);
     parked.clear();
+    one_committed = false;
     // Park n records the way courier's retry router does: record i first appeared at
     // origin:(i % partitions):(i / partitions) and sits at the same coordinates in the DLQ.
     {
@@ -373,11 +387,12 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
                         {"KAFKA_BROKERS"}};
       wait_until([&] { return left_open || !run.running(); }, 60s,
                  [&] {
-                   if (!open_after_a_commit()) {
+                   std::this_thread::sleep_for(std::chrono::milliseconds{between_ms(jitter)});
+                   if (!a_commit_done()) {
                      return;
                    }
                    run.signal(SIGSTOP);
-                   left_open = !wait_until([&] { return !open_now(); }, 1s);
+                   left_open = open_now() && !wait_until([&] { return !open_now(); }, 1s);
                    run.signal(left_open ? SIGKILL : SIGCONT);
                  });
       if (!left_open) {
