@@ -119,17 +119,22 @@ LUA
 results=$bench_work/results.txt
 : >"$results"
 
-# run_wrk LATENCY_MS CONNECTIONS: prints "requests/s mean_latency_ms" (wrk's mean latency of a
-# request at that many connections: what the receiver really takes per round trip under that
-# load, which the Little bound's nominal latency leaves out), or "0 0" when wrk failed.
+# run_wrk LATENCY_MS CONNECTIONS: prints "requests/s mean_latency_ms cpu_us_per_request" (wrk's
+# mean latency of a request at that many connections: what the receiver really takes per round
+# trip under that load, which the Little bound's nominal latency leaves out; wrk's own CPU,
+# user + system from `times`, over its requests: what a bare HTTP client pays per request to
+# this receiver on this machine, beside courier's CPU per delivery), or "0 0 0" when wrk failed.
 run_wrk() {
   local out
   out=$(timeout $((wrk_seconds + 30)) wrk -t"$wrk_threads" -c"$2" -d"${wrk_seconds}s" --timeout 5s \
-          -s "$bench_work/wrk.lua" "$(bench_url "$1")" 2>&1) || { echo "$out" >&2; echo "0 0"; return; }
+          -s "$bench_work/wrk.lua" "$(bench_url "$1")" 2>&1 && times) || { echo "$out" >&2; echo "0 0 0"; return; }
   grep -q 'Non-2xx\|Socket errors' <<<"$out" && note "wrk: $(grep 'Non-2xx\|Socket errors' <<<"$out" | tr -s ' ')"
+  # `times` prints the shell's and then its children's user and system time, as 0m1.234s.
   awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v + 0 }
-       /^ +Latency / { lat = ms($2) } /^Requests\/sec:/ { rps = $2 }
-       END { printf "%s %.3f\n", (rps == "" ? 0 : rps), lat }' <<<"$out"
+       function secs(v,   m) { m = v; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", v); sub(/s$/, "", v); return 60 * m + v }
+       /^ +Latency / { lat = ms($2) } /^Requests\/sec:/ { rps = $2 } / requests in / { reqs = $1 }
+       /^[0-9]+m[0-9.]+s [0-9]+m[0-9.]+s$/ { cpu = secs($1) + secs($2) }
+       END { printf "%s %.3f %.2f\n", (rps == "" ? 0 : rps), lat, (reqs > 0 ? 1e6 * cpu / reqs : 0) }' <<<"$out"
 }
 
 # run_courier LATENCY_MS MAX_IN_FLIGHT PARTITIONS N GROUP: prints
@@ -189,8 +194,8 @@ for ((rep = 1; rep <= repeats; rep++)); do
     # measured the neighbours as much as courier.
     steal=$(bench_cpu_share "$ticks" | sed -E 's/.*steal ([0-9]+)%.*/\1/')
     load=$(bench_loadavg)
-    echo "$c $rep $n ${w:-0 0} $steal $r ${load%% *}" >>"$results"
-    note "repeat $rep, ${l} ms / $f in flight / $p partitions, N $n: wrk ${w:-0 0} (req/s mean_latency_ms), courier $r (rate/s start->Nth_s cpu_us/delivery rss_MiB non200); steal $steal%; load $load"
+    echo "$c $rep $n ${w:-0 0 0} $steal $r ${load%% *}" >>"$results"
+    note "repeat $rep, ${l} ms / $f in flight / $p partitions, N $n: wrk ${w:-0 0 0} (req/s mean_latency_ms cpu_us/request), courier $r (rate/s start->Nth_s cpu_us/delivery rss_MiB non200); steal $steal%; load $load"
   done
 done
 load_end=$(bench_loadavg)
@@ -204,14 +209,15 @@ awk -v cases="${cases[*]}" '
   function med(a, k) { sortn(a, k); return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
   function stat(s, fmt,   a, k, m) { k = split(s, a, " "); if (k == 0) return "-"; m = sprintf(fmt, med(a, k)); return m " [" sprintf(fmt, a[1]) "-" sprintf(fmt, a[k]) "]" }
   function stat1(s, fmt,   a, k) { k = split(s, a, " "); if (k == 0) return "-"; return sprintf(fmt, med(a, k)) }
-  # A line: case repeat N wrk_rps wrk_latency_ms steal_% (rate whole cpu rss non200 | fail) load.
-  { c = $1; runs[c]++; N[c] = $3; wrk[c] = wrk[c] " " $4; steal[c] = steal[c] " " $6; load[c] = load[c] " " $NF
+  # A line: case repeat N wrk_rps wrk_latency_ms wrk_cpu_us steal_% (rate whole cpu rss non200 | fail) load.
+  { c = $1; runs[c]++; N[c] = $3; wrk[c] = wrk[c] " " $4; steal[c] = steal[c] " " $7; load[c] = load[c] " " $NF
+    if ($6 > 0) wcpu[c] = wcpu[c] " " $6
     split(c, q, ":"); if (q[1] > 0 && $5 > 0) rx[c] = rx[c] " " $5
-    if ($7 == "fail") { fails[c]++; next }
-    rate[c] = rate[c] " " $7; whole[c] = whole[c] " " $8; cpu[c] = cpu[c] " " $9; rss[c] = rss[c] " " $10
-    bad[c] += $11; if ($4 > 0) xw[c] = xw[c] " " $7 / $4
-    if (q[1] > 0) xl[c] = xl[c] " " $7 / (q[2] / (q[1] / 1000))
-    if (q[1] > 0 && $5 > 0) xr[c] = xr[c] " " $7 / (q[2] / ($5 / 1000)) }
+    if ($8 == "fail") { fails[c]++; next }
+    rate[c] = rate[c] " " $8; whole[c] = whole[c] " " $9; cpu[c] = cpu[c] " " $10; rss[c] = rss[c] " " $11
+    bad[c] += $12; if ($4 > 0) xw[c] = xw[c] " " $8 / $4
+    if (q[1] > 0) xl[c] = xl[c] " " $8 / (q[2] / (q[1] / 1000))
+    if (q[1] > 0 && $5 > 0) xr[c] = xr[c] " " $8 / (q[2] / ($5 / 1000)) }
   END {
     printf "%-16s %7s %-24s %-24s %7s %-16s %-16s %-18s %-17s %-13s %-16s %-10s %s\n", "case", "N", "deliveries/s", "wrk req/s (ceiling)", "Little", "x wrk", "x Little", "CPU us/delivery", "peak RSS MiB", "start->Nth s", "load 1 min", "steal %", "targets"
     k = split(cases, list, " ")
@@ -232,6 +238,8 @@ awk -v cases="${cases[*]}" '
           # The bound at the latency the receiver really had under wrk at these connections.
           if (rx[c] != "") t = t "; receiver " stat(rx[c], "%.1f") " ms under wrk, x Little at that " stat(xr[c], "%.2f")
         }
+        # What a bare HTTP client (wrk) paid per request to the same receiver in the same runs.
+        if (wcpu[c] != "") t = t "; wrk CPU " stat(wcpu[c], "%.1f") " us/request"
       }
       printf "%-16s %7d %-24s %-24s %7s %-16s %-16s %-18s %-17s %-13s %-16s %-10s %s\n", label, N[c],
              stat(rate[c], "%.0f"), stat(wrk[c], "%.0f"), little, stat(xw[c], "%.2f"),
