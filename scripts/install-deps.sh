@@ -16,6 +16,8 @@ packages=(
   googletest libgtest-dev libgmock-dev
   libcli11-dev
   libspdlog-dev libfmt-dev
+  # The courier executable's allocator (tcmalloc_minimal; CMakeLists.txt says why).
+  libgoogle-perftools-dev
   # Tests and tools/kafka-local: kcat reads the DLQ as an operator would; Java 17 runs the real
   # Kafka broker and Maven resolves it from Maven Central into ~/.cache/courier.
   kcat
