@@ -26,7 +26,8 @@
 #   PACED_RATE=10000 PACED_SECONDS=30 OUTAGE_SECONDS=30 tools/bench/paced.sh
 #
 # Environment: PACED_RATE (1..200000; default half the measured capacity), PACED_SECONDS
-# (5..300), PACED_REPEATS (1..20), PACED_CAPACITY_RECORDS (1000..1000000), PACED_WITNESS (0 or 1), OUTAGE_SECONDS
+# (5..300), PACED_REPEATS (1..20), PACED_CAPACITY_RECORDS (1000..1000000), PACED_WITNESS (0 or 1),
+# PACED_LINGER_MS (0..100, the paced producer's linger.ms; default 1), OUTAGE_SECONDS
 # (0..600, 0 skips the outage), PACED_PARTITIONS (8), PACED_MAX_IN_FLIGHT (256: max_in_flight
 # and http.max_connections), BENCH_HTTP_IO_THREADS (courier's http_io_threads), COURIER_BIN. Everything listens on
 # loopback; every wait is bounded.
@@ -51,6 +52,8 @@ in_flight=${PACED_MAX_IN_FLIGHT:-256}
 bench_is_uint "$in_flight" 1 65536 || bench_die "PACED_MAX_IN_FLIGHT: 1..65536, not '$in_flight'"
 witness=${PACED_WITNESS:-0}
 bench_is_uint "$witness" 0 1 || bench_die "PACED_WITNESS: 0 or 1, not '$witness'"
+linger_ms=${PACED_LINGER_MS:-1}
+bench_is_uint "$linger_ms" 0 100 || bench_die "PACED_LINGER_MS: 0..100, not '$linger_ms'"
 bench_is_uint "$outage" 0 600 || bench_die "OUTAGE_SECONDS: 0..600, not '$outage'"
 bench_is_uint "$partitions" 1 256 || bench_die "PACED_PARTITIONS: 1..256, not '$partitions'"
 
@@ -80,8 +83,9 @@ until [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin_port/
   sleep 0.2
 done
 
-# paced_produce RATE SECONDS: RATE records a second for SECONDS, each produced when due
-# (librdkafka's linger 1 ms), so each record's timestamp is when it was due.
+# paced_produce RATE SECONDS: RATE records a second for SECONDS, each produced when due, so
+# each record's timestamp is when it was due; the producer's linger (PACED_LINGER_MS, 1 ms) is
+# in the latency measured.
 paced_produce() {
   python3 - "$1" "$2" "$(bench_value 256)" <<'PY' |
 import sys, time
@@ -100,7 +104,7 @@ while True:
 out.write(line * (rate * secs - sent))
 out.flush()
 PY
-    timeout $(($2 + 60)) kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=1
+    timeout $(($2 + 60)) kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms="$linger_ms"
 }
 
 # Deliveries are nginx's 200s: during the outage it answers 503.
