@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cstdio>
 #include <string_view>
-#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "core/kafka/admin.hpp"
+#include "core/model/decimal.hpp"
 #include "core/kafka/error.hpp"
 #include "core/retry/header_value.hpp"
 #include "core/retry/retry_headers.hpp"
@@ -115,13 +114,11 @@ std::int64_t max_message_bytes(const std::string& brokers, const std::string& to
   if (it == config.end()) {
     throw kafka::kafka_error(RD_KAFKA_RESP_ERR__FAIL, doing, "the broker does not report it");
   }
-  std::int64_t value = 0;
-  const char* end = it->second.data() + it->second.size();
-  const auto [ptr, ec] = std::from_chars(it->second.data(), end, value);
-  if (ec != std::errc{} || ptr != end || value <= 0) {
+  const auto value = parse_decimal<std::int64_t>(it->second);
+  if (!value || *value <= 0) {
     throw kafka::kafka_error(RD_KAFKA_RESP_ERR__FAIL, doing, "not a size: \"" + it->second + "\"");
   }
-  return value;
+  return *value;
 }
 
 // A changed config reaches the broker that answers DescribeConfigs (and takes produce

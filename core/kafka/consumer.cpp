@@ -4,6 +4,7 @@
 #include "core/kafka/error.hpp"
 #include "core/kafka/partition_list.hpp"
 #include "core/kafka/record_conversion.hpp"
+#include "core/model/decimal.hpp"
 
 #include <algorithm>
 #include <array>
@@ -34,6 +35,18 @@ void on_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
 
 }  // namespace
 
+std::string consumer_settings::fetch_max_bytes() const {
+  if (const auto it = extra.find("fetch.max.bytes"); it != extra.end()) {
+    return it->second;
+  }
+  std::int64_t bytes = default_fetch_max_bytes;
+  if (const auto it = extra.find("message.max.bytes"); it != extra.end()) {
+    // Not a number: librdkafka names the setting when the consumer is created.
+    bytes = std::max(bytes, parse_decimal<std::int64_t>(it->second).value_or(0));
+  }
+  return std::to_string(bytes);
+}
+
 consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
   std::map<std::string, std::string> props{
       {"bootstrap.servers", s.bootstrap},
@@ -58,6 +71,12 @@ consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
       // second once the queue holds this much, so records of a few KiB need more (about a
       // second of deliveries; kafka.properties overrides it). docs/performance.md has both.
       {"queued.max.messages.kbytes", consumer_settings::default_queued_max_messages_kbytes},
+      // One fetch response is allocated whole before it joins that queue, up to
+      // max.partition.fetch.bytes (1 MiB) for every partition fetched, within fetch.max.bytes
+      // (librdkafka's 50 MiB): peak memory grew with the partitions (1 KiB records, 1,024 in
+      // flight, a deep backlog: 94 MiB RSS on 8 partitions, 114-124 on 64, 129 on 128). 8 MiB
+      // bounds it (85-87 MiB on 128) at the same rate; docs/performance.md.
+      {"fetch.max.bytes", s.fetch_max_bytes()},
   };
   for (auto& [name, value] : s.extra) {
     props[name] = std::move(value);

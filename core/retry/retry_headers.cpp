@@ -1,11 +1,11 @@
 #include "core/retry/retry_headers.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <limits>
-#include <system_error>
 #include <utility>
+
+#include "core/model/decimal.hpp"
 
 namespace courier {
 namespace {
@@ -40,18 +40,6 @@ void set_header(header_list& headers, std::string_view name, std::string value) 
   }
   first->second = std::move(value);
   keep_first(headers, name);
-}
-
-// Decimal digits with an optional '-', nothing else, in range; no whitespace or '+'.
-template <typename T>
-std::optional<T> parse_decimal(std::string_view text) {
-  T value{};
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc{} || ptr != end) {
-    return std::nullopt;
-  }
-  return value;
 }
 
 template <typename T>

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -263,6 +264,38 @@ TEST(KafkaConsumer, WhatOnRevokedStoresIsCommittedWhenTheConsumerCloses) {
   EXPECT_EQ(revoked.size(), 4U);
   const std::map<std::int32_t, std::int64_t> seven{{0, 7}, {1, 7}, {2, 7}, {3, 7}};
   EXPECT_EQ(committed_offsets(cluster.bootstrap_servers(), "final", "orders", 4, 5s), seven);
+}
+
+// What librdkafka has in effect for `name` in this consumer.
+std::string effective(consumer& c, const char* name) {
+  std::array<char, 64> value{};
+  std::size_t size = value.size();
+  EXPECT_EQ(rd_kafka_conf_get(rd_kafka_conf(c.raw()), name, value.data(), &size), RD_KAFKA_CONF_OK)
+      << name;
+  return value.data();
+}
+
+TEST(KafkaConsumer, FetchResponsesAreBoundedUnlessTheConfigSaysOtherwise) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 1);
+  const auto fetch_max_bytes = [&](std::map<std::string, std::string> extra) {
+    consumer cons{{cluster.bootstrap_servers(), "bounds", {"orders"}, std::move(extra)}, {}};
+    return effective(cons, "fetch.max.bytes");
+  };
+  // courier's default, not librdkafka's 50 MiB: peak memory then does not grow with the
+  // partitions fetched.
+  EXPECT_EQ(fetch_max_bytes({}), "8388608");
+  // librdkafka refuses a fetch.max.bytes below message.max.bytes: the default makes room.
+  EXPECT_EQ(fetch_max_bytes({{"message.max.bytes", "10000000"}}), "10000000");
+  EXPECT_EQ(fetch_max_bytes({{"message.max.bytes", "1000000"}}), "8388608");
+  EXPECT_EQ(fetch_max_bytes({{"fetch.max.bytes", "2097152"}}), "2097152");
+  // Where the config's own pair cannot work, creating the consumer says why.
+  try {
+    fetch_max_bytes({{"fetch.max.bytes", "2097152"}, {"message.max.bytes", "4000000"}});
+    ADD_FAILURE() << "a fetch.max.bytes below message.max.bytes was accepted";
+  } catch (const kafka_error& e) {
+    EXPECT_NE(std::string(e.what()).find("fetch.max.bytes"), std::string::npos) << e.what();
+  }
 }
 
 TEST(KafkaConsumer, CommitWithNothingStoredIsFine) {
