@@ -29,7 +29,7 @@
 # (5..300), PACED_REPEATS (1..20), PACED_CAPACITY_RECORDS (1000..1000000), PACED_WITNESS (0 or 1),
 # PACED_LINGER_MS (0..100, the paced producer's linger.ms; default 1), OUTAGE_SECONDS
 # (0..600, 0 skips the outage), PACED_PARTITIONS (8), PACED_MAX_IN_FLIGHT (256: max_in_flight
-# and http.max_connections), BENCH_HTTP_IO_THREADS (courier's http_io_threads), COURIER_BIN. Everything listens on
+# and, unless PACED_MAX_CONNECTIONS says otherwise, http.max_connections), BENCH_HTTP_IO_THREADS (courier's http_io_threads), COURIER_BIN. Everything listens on
 # loopback; every wait is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -50,6 +50,8 @@ bench_is_uint "$capacity_records" 1000 1000000 ||
   bench_die "PACED_CAPACITY_RECORDS: 1000..1000000, not '$capacity_records'"
 in_flight=${PACED_MAX_IN_FLIGHT:-256}
 bench_is_uint "$in_flight" 1 65536 || bench_die "PACED_MAX_IN_FLIGHT: 1..65536, not '$in_flight'"
+connections=${PACED_MAX_CONNECTIONS:-$in_flight}
+bench_is_uint "$connections" 1 65536 || bench_die "PACED_MAX_CONNECTIONS: 1..65536, not '$connections'"
 witness=${PACED_WITNESS:-0}
 bench_is_uint "$witness" 0 1 || bench_die "PACED_WITNESS: 0 or 1, not '$witness'"
 linger_ms=${PACED_LINGER_MS:-1}
@@ -70,7 +72,7 @@ outage_flag=$bench_work/outage
 BENCH_NGINX_OUTAGE_FILE=$outage_flag bench_nginx_start 0
 bench_kafka_start
 topic=bench.paced.p$partitions
-bench_write_config "$bench_work/courier.json" "paced-$$" "$topic" "$(bench_url 0)" "$in_flight" "$in_flight" \
+bench_write_config "$bench_work/courier.json" "paced-$$" "$topic" "$(bench_url 0)" "$in_flight" "$connections" \
   "127.0.0.1:$admin_port"
 # The topic and its retry/DLQ topics, with the records that measure the capacity.
 bench_preload "$bench_work/courier.json" "$partitions" "$capacity_records" "$(bench_value 256)"
