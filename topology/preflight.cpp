@@ -5,7 +5,9 @@
 
 #include "core/http/endpoint.hpp"
 #include "core/kafka/conf.hpp"
+#include "core/kafka/consumer.hpp"
 #include "core/kafka/error.hpp"
+#include "core/kafka/producer.hpp"
 
 namespace courier::topology {
 namespace {
@@ -18,6 +20,23 @@ void check_kafka_properties(const kafka_config& kafka) {
     } catch (const kafka::kafka_error& e) {
       throw config_error{"kafka.properties." + name, e.what()};
     }
+  }
+}
+
+// Each property passed alone; librdkafka checks some only together, when a client is created
+// (fetch.max.bytes against message.max.bytes, acks against enable.idempotence, ...). The route's
+// consumer and the retry router's producer, with courier's defaults, as they will be created.
+void check_kafka_clients(const kafka_config& kafka) {
+  kafka::consumer_settings consumer;
+  consumer.bootstrap = kafka.brokers;
+  consumer.group_id = kafka.group_id;
+  consumer.extra = kafka.properties;
+  try {
+    kafka::check_client_conf(RD_KAFKA_CONSUMER, kafka::consumer_properties(consumer));
+    kafka::check_client_conf(RD_KAFKA_PRODUCER,
+                             kafka::producer_properties(kafka.brokers, kafka.properties));
+  } catch (const kafka::kafka_error& e) {
+    throw config_error{"kafka.properties", e.what()};
   }
 }
 
@@ -47,6 +66,7 @@ http::tls_settings tls_settings_of(const tls_config& tls) {
 
 void check_before_start(const courier_config& cfg) {
   check_kafka_properties(cfg.kafka);
+  check_kafka_clients(cfg.kafka);
   for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
     check_route_url(cfg.routes[i], "routes[" + std::to_string(i) + "]");
   }

@@ -47,41 +47,43 @@ std::string consumer_settings::fetch_max_bytes() const {
   return std::to_string(bytes);
 }
 
-consumer::consumer(consumer_settings s, callbacks cb) : cb_(std::move(cb)) {
-  std::map<std::string, std::string> props{
-      {"bootstrap.servers", s.bootstrap},
-      {"group.id", s.group_id},
-      {"enable.auto.commit", "true"},
-      {"enable.auto.offset.store", "false"},
-      {"auto.offset.reset", "earliest"},
-      {"partition.assignment.strategy", "range,roundrobin"},
-      // A restarted instance is served once the dead one's session expired: 6 s (the broker's
-      // default group.min.session.timeout.ms) instead of librdkafka's 45 s, so a restart
-      // delivers again within 10 s. Heartbeats come from librdkafka's own thread: a busy
-      // application thread does not miss them.
-      {"session.timeout.ms", "6000"},
-      {"heartbeat.interval.ms", "2000"},
-      // Partitions added to a source topic are consumed within seconds, not 5 minutes.
-      {"topic.metadata.refresh.interval.ms", "10000"},
-      // Lag, commit points and high watermarks for /metrics and /state (on_positions).
-      {"statistics.interval.ms", "5000"},
-      // The prefetch is courier's largest memory: with librdkafka's 64 MiB, 1,024 records in
-      // flight of 1 KiB peaked at 116-133 MiB RSS; with 32 MiB at 68-84 MiB and delivered no
-      // slower (16 MiB was slower). Its price: librdkafka 2.0.2 stops fetching for up to a
-      // second once the queue holds this much, so records of a few KiB need more (about a
-      // second of deliveries; kafka.properties overrides it). docs/performance.md has both.
-      {"queued.max.messages.kbytes", consumer_settings::default_queued_max_messages_kbytes},
-      // One fetch response is allocated whole before it joins that queue, up to
-      // max.partition.fetch.bytes (1 MiB) for every partition fetched, within fetch.max.bytes
-      // (librdkafka's 50 MiB): peak memory grew with the partitions (1 KiB records, 1,024 in
-      // flight, a deep backlog: 94 MiB RSS on 8 partitions, 114-124 on 64, 129 on 128). 8 MiB
-      // bounds it (85-87 MiB on 128) at the same rate; docs/performance.md.
-      {"fetch.max.bytes", s.fetch_max_bytes()},
-  };
-  for (auto& [name, value] : s.extra) {
-    props[name] = std::move(value);
-  }
-  conf_ptr conf = make_conf(props);
+std::map<std::string, std::string> consumer_properties(const consumer_settings& s) {
+  return with_overrides(
+      {
+          {"bootstrap.servers", s.bootstrap},
+          {"group.id", s.group_id},
+          {"enable.auto.commit", "true"},
+          {"enable.auto.offset.store", "false"},
+          {"auto.offset.reset", "earliest"},
+          {"partition.assignment.strategy", "range,roundrobin"},
+          // A restarted instance is served once the dead one's session expired: 6 s (the broker's
+          // default group.min.session.timeout.ms) instead of librdkafka's 45 s, so a restart
+          // delivers again within 10 s. Heartbeats come from librdkafka's own thread: a busy
+          // application thread does not miss them.
+          {"session.timeout.ms", "6000"},
+          {"heartbeat.interval.ms", "2000"},
+          // Partitions added to a source topic are consumed within seconds, not 5 minutes.
+          {"topic.metadata.refresh.interval.ms", "10000"},
+          // Lag, commit points and high watermarks for /metrics and /state (on_positions).
+          {"statistics.interval.ms", "5000"},
+          // The prefetch is courier's largest memory: with librdkafka's 64 MiB, 1,024 records in
+          // flight of 1 KiB peaked at 116-133 MiB RSS; with 32 MiB at 68-84 MiB and delivered no
+          // slower (16 MiB was slower). Its price: librdkafka 2.0.2 stops fetching for up to a
+          // second once the queue holds this much, so records of a few KiB need more (about a
+          // second of deliveries; kafka.properties overrides it). docs/performance.md has both.
+          {"queued.max.messages.kbytes", consumer_settings::default_queued_max_messages_kbytes},
+          // One fetch response is allocated whole before it joins that queue, up to
+          // max.partition.fetch.bytes (1 MiB) for every partition fetched, within fetch.max.bytes
+          // (librdkafka's 50 MiB): peak memory grew with the partitions (1 KiB records, 1,024 in
+          // flight, a deep backlog: 94 MiB RSS on 8 partitions, 114-124 on 64, 129 on 128). 8 MiB
+          // bounds it (85-87 MiB on 128) at the same rate; docs/performance.md.
+          {"fetch.max.bytes", s.fetch_max_bytes()},
+      },
+      s.extra);
+}
+
+consumer::consumer(const consumer_settings& s, callbacks cb) : cb_(std::move(cb)) {
+  conf_ptr conf = make_conf(consumer_properties(s));
   rd_kafka_conf_set_rebalance_cb(conf.get(), &consumer::on_rebalance);
   rd_kafka_conf_set_error_cb(conf.get(), &consumer::on_kafka_error);
   rd_kafka_conf_set_stats_cb(conf.get(), &consumer::on_stats);

@@ -37,6 +37,10 @@ struct consumer_settings {
   [[nodiscard]] std::string fetch_max_bytes() const;
 };
 
+// The librdkafka properties a consumer gets: courier's defaults (consumer.cpp says why each),
+// with `extra` over them.
+std::map<std::string, std::string> consumer_properties(const consumer_settings& s);
+
 // A high-level KafkaConsumer driven from one thread (a detached CAF actor). Defaults:
 // enable.auto.commit=true, enable.auto.offset.store=false, auto.offset.reset=earliest,
 // partition.assignment.strategy=range,roundrobin (eager), statistics.interval.ms=5000. Offsets are
@@ -64,7 +68,7 @@ class consumer {
     std::function<void(bool)> on_broker_up;
   };
 
-  consumer(consumer_settings s, callbacks cb);
+  consumer(const consumer_settings& s, callbacks cb);
   consumer(const consumer&) = delete;
   consumer& operator=(const consumer&) = delete;
   consumer(consumer&&) = delete;

@@ -26,8 +26,9 @@ constexpr std::chrono::milliseconds queue_full_poll{50};
 
 }  // namespace
 
-producer::producer(const std::string& bootstrap, const std::map<std::string, std::string>& extra) {
-  conf_ptr conf = make_conf(with_overrides(
+std::map<std::string, std::string> producer_properties(
+    const std::string& bootstrap, const std::map<std::string, std::string>& extra) {
+  return with_overrides(
       {
           {"bootstrap.servers", bootstrap},
           {"enable.idempotence", "true"},
@@ -36,7 +37,11 @@ producer::producer(const std::string& bootstrap, const std::map<std::string, std
           // Partitions added to a tier or DLQ topic are known within seconds, not 5 minutes.
           {"topic.metadata.refresh.interval.ms", "10000"},
       },
-      extra));
+      extra);
+}
+
+producer::producer(const std::string& bootstrap, const std::map<std::string, std::string>& extra) {
+  conf_ptr conf = make_conf(producer_properties(bootstrap, extra));
   rd_kafka_conf_set_dr_msg_cb(conf.get(), &producer::on_delivery);
   rd_kafka_conf_set_opaque(conf.get(), this);
   std::array<char, 512> reason{};

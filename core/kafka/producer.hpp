@@ -14,6 +14,10 @@
 
 namespace courier::kafka {
 
+// The librdkafka properties a producer gets: courier's defaults with `extra` over them.
+std::map<std::string, std::string> producer_properties(
+    const std::string& bootstrap, const std::map<std::string, std::string>& extra);
+
 // An idempotent producer (enable.idempotence=true, acks=all, linger.ms=5; `extra` overrides).
 // Delivery reports are served by produce(), poll() and flush() on the caller's thread and
 // counted in acked() / failed(). Not copyable or movable: librdkafka holds a pointer to it.

@@ -1,6 +1,7 @@
 #include "topology/preflight.hpp"
 
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -50,6 +51,27 @@ TEST(Preflight, AnUnknownKafkaPropertyIsRefusedByItsKey) {
   const auto [key, text] = refusal(cfg);
   EXPECT_EQ(key, "kafka.properties.fetch.wait.max.msec");
   EXPECT_NE(text.find("unknown"), std::string::npos) << text;
+}
+
+TEST(Preflight, KafkaPropertiesThatOnlyFailTogetherAreRefusedBeforeStart) {
+  auto cfg = valid_config();
+  // Each is valid alone; librdkafka refuses the pair when the consumer is created.
+  cfg.kafka.properties = {{"fetch.max.bytes", "2097152"}, {"message.max.bytes", "4000000"}};
+  auto [key, text] = refusal(cfg);
+  EXPECT_EQ(key, "kafka.properties");
+  EXPECT_NE(text.find("`fetch.max.bytes` must be >= `message.max.bytes`"), std::string::npos)
+      << text;
+
+  // The retry router's producer is idempotent: acks=1 cannot work with it.
+  cfg.kafka.properties = {{"acks", "1"}};
+  std::tie(key, text) = refusal(cfg);
+  EXPECT_EQ(key, "kafka.properties");
+  EXPECT_NE(text.find("producer"), std::string::npos) << text;
+  EXPECT_NE(text.find("acks"), std::string::npos) << text;
+
+  // A larger message.max.bytes alone is fine: courier's fetch.max.bytes default follows it.
+  cfg.kafka.properties = {{"message.max.bytes", "10000000"}};
+  EXPECT_NO_THROW(check_before_start(cfg));
 }
 
 TEST(Preflight, AnHttpsUrlWithTheSystemCaStorePasses) {
