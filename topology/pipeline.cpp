@@ -68,11 +68,9 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
                                g.metrics, seed++);
 
     actors::consumer_actor_settings cs;
-    cs.kafka.bootstrap = cfg.kafka.brokers;
-    cs.kafka.group_id = cfg.kafka.group_id;
+    cs.kafka = consumer_settings_of(cfg.kafka);
     cs.kafka.topics = route_topics_to_consume(route);
     cs.core.gated_topics = {cs.kafka.topics.begin() + 1, cs.kafka.topics.end()};
-    cs.kafka.extra = cfg.kafka.properties;
     cs.route = route.name;
     cs.core.max_in_flight = route.max_in_flight;
     cs.core.max_in_flight_per_partition = route.max_in_flight_per_partition;

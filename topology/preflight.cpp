@@ -5,7 +5,6 @@
 
 #include "core/http/endpoint.hpp"
 #include "core/kafka/conf.hpp"
-#include "core/kafka/consumer.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/producer.hpp"
 
@@ -27,12 +26,9 @@ void check_kafka_properties(const kafka_config& kafka) {
 // (fetch.max.bytes against message.max.bytes, acks against enable.idempotence, ...). The route's
 // consumer and the retry router's producer, with courier's defaults, as they will be created.
 void check_kafka_clients(const kafka_config& kafka) {
-  kafka::consumer_settings consumer;
-  consumer.bootstrap = kafka.brokers;
-  consumer.group_id = kafka.group_id;
-  consumer.extra = kafka.properties;
   try {
-    kafka::check_client_conf(RD_KAFKA_CONSUMER, kafka::consumer_properties(consumer));
+    kafka::check_client_conf(RD_KAFKA_CONSUMER,
+                             kafka::consumer_properties(consumer_settings_of(kafka)));
     kafka::check_client_conf(RD_KAFKA_PRODUCER,
                              kafka::producer_properties(kafka.brokers, kafka.properties));
   } catch (const kafka::kafka_error& e) {
@@ -59,6 +55,14 @@ void check_route_url(const route_config& route, const std::string& path) {
 }
 
 }  // namespace
+
+kafka::consumer_settings consumer_settings_of(const kafka_config& kafka) {
+  kafka::consumer_settings s;
+  s.bootstrap = kafka.brokers;
+  s.group_id = kafka.group_id;
+  s.extra = kafka.properties;
+  return s;
+}
 
 http::tls_settings tls_settings_of(const tls_config& tls) {
   return http::tls_settings{tls.ca_file, tls.client_cert_file, tls.client_key_file};

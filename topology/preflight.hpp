@@ -2,6 +2,7 @@
 
 #include "core/config/config.hpp"
 #include "core/http/tls_context.hpp"
+#include "core/kafka/consumer.hpp"
 
 namespace courier::topology {
 
@@ -9,10 +10,15 @@ namespace courier::topology {
 // cannot know librdkafka or the HTTP client): every `kafka.properties` entry is applied to a
 // librdkafka configuration, every route's URL is parsed as the HTTP client will parse it, and
 // for an https:// URL the route's TLS context is built (CA file, client certificate and key
-// loaded). Throws config_error naming the first key that cannot work
+// loaded), and the consumer and producer are created once from their whole property sets (some
+// properties librdkafka only refuses together). Throws config_error naming the first key that
+// cannot work
 // ("routes[0].tls.ca_file"), so `courier run` and `topics ensure` exit 2 before a thread or a
 // connection.
 void check_before_start(const courier_config& cfg);
+
+// The kafka block as a route's consumer takes it (the topics are the route's).
+kafka::consumer_settings consumer_settings_of(const kafka_config& kafka);
 
 // A route's tls block as the HTTP client takes it.
 http::tls_settings tls_settings_of(const tls_config& tls);
