@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "core/kafka/admin.hpp"
-#include "core/model/decimal.hpp"
 #include "core/kafka/error.hpp"
+#include "core/model/decimal.hpp"
 #include "core/retry/header_value.hpp"
 #include "core/retry/retry_headers.hpp"
 #include "core/retry/retry_tiers.hpp"

@@ -33,19 +33,20 @@ void on_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
   }
 }
 
-}  // namespace
-
-std::string consumer_settings::fetch_max_bytes() const {
-  if (const auto it = extra.find("fetch.max.bytes"); it != extra.end()) {
-    return it->second;
-  }
-  std::int64_t bytes = default_fetch_max_bytes;
+// The largest fetch response courier asks for unless `extra` sets fetch.max.bytes (the reason is
+// at its default in consumer_properties); never below `extra`'s message.max.bytes, which
+// librdkafka requires.
+std::string fetch_max_bytes(const std::map<std::string, std::string>& extra) {
+  constexpr std::int64_t default_bytes = std::int64_t{8} << 20;
+  std::int64_t bytes = default_bytes;
   if (const auto it = extra.find("message.max.bytes"); it != extra.end()) {
     // Not a number: librdkafka names the setting when the consumer is created.
     bytes = std::max(bytes, parse_decimal<std::int64_t>(it->second).value_or(0));
   }
   return std::to_string(bytes);
 }
+
+}  // namespace
 
 std::map<std::string, std::string> consumer_properties(const consumer_settings& s) {
   return with_overrides(
@@ -77,7 +78,7 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
           // (librdkafka's 50 MiB): peak memory grew with the partitions (1 KiB records, 1,024 in
           // flight, a deep backlog: 94 MiB RSS on 8 partitions, 114-124 on 64, 129 on 128). 8 MiB
           // bounds it (85-87 MiB on 128) at the same rate; docs/performance.md.
-          {"fetch.max.bytes", s.fetch_max_bytes()},
+          {"fetch.max.bytes", fetch_max_bytes(s.extra)},
       },
       s.extra);
 }

@@ -31,10 +31,6 @@ struct consumer_settings {
     const auto it = extra.find("queued.max.messages.kbytes");
     return it == extra.end() ? default_queued_max_messages_kbytes : it->second;
   }
-  // The largest fetch response courier asks the broker for unless `extra` says (consumer.cpp
-  // says why); never below `extra`'s message.max.bytes, which librdkafka requires.
-  static constexpr std::int64_t default_fetch_max_bytes = std::int64_t{8} << 20;
-  [[nodiscard]] std::string fetch_max_bytes() const;
 };
 
 // The librdkafka properties a consumer gets: courier's defaults (consumer.cpp says why each),
