@@ -29,6 +29,9 @@
 #                     within 20000..300000)
 #   BENCH_WRK_SECONDS wrk's duration per run (default 5)
 #   BENCH_VALUE_BYTES the record value's size in bytes, also wrk's body (default 256)
+#   BENCH_PRELOAD_BATCH  records per Kafka record batch when preloading (kcat's
+#                     batch.num.messages, default 10000); 3 writes the small batches of a
+#                     producer lingering 1 ms at 24,000/s over 8 partitions
 #   BENCH_KAFKA_PROPERTIES  a JSON object of librdkafka properties for courier's kafka.properties
 #                     (default {}), e.g. '{"queued.max.messages.kbytes": "65536"}'
 #   BENCH_HTTP_IO_THREADS   courier's http_io_threads (default: courier's default)
@@ -58,6 +61,8 @@ bench_is_uint "$wrk_seconds" 1 60 || bench_die "BENCH_WRK_SECONDS: 1..60, not '$
 bench_is_uint "$wrk_threads" 1 8 || bench_die "BENCH_WRK_THREADS: 1..8, not '$wrk_threads'"
 bench_is_uint "$run_timeout" 10 1800 || bench_die "BENCH_RUN_TIMEOUT: 10..1800, not '$run_timeout'"
 bench_is_uint "$value_bytes" 1 65536 || bench_die "BENCH_VALUE_BYTES: 1..65536, not '$value_bytes'"
+bench_is_uint "${BENCH_PRELOAD_BATCH:-10000}" 1 1000000 ||
+  bench_die "BENCH_PRELOAD_BATCH: 1..1000000, not '${BENCH_PRELOAD_BATCH:-}'"
 [[ -z ${BENCH_RECORDS:-} ]] || bench_is_uint "$BENCH_RECORDS" 100 5000000 || bench_die "BENCH_RECORDS: 100..5000000"
 ((${#cases[@]} >= 1 && ${#cases[@]} <= 48)) || bench_die "BENCH_MATRIX: 1..48 cases"
 latencies=()

@@ -110,13 +110,15 @@ CONF
 
 # bench_preload CONFIG PARTITIONS RECORDS VALUE: creates CONFIG's topic with PARTITIONS partitions
 # (courier topics ensure, with its retry and DLQ topics) and produces RECORDS copies of VALUE
-# with kcat, without keys (so spread over the partitions by librdkafka's partitioner).
+# with kcat, without keys (so spread over the partitions by librdkafka's partitioner), in record
+# batches of up to BENCH_PRELOAD_BATCH (10000) records.
 bench_preload() {
   local topic
   topic=$(sed -n 's/.*"topic": "\([^"]*\)".*/\1/p' "$1")
   HMAC_SECRET=$bench_secret "$bench_courier" topics ensure --config "$1" --partitions "$2" >/dev/null
   seq 1 "$3" | sed "s/.*/$4/" |
-    timeout 300 kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=20 -X batch.num.messages=10000
+    timeout 300 kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=20 \
+      -X batch.num.messages="${BENCH_PRELOAD_BATCH:-10000}"
 }
 
 # bench_is_uint VALUE MIN MAX: VALUE is a whole number from MIN to MAX.
