@@ -37,7 +37,8 @@
 #   BENCH_HTTP_IO_THREADS   courier's http_io_threads (default: courier's default)
 #   BENCH_WRK_THREADS wrk's threads (default 1: nginx's one worker has the other core)
 #   BENCH_RUN_TIMEOUT seconds one courier run may take before it counts as failed (default 120)
-#   BENCH_THREADS     when set, each run also prints courier's CPU by thread name (stderr)
+#   BENCH_THREADS     when set, each run also prints courier's CPU by thread name and its
+#                     threads' context switches per delivery, start-up included (stderr)
 #   BENCH_SCRAPE      when set, courier's admin listener is on (127.0.0.1:19464) and /metrics
 #                     and /state are scraped every second during each run, as Prometheus and
 #                     an operator would: the cost of observability shows in the figures
@@ -173,7 +174,7 @@ run_courier() {
   cpu=$(bench_cpu_seconds "$bench_courier_pid")
   hwm=$(bench_hwm_kib "$bench_courier_pid")
   [[ -z ${BENCH_THREADS:-} ]] ||
-    note "run $5: courier's CPU seconds by thread (name count seconds): $(bench_thread_cpu "$bench_courier_pid" | tr '\n' ';')"
+    note "run $5: courier's CPU seconds by thread (name count seconds): $(bench_thread_cpu "$bench_courier_pid" | paste -sd ';'); context switches per delivery $(awk -v s="$(bench_ctx_switches "$bench_courier_pid")" -v n="$n" 'BEGIN { printf "%.2f", s / n }')"
   bench_stop "$bench_courier_pid" 30
   bench_courier_pid=
   [[ -z $scraper ]] || wait "$scraper" 2>/dev/null || true

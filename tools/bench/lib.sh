@@ -182,6 +182,13 @@ bench_thread_cpu() {
     END { for (k in n) printf "%s %d %.2f\n", k, n[k], c[k] / t }' | sort -k3,3nr
 }
 
+# bench_ctx_switches PID: context switches of PID's threads so far, voluntary (a thread went to
+# sleep) plus involuntary (it was preempted), from /proc/PID/task/*/status.
+bench_ctx_switches() {
+  cat /proc/"$1"/task/*/status 2>/dev/null |
+    awk '$1 == "voluntary_ctxt_switches:" || $1 == "nonvoluntary_ctxt_switches:" { n += $2 } END { print n + 0 }'
+}
+
 # bench_hwm_kib PID: peak resident set (VmHWM) of PID in KiB.
 bench_hwm_kib() { awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status"; }
 

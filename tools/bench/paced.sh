@@ -206,14 +206,17 @@ for ((run = 1; run <= repeats; run++)); do
   ((witness == 0)) || witness_start "$run" "$bench_work/before.prom"
   ticks=$(bench_cpu_ticks)
   cpu_before=$(bench_cpu_seconds "$bench_courier_pid")
+  switches_before=$(bench_ctx_switches "$bench_courier_pid")
   paced_produce "$rate" "$seconds"
   echo "paced: run $run: the machine's CPU while producing: $(bench_cpu_share "$ticks")"
   produced=$((produced + rate * seconds))
   wait_delivered "$produced" 60 ||
     bench_die "paced: $(delivered) of $produced delivered within 60 s after the last produce"
-  # courier's own CPU for this run's records (those arrive a few at a time, unlike a backlog's).
+  # courier's own CPU for this run's records (those arrive a few at a time, unlike a backlog's),
+  # and its threads' context switches: what makes a paced delivery dearer than a backlog's.
   awk -v b="$cpu_before" -v a="$(bench_cpu_seconds "$bench_courier_pid")" -v n=$((rate * seconds)) -v run="$run" \
-    'BEGIN { printf "paced: run %d: courier\047s CPU %.1f us per delivery\n", run, 1e6 * (a - b) / n }'
+    -v sb="$switches_before" -v sa="$(bench_ctx_switches "$bench_courier_pid")" \
+    'BEGIN { printf "paced: run %d: courier\047s CPU %.1f us per delivery; %.2f context switches per delivery\n", run, 1e6 * (a - b) / n, (sa - sb) / n }'
   curl -s "http://127.0.0.1:$admin_port/metrics" >"$bench_work/after.prom"
   ((witness == 0)) || witness_stop "$run"
   line=$(histogram_line "$bench_work/before.prom" "$bench_work/after.prom" courier_delivery_latency_seconds \
