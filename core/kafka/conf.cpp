@@ -3,7 +3,6 @@
 #include "core/kafka/error.hpp"
 
 #include <array>
-#include <memory>
 #include <utility>
 
 namespace courier::kafka {
@@ -33,15 +32,8 @@ void check_client_conf(rd_kafka_type_t type, const std::map<std::string, std::st
   quiet["log_level"] = "0";  // a probe: what the real client warns about, it warns about itself
   conf_ptr conf = make_conf(quiet);
   std::array<char, 512> reason{};
-  // Destroyed without a consumer close: it never joined a group, and a broker that cannot be
-  // reached must not hold the check up.
-  struct no_close {
-    void operator()(rd_kafka_t* rk) const {
-      rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
-    }
-  };
-  const std::unique_ptr<rd_kafka_t, no_close> rk{
-      rd_kafka_new(type, conf.get(), reason.data(), reason.size())};
+  // Never joins a group: a broker that cannot be reached must not hold the check up.
+  const unjoined_handle_ptr rk{rd_kafka_new(type, conf.get(), reason.data(), reason.size())};
   if (!rk) {
     throw kafka_error(
         RD_KAFKA_RESP_ERR__INVALID_ARG,

@@ -11,6 +11,13 @@ namespace courier::kafka {
 struct handle_deleter {
   void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
 };
+// For a client that never joined a group (a configuration probe): destroyed without the
+// consumer close, which would wait for a broker it may never have reached.
+struct unjoined_handle_deleter {
+  void operator()(rd_kafka_t* rk) const {
+    rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+  }
+};
 struct conf_deleter {
   void operator()(rd_kafka_conf_t* conf) const { rd_kafka_conf_destroy(conf); }
 };
@@ -60,6 +67,7 @@ struct mock_cluster_deleter {
 };
 
 using handle_ptr = std::unique_ptr<rd_kafka_t, handle_deleter>;
+using unjoined_handle_ptr = std::unique_ptr<rd_kafka_t, unjoined_handle_deleter>;
 using conf_ptr = std::unique_ptr<rd_kafka_conf_t, conf_deleter>;
 using topic_ptr = std::unique_ptr<rd_kafka_topic_t, topic_deleter>;
 using topic_partition_list_ptr =

@@ -28,8 +28,9 @@
 # Environment: PACED_RATE (1..200000; default half the measured capacity), PACED_SECONDS
 # (5..300), PACED_REPEATS (1..20), PACED_CAPACITY_RECORDS (1000..1000000), PACED_WITNESS (0 or 1),
 # PACED_LINGER_MS (0..100, the paced producer's linger.ms; default 1), OUTAGE_SECONDS
-# (0..600, 0 skips the outage), PACED_PARTITIONS (8), PACED_MAX_IN_FLIGHT (256: max_in_flight
-# and, unless PACED_MAX_CONNECTIONS says otherwise, http.max_connections), BENCH_HTTP_IO_THREADS (courier's http_io_threads), COURIER_BIN. Everything listens on
+# (0..600, 0 skips the outage), PACED_PARTITIONS (8), PACED_MAX_IN_FLIGHT (256: max_in_flight),
+# PACED_MAX_CONNECTIONS (http.max_connections; default PACED_MAX_IN_FLIGHT),
+# BENCH_HTTP_IO_THREADS (courier's http_io_threads), COURIER_BIN. Everything listens on
 # loopback; every wait is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
