@@ -14,6 +14,11 @@ namespace {
 using self_ptr = caf::stateful_actor<delivery_pool_state>*;
 using policy = attempt_policy;
 
+// While answers gather (http.gather_answers), this many wake the pool without waiting longer:
+// enough that a take amortises the pool's wake-up, few enough to hold no slot for long under a
+// heavy load, whose answers arrive a few tens a millisecond (docs/performance.md).
+constexpr std::size_t answers_that_wake_the_pool = 16;
+
 void carry_out(self_ptr self, policy::actions todo);
 
 struct shell {
@@ -35,7 +40,7 @@ struct shell {
       std::move(a.request), [sink = self->state.sink, id = a.id, started](const http::response& r) {
         const auto took = std::chrono::steady_clock::now() - started;
         sink->metrics->request_seconds.observe(std::chrono::duration<double>(took).count());
-        sink->push(to_attempt_result(id, r, took));
+        push_answer(sink, to_attempt_result(id, r, took));
       });
   }
 
@@ -164,6 +169,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   log_failures(self, "delivery_pool", route.name);
   auto& st = self->state;
   st.route = route.name;
+  const auto gather_answers = route.http.gather_answers;
   st.policy.emplace(settings_of(std::move(route)), make_random_source(seed));
   st.client = std::move(client);
   st.breaker = std::move(breaker);
@@ -172,6 +178,8 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   st.sink = std::make_shared<answer_sink>();
   st.sink->pool = caf::weak_actor_ptr{self->ctrl()};
   st.sink->metrics = st.metrics;
+  st.sink->gather = gather_answers;
+  st.sink->wake_at = answers_that_wake_the_pool;
   return {
     [=](deliver_atom, record_batch& records) {
       const auto from = caf::actor_cast<caf::actor>(self->current_sender());

@@ -44,6 +44,10 @@ struct http_config {
   std::size_t max_response_bytes = 65536;
   // Status line and headers of a response; longer ones end the attempt (response_too_large).
   std::size_t max_header_bytes = 8192;
+  // How long the first answer of a batch waits on the io thread for more before the delivery
+  // pool is woken to take them (16 answers wake it at once); 0 wakes it for every first answer.
+  // A light load then wakes the pool once for many answers, not for every few.
+  std::chrono::milliseconds gather_answers{1};
 };
 
 // TLS for an https:// url. The peer is always verified; paths are read at start-up.

@@ -155,6 +155,11 @@ void validate_route(const route_config& r, const std::string& path, secret_check
         join_key(h, "max_header_bytes"),
         "must be at most 1048576 (1 MiB), got " + std::to_string(r.http.max_header_bytes)};
   }
+  // An answer waiting holds its record's slot: a long wait caps the route (Little's law).
+  if (r.http.gather_answers > std::chrono::milliseconds{100}) {
+    throw config_error{join_key(h, "gather_answers"),
+                       "must be at most 100ms, got " + format_duration(r.http.gather_answers)};
+  }
 }
 
 bool is_ipv4(std::string_view s) {

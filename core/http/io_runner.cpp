@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/http/deferred_calls.hpp"
+
 namespace courier::http {
 
 io_runner::io_runner(std::size_t threads)
@@ -9,6 +11,17 @@ io_runner::io_runner(std::size_t threads)
       work_(boost::asio::make_work_guard(ioc_)) {
   const std::size_t count = std::max<std::size_t>(threads, 1);
   threads_.reserve(count);
+  if (count == 1) {
+    // The only thread of its io_context: handlers that defer a call find it here again.
+    threads_.emplace_back([this] {
+      deferred_calls calls{ioc_};
+      const io_thread_deferrals_scope scope{calls};
+      ioc_.run();
+    });
+    return;
+  }
+  // Several threads share the io_context, so a timer's handler may run on another thread than
+  // the one that armed it: no deferred calls here (defer_on_this_io_thread returns false).
   for (std::size_t i = 0; i < count; ++i) {
     threads_.emplace_back([this] { ioc_.run(); });
   }

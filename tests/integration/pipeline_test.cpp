@@ -45,23 +45,54 @@ void expect_keys_are_exactly_the_seeded_records(const std::set<std::string>& key
   EXPECT_EQ(total, seeded);
 }
 
-TEST(Pipeline, DeliversEverySeededRecordOnceToTheReceiver) {
-  stand s{4};
-  s.seed(400);
+// Runs the pipeline on the stand until the receiver has `n` records, then checks each seeded
+// record arrived once, signed, and every one is committed.
+void expect_every_seeded_record_delivered_once_and_committed(stand& s, int partitions,
+                                                             std::size_t n) {
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 400; }, 60s))
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= n; }, 60s))
       << "delivered at the receiver: " << s.receiver->snapshot().ok;
   p.stop();
 
   const auto st = s.receiver->snapshot();
-  EXPECT_EQ(st.ok, 400U);
-  EXPECT_EQ(st.unique_keys, 400U);
+  EXPECT_EQ(st.ok, n);
+  EXPECT_EQ(st.unique_keys, n);
   EXPECT_EQ(st.fail_401, 0U) << "the receiver verified every signature";
-  expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 4, 400);
+  expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, partitions, n);
 
   // Everything delivered is committed: the group's offsets add up to the seeded count.
-  EXPECT_EQ(s.committed_total(), 400);
+  EXPECT_EQ(s.committed_total(), static_cast<long long>(n));
+}
+
+TEST(Pipeline, DeliversEverySeededRecordOnceToTheReceiver) {
+  stand s{4};
+  s.seed(400);
+  expect_every_seeded_record_delivered_once_and_committed(s, 4, 400);
+}
+
+// Answers fewer than wake the pool at once (16) reach it when their moment on the io thread is
+// due: were the deferred wake-up lost, they would sit in the inbox, uncommitted, for good.
+TEST(Pipeline, AFewAnswersGatheredOnTheIoThreadReachThePoolAndAreCommitted) {
+  stand s{1};
+  s.route().http.gather_answers = 100ms;
+  s.seed(5);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return m.delivered.load() >= 5; }, 60s))
+      << "delivered: " << m.delivered.load() << ", at the receiver: " << s.receiver->snapshot().ok;
+  p.stop();
+  EXPECT_EQ(s.receiver->snapshot().unique_keys, 5U);
+  EXPECT_EQ(s.committed_total(), 5);
+}
+
+// gather_answers 0: every first answer wakes the pool, as before the gathering.
+TEST(Pipeline, WithoutGatheringEveryRecordIsDeliveredAndCommittedToo) {
+  stand s{4};
+  s.route().http.gather_answers = 0ms;
+  s.seed(200);
+  expect_every_seeded_record_delivered_once_and_committed(s, 4, 200);
 }
 
 TEST(Pipeline, DeliversEverythingWhenHalfTheAnswersAre503AndKeepsEachRecordsKey) {

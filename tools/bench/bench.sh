@@ -35,6 +35,7 @@
 #   BENCH_KAFKA_PROPERTIES  a JSON object of librdkafka properties for courier's kafka.properties
 #                     (default {}), e.g. '{"queued.max.messages.kbytes": "65536"}'
 #   BENCH_HTTP_IO_THREADS   courier's http_io_threads (default: courier's default)
+#   BENCH_GATHER_ANSWERS    the route's http.gather_answers, e.g. 0 or 1ms (default: courier's)
 #   BENCH_WRK_THREADS wrk's threads (default 1: nginx's one worker has the other core)
 #   BENCH_RUN_TIMEOUT seconds one courier run may take before it counts as failed (default 120)
 #   BENCH_THREADS     when set, each run also prints courier's CPU by thread name and its

@@ -94,17 +94,19 @@ bench_signature() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$bench_secret
 # bench_write_config FILE GROUP TOPIC URL MAX_IN_FLIGHT MAX_CONNECTIONS [ADMIN_LISTEN]: courier's
 # config, everything else at courier's defaults (the admin listener off unless ADMIN_LISTEN;
 # BENCH_KAFKA_PROPERTIES, a JSON object, becomes kafka.properties: an A/B of a librdkafka setting;
-# BENCH_HTTP_IO_THREADS, when set, becomes http_io_threads).
+# BENCH_HTTP_IO_THREADS, when set, becomes http_io_threads; BENCH_GATHER_ANSWERS, when set, the
+# route's http.gather_answers, e.g. 0 or 1ms).
 bench_write_config() {
-  local io_threads=""
+  local io_threads="" gather=""
   [[ -z ${BENCH_HTTP_IO_THREADS:-} ]] || io_threads="\"http_io_threads\": $BENCH_HTTP_IO_THREADS,"
+  [[ -z ${BENCH_GATHER_ANSWERS:-} ]] || gather=", \"gather_answers\": \"$BENCH_GATHER_ANSWERS\""
   cat >"$1" <<CONF
 {"kafka": {"brokers": "$bench_bootstrap", "group_id": "$2", "properties": ${BENCH_KAFKA_PROPERTIES:-{\}}},
  $io_threads
  "admin": {"listen": "${7:-off}"},
  "routes": [{"name": "shipments", "topic": "$3", "url": "$4",
              "allow_private_targets": true,
-             "max_in_flight": $5, "http": {"max_connections": $6}}]}
+             "max_in_flight": $5, "http": {"max_connections": $6$gather}}]}
 CONF
 }
 

@@ -30,7 +30,8 @@
 # PACED_LINGER_MS (0..100, the paced producer's linger.ms; default 1), OUTAGE_SECONDS
 # (0..600, 0 skips the outage), PACED_PARTITIONS (8), PACED_MAX_IN_FLIGHT (256: max_in_flight),
 # PACED_MAX_CONNECTIONS (http.max_connections; default PACED_MAX_IN_FLIGHT),
-# BENCH_HTTP_IO_THREADS (courier's http_io_threads), COURIER_BIN. Everything listens on
+# BENCH_HTTP_IO_THREADS (courier's http_io_threads), BENCH_GATHER_ANSWERS (the route's
+# http.gather_answers), COURIER_BIN. Everything listens on
 # loopback; every wait is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

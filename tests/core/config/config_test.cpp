@@ -78,6 +78,7 @@ TEST(Config, MinimalRouteGetsEveryDefault) {
   EXPECT_EQ(r.http.timeout, milliseconds{5000});
   EXPECT_EQ(r.http.max_response_bytes, 65536U);
   EXPECT_EQ(r.http.max_header_bytes, 8192U);
+  EXPECT_EQ(r.http.gather_answers, milliseconds{1});
   EXPECT_FALSE(r.allow_private_targets) << "the SSRF guard is on unless a route opts out";
   EXPECT_EQ(r.tls.ca_file, "") << "the system's CA store";
   EXPECT_EQ(r.tls.client_cert_file, "");
@@ -329,6 +330,22 @@ TEST(Config, ReadsAndBoundsTheHeaderCap) {
   EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].http.max_header_bytes");
   route["http"] = {{"max_header_bytes", 2000000}};
   EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].http.max_header_bytes");
+}
+
+TEST(Config, ReadsAndBoundsTheAnswerGathering) {
+  json route = minimal_route();
+  route["http"] = {{"gather_answers", "0"}};
+  EXPECT_EQ(parse_config(doc_with_route(route)).routes.at(0).http.gather_answers,
+            std::chrono::milliseconds{0});
+  route["http"] = {{"gather_answers", "5ms"}};
+  EXPECT_EQ(parse_config(doc_with_route(route)).routes.at(0).http.gather_answers,
+            std::chrono::milliseconds{5});
+  route["http"] = {{"gather_answers", "soon"}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].http.gather_answers");
+  route["http"] = {{"gather_answers", "1s"}};
+  const auto e = validate_error_of(doc_with_route(route));
+  EXPECT_EQ(e.key(), "routes[0].http.gather_answers");
+  EXPECT_NE(std::string{e.what()}.find("at most 100ms"), std::string::npos) << e.what();
 }
 
 TEST(Config, ReadsAndBoundsTheHttpIoThreads) {

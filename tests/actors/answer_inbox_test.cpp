@@ -1,0 +1,110 @@
+#include "actors/answer_inbox.hpp"
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/actors/deterministic.hpp"
+
+namespace courier::testing {
+namespace {
+
+using actors::answer_inbox;
+using then = answer_inbox::then;
+
+actors::attempt_result answer(std::uint64_t id) {
+  actors::attempt_result r;
+  r.delivery_id = id;
+  r.status = 200;
+  return r;
+}
+
+std::vector<std::uint64_t> ids(const std::vector<actors::attempt_result>& rs) {
+  std::vector<std::uint64_t> out;
+  out.reserve(rs.size());
+  for (const auto& r : rs) {
+    out.push_back(r.delivery_id);
+  }
+  return out;
+}
+
+TEST(AnswerInbox, WakeAtOneWakesThePoolForTheFirstAnswerOfEachBatchOnly) {
+  answer_inbox inbox;
+  EXPECT_EQ(inbox.push(answer(1), 1).next, then::wake_now);
+  EXPECT_EQ(inbox.push(answer(2), 1).next, then::nothing);
+  std::vector<actors::attempt_result> taken;
+  inbox.take(taken);
+  EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(inbox.push(answer(3), 1).next, then::wake_now);
+}
+
+TEST(AnswerInbox, TheFirstAnswerWaitsForMoreAndTheOneThatReachesWakeAtWakesThePool) {
+  answer_inbox inbox;
+  const auto first = inbox.push(answer(1), 3);
+  EXPECT_EQ(first.next, then::wake_later);
+  EXPECT_EQ(inbox.push(answer(2), 3).next, then::nothing);
+  EXPECT_EQ(inbox.push(answer(3), 3).next, then::wake_now);
+  // The moment passes after the pool was woken: nobody wakes it twice.
+  EXPECT_FALSE(inbox.due(first.batch));
+  EXPECT_EQ(inbox.push(answer(4), 3).next, then::nothing);
+  std::vector<actors::attempt_result> taken;
+  inbox.take(taken);
+  EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2, 3, 4}));
+}
+
+TEST(AnswerInbox, AFewAnswersWakeThePoolWhenTheirMomentIsDueOnce) {
+  answer_inbox inbox;
+  const auto first = inbox.push(answer(1), 16);
+  EXPECT_EQ(first.next, then::wake_later);
+  EXPECT_EQ(inbox.push(answer(2), 16).next, then::nothing);
+  EXPECT_TRUE(inbox.due(first.batch));
+  EXPECT_FALSE(inbox.due(first.batch));
+  // Woken, not yet taken: more answers join the batch without another wake-up.
+  EXPECT_EQ(inbox.push(answer(3), 16).next, then::nothing);
+  std::vector<actors::attempt_result> taken;
+  inbox.take(taken);
+  EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2, 3}));
+}
+
+TEST(AnswerInbox, AnOldBatchsMomentDoesNotWakeThePoolForTheNextBatch) {
+  answer_inbox inbox;
+  const auto first = inbox.push(answer(1), 2);
+  EXPECT_EQ(inbox.push(answer(2), 2).next, then::wake_now);
+  std::vector<actors::attempt_result> taken;
+  inbox.take(taken);
+  const auto second = inbox.push(answer(3), 2);
+  EXPECT_EQ(second.next, then::wake_later);
+  EXPECT_NE(second.batch, first.batch);
+  EXPECT_FALSE(inbox.due(first.batch));
+  EXPECT_TRUE(inbox.due(second.batch));
+}
+
+// An actor standing in for the delivery pool: counts its wake-ups.
+caf::behavior counting_pool(caf::event_based_actor*, const std::shared_ptr<int>& wakes) {
+  return {[wakes](actors::answers_atom) { ++*wakes; }};
+}
+
+TEST(PushAnswer, OffTheIoThreadsAnAnswerThatWouldWaitWakesThePoolAtOnce) {
+  deterministic_system d;
+  auto wakes = std::make_shared<int>(0);
+  auto pool = d.sys->spawn(counting_pool, wakes);
+  auto sink = std::make_shared<actors::answer_sink>();
+  sink->pool = caf::actor_cast<caf::weak_actor_ptr>(pool);
+  sink->wake_at = 16;
+  sink->gather = std::chrono::milliseconds{1};
+  actors::push_answer(sink, answer(1));
+  actors::push_answer(sink, answer(2));
+  d.run();
+  EXPECT_EQ(*wakes, 1);
+  std::vector<actors::attempt_result> taken;
+  sink->inbox.take(taken);
+  EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2}));
+  actors::push_answer(sink, answer(3));
+  d.run();
+  EXPECT_EQ(*wakes, 2);
+}
+
+}  // namespace
+}  // namespace courier::testing
