@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -20,10 +21,12 @@ namespace courier::actors {
 // everything that arrived by then. Under load one message carries many answers, instead of one
 // message (and one scheduling of the pool) per answer.
 //
-// When the pool is woken is the inbox's rule: at once when the answers reach `wake_at`, else
-// the first answer of a batch asks its pusher to come back a moment later (due()), so that a
-// light load, whose answers come a few at a time, still wakes the pool once for many.
-// wake_at 1 wakes it for the first answer.
+// When the pool is woken is the inbox's rule: at once when the answers reach `wake_at` or when
+// no attempt the pool posted (expect()) is still unanswered, else the first answer of a batch
+// asks its pusher to come back a moment later (due()): a paced load, whose answers come a few at
+// a time while more are on their way, still wakes the pool once for many, and no answer waits
+// for others that are not coming (a route whose records all came back, a backlog refilled in
+// small batches). wake_at 1 wakes it for the first answer.
 class answer_inbox {
  public:
   enum class then { nothing, wake_now, wake_later };
@@ -32,13 +35,19 @@ class answer_inbox {
     std::uint64_t batch;  // for due(), with wake_later
   };
 
+  // An attempt posted: its answer will come through push(). Before the post, so that the
+  // answer's push never comes first.
+  void expect() { unanswered_.fetch_add(1, std::memory_order_relaxed); }
+
   pushed push(attempt_result r, std::size_t wake_at) {
+    // An answer nobody expect()ed (a test's) counts as the last too.
+    const bool last = unanswered_.fetch_sub(1, std::memory_order_relaxed) <= 1;
     std::lock_guard<std::mutex> lock{mutex_};
     items_.push_back(std::move(r));
     if (woken_) {
       return {then::nothing, batch_};
     }
-    if (items_.size() >= wake_at) {
+    if (items_.size() >= wake_at || last) {
       woken_ = true;
       return {then::wake_now, batch_};
     }
@@ -69,8 +78,9 @@ class answer_inbox {
  private:
   std::mutex mutex_;
   std::vector<attempt_result> items_;
-  bool woken_ = false;       // the pool was sent answers_atom and has not taken yet
-  std::uint64_t batch_ = 0;  // taken batches so far
+  bool woken_ = false;                       // the pool was sent answers_atom and has not taken yet
+  std::uint64_t batch_ = 0;                  // taken batches so far
+  std::atomic<std::int64_t> unanswered_{0};  // attempts posted and not pushed yet
 };
 
 // What an attempt's completion on the io thread needs of its delivery pool, shared once per

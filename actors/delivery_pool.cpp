@@ -36,6 +36,7 @@ struct shell {
 
   void operator()(policy::post_attempt& a) const {
     const auto started = std::chrono::steady_clock::now();
+    self->state.sink->inbox.expect();
     self->state.client->post(
       std::move(a.request), [sink = self->state.sink, id = a.id, started](const http::response& r) {
         const auto took = std::chrono::steady_clock::now() - started;

@@ -13,7 +13,6 @@ thread_local deferred_calls* this_thread_calls = nullptr;
 
 deferred_calls::deferred_calls(boost::asio::io_context& ioc) : timer_(ioc) {}
 
-
 void deferred_calls::add(clock::duration delay, std::function<void()> call) {
   const auto at = clock::now() + delay;
   const bool earliest = calls_.empty() || at < calls_.begin()->first;

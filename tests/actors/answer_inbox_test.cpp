@@ -21,6 +21,13 @@ actors::attempt_result answer(std::uint64_t id) {
   return r;
 }
 
+// `n` attempts posted: their answers are expected.
+void expect(answer_inbox& inbox, int n) {
+  for (int i = 0; i < n; ++i) {
+    inbox.expect();
+  }
+}
+
 std::vector<std::uint64_t> ids(const std::vector<actors::attempt_result>& rs) {
   std::vector<std::uint64_t> out;
   out.reserve(rs.size());
@@ -32,6 +39,7 @@ std::vector<std::uint64_t> ids(const std::vector<actors::attempt_result>& rs) {
 
 TEST(AnswerInbox, WakeAtOneWakesThePoolForTheFirstAnswerOfEachBatchOnly) {
   answer_inbox inbox;
+  expect(inbox, 5);
   EXPECT_EQ(inbox.push(answer(1), 1).next, then::wake_now);
   EXPECT_EQ(inbox.push(answer(2), 1).next, then::nothing);
   std::vector<actors::attempt_result> taken;
@@ -42,6 +50,7 @@ TEST(AnswerInbox, WakeAtOneWakesThePoolForTheFirstAnswerOfEachBatchOnly) {
 
 TEST(AnswerInbox, TheFirstAnswerWaitsForMoreAndTheOneThatReachesWakeAtWakesThePool) {
   answer_inbox inbox;
+  expect(inbox, 10);
   const auto first = inbox.push(answer(1), 3);
   EXPECT_EQ(first.next, then::wake_later);
   EXPECT_EQ(inbox.push(answer(2), 3).next, then::nothing);
@@ -56,6 +65,7 @@ TEST(AnswerInbox, TheFirstAnswerWaitsForMoreAndTheOneThatReachesWakeAtWakesThePo
 
 TEST(AnswerInbox, AFewAnswersWakeThePoolWhenTheirMomentIsDueOnce) {
   answer_inbox inbox;
+  expect(inbox, 10);
   const auto first = inbox.push(answer(1), 16);
   EXPECT_EQ(first.next, then::wake_later);
   EXPECT_EQ(inbox.push(answer(2), 16).next, then::nothing);
@@ -70,6 +80,7 @@ TEST(AnswerInbox, AFewAnswersWakeThePoolWhenTheirMomentIsDueOnce) {
 
 TEST(AnswerInbox, AnOldBatchsMomentDoesNotWakeThePoolForTheNextBatch) {
   answer_inbox inbox;
+  expect(inbox, 10);
   const auto first = inbox.push(answer(1), 2);
   EXPECT_EQ(inbox.push(answer(2), 2).next, then::wake_now);
   std::vector<actors::attempt_result> taken;
@@ -79,6 +90,22 @@ TEST(AnswerInbox, AnOldBatchsMomentDoesNotWakeThePoolForTheNextBatch) {
   EXPECT_NE(second.batch, first.batch);
   EXPECT_FALSE(inbox.due(first.batch));
   EXPECT_TRUE(inbox.due(second.batch));
+}
+
+TEST(AnswerInbox, TheLastUnansweredAttemptsAnswerWakesThePoolAtOnce) {
+  answer_inbox inbox;
+  expect(inbox, 3);
+  const auto first = inbox.push(answer(1), 16);
+  EXPECT_EQ(first.next, then::wake_later);
+  EXPECT_EQ(inbox.push(answer(2), 16).next, then::nothing);
+  EXPECT_EQ(inbox.push(answer(3), 16).next, then::wake_now) << "no more answers are coming";
+  EXPECT_FALSE(inbox.due(first.batch));
+  std::vector<actors::attempt_result> taken;
+  inbox.take(taken);
+  EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2, 3}));
+  // A single attempt in flight: its answer waits for nothing.
+  expect(inbox, 1);
+  EXPECT_EQ(inbox.push(answer(4), 16).next, then::wake_now);
 }
 
 // An actor standing in for the delivery pool: counts its wake-ups.
@@ -94,6 +121,7 @@ TEST(PushAnswer, OffTheIoThreadsAnAnswerThatWouldWaitWakesThePoolAtOnce) {
   sink->pool = caf::actor_cast<caf::weak_actor_ptr>(pool);
   sink->wake_at = 16;
   sink->gather = std::chrono::milliseconds{1};
+  expect(sink->inbox, 3);
   actors::push_answer(sink, answer(1));
   actors::push_answer(sink, answer(2));
   d.run();
