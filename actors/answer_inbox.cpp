@@ -5,7 +5,7 @@
 namespace courier::actors {
 
 void push_answer(const std::shared_ptr<answer_sink>& sink, attempt_result r) {
-  const auto wake_at = sink->gather.count() > 0 ? sink->wake_at : 1;
+  const std::size_t wake_at = sink->gather.count() > 0 ? answers_that_wake_the_pool : 1;
   const auto pushed = sink->inbox.push(std::move(r), wake_at);
   switch (pushed.next) {
     case answer_inbox::then::nothing:

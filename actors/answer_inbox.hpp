@@ -83,6 +83,11 @@ class answer_inbox {
   std::atomic<std::int64_t> unanswered_{0};  // attempts posted and not pushed yet
 };
 
+// While answers gather (http.gather_answers), this many wake the pool without waiting longer:
+// enough that a take amortises the pool's wake-up, few enough to hold no slot for long under a
+// heavy load, whose answers arrive a few tens a millisecond (docs/performance.md).
+inline constexpr std::size_t answers_that_wake_the_pool = 16;
+
 // What an attempt's completion on the io thread needs of its delivery pool, shared once per
 // pool: each attempt's callback then copies one shared pointer, not an actor handle and two.
 // The handle is weak (the pool's state holds this), locked only to send the wake-up.
@@ -90,7 +95,6 @@ struct answer_sink {
   caf::weak_actor_ptr pool;
   std::shared_ptr<route_metrics> metrics;
   answer_inbox inbox;
-  std::size_t wake_at = 1;              // answers that wake the pool at once
   std::chrono::microseconds gather{0};  // how long fewer wait for more (on the io thread)
 
   void wake() const {

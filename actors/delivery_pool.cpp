@@ -14,11 +14,6 @@ namespace {
 using self_ptr = caf::stateful_actor<delivery_pool_state>*;
 using policy = attempt_policy;
 
-// While answers gather (http.gather_answers), this many wake the pool without waiting longer:
-// enough that a take amortises the pool's wake-up, few enough to hold no slot for long under a
-// heavy load, whose answers arrive a few tens a millisecond (docs/performance.md).
-constexpr std::size_t answers_that_wake_the_pool = 16;
-
 void carry_out(self_ptr self, policy::actions todo);
 
 struct shell {
@@ -180,7 +175,6 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   st.sink->pool = caf::weak_actor_ptr{self->ctrl()};
   st.sink->metrics = st.metrics;
   st.sink->gather = gather_answers;
-  st.sink->wake_at = answers_that_wake_the_pool;
   return {
     [=](deliver_atom, record_batch& records) {
       const auto from = caf::actor_cast<caf::actor>(self->current_sender());

@@ -45,7 +45,8 @@ struct http_config {
   // Status line and headers of a response; longer ones end the attempt (response_too_large).
   std::size_t max_header_bytes = 8192;
   // How long the first answer of a batch waits on the io thread for more before the delivery
-  // pool is woken to take them (16 answers wake it at once); 0 wakes it for every first answer.
+  // pool is woken to take them (16 answers, or the answer of the last attempt still unanswered,
+  // wake it at once); 0 wakes it for every first answer.
   // A light load then wakes the pool once for many answers, not for every few.
   std::chrono::milliseconds gather_answers{1};
 };

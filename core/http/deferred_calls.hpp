@@ -28,8 +28,6 @@ class deferred_calls {
 
   void add(clock::duration delay, std::function<void()> call);
 
-  std::size_t pending() const { return calls_.size(); }
-
  private:
   void arm();
   void fire();

@@ -119,7 +119,6 @@ TEST(PushAnswer, OffTheIoThreadsAnAnswerThatWouldWaitWakesThePoolAtOnce) {
   auto pool = d.sys->spawn(counting_pool, wakes);
   auto sink = std::make_shared<actors::answer_sink>();
   sink->pool = caf::actor_cast<caf::weak_actor_ptr>(pool);
-  sink->wake_at = 16;
   sink->gather = std::chrono::milliseconds{1};
   expect(sink->inbox, 3);
   actors::push_answer(sink, answer(1));
