@@ -39,6 +39,13 @@ struct client_settings {
   bool allow_private_targets = false;
   // For an https:// endpoint: what the peer is verified against, and the client identity.
   tls_settings tls;
+  // A kept-alive connection idle at least this long is checked for bytes that arrived
+  // unasked (an unsolicited response, a close_notify) before it carries the next request, and
+  // is replaced if it has any; bytes read ahead with the last answer are always checked. The
+  // check is a syscall (FIONREAD), so a connection reused sooner is not asked: no HTTP server
+  // closes a kept-alive connection that soon, and one that did (FIN or RST) is caught by the
+  // one transparent retry of a reused connection that read nothing. 0 checks every reuse.
+  std::chrono::milliseconds idle_check_after{100};
   // Replaces the system resolver (tests: a name that resolves to chosen addresses without
   // DNS). Runs on an io thread; an empty result or an exception is a DNS failure.
   std::function<std::vector<boost::asio::ip::address>(const std::string& host)> resolver;

@@ -146,9 +146,15 @@ void connection::run() {
 }
 
 bool connection::idle_bytes_arrived() {
+  if (buffer_.size() > 0) {
+    return true;  // read ahead with the last answer
+  }
+  if (std::chrono::steady_clock::now() - answered_at_ < pool_->settings().idle_check_after) {
+    return false;
+  }
   beast::error_code ec;
   const auto waiting = lowest_layer().available(ec);
-  return buffer_.size() > 0 || waiting > 0 || ec;
+  return waiting > 0 || ec;
 }
 
 void connection::resolve() {
@@ -316,6 +322,24 @@ void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
     too_large(/*headers=*/false);
     return;
   }
+  if (!parser_->is_done() && buffer_.size() > 0) {
+    // The body usually came in the same segment as the header: parse what the buffer holds
+    // now (what the read below would do first), so an answer read in one go ends here
+    // instead of through a second read operation and the post that completes it.
+    parser_->eager(true);
+    beast::error_code parsed;
+    buffer_.consume(parser_->put(buffer_.data(), parsed));
+    if (parsed == beast_http::error::need_more) {
+      parsed = {};
+    }
+    if (read_failed(parsed)) {
+      return;
+    }
+  }
+  if (parser_->is_done()) {
+    on_read({}, 0);
+    return;
+  }
   read_body();
 }
 
@@ -474,6 +498,9 @@ std::string connection::tls_reason(const beast::error_code& ec) {
 }
 
 void connection::finish(response r, bool reusable) {
+  if (reusable) {
+    answered_at_ = std::chrono::steady_clock::now();
+  }
   auto on_done = std::move(current_.on_done);
   current_ = exchange{};
   parser_.reset();

@@ -61,6 +61,8 @@ class connection : public std::enable_shared_from_this<connection> {
 
   void run();
   // A kept-alive connection that received bytes while idle cannot carry the next request.
+  // Bytes read ahead with the last answer always count; the kernel is asked (FIONREAD) only
+  // once the connection has been idle for client_settings::idle_check_after.
   bool idle_bytes_arrived();
   // Watches current_.deadline; see the class comment.
   void watch_deadline();
@@ -118,6 +120,7 @@ class connection : public std::enable_shared_from_this<connection> {
   std::optional<response_parser> parser_;
   exchange current_;
   bool connected_ = false;
+  std::chrono::steady_clock::time_point answered_at_{};  // when the last answer ended
   bool reused_ = false;   // the current attempt runs over a kept-alive connection
   bool retried_ = false;  // the one transparent retry is spent
   bool aborted_ = false;

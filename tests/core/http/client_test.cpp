@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -379,6 +380,82 @@ TEST(HttpClient, AResponseNobodyAskedForIsNotTakenAsTheNextRequestsAnswer) {
   EXPECT_EQ(second.status, 202) << second.error_message;
   EXPECT_FALSE(second.reused_connection);
   EXPECT_EQ(c.connections_opened(), 2U);
+}
+
+TEST(HttpClient, AResponseThatArrivesWhileTheConnectionIsIdleIsNotTheNextAnswer) {
+  std::promise<void> answered;
+  std::promise<void> extra_written;
+  std::atomic<int> served{0};
+  scripted_server server(2, [&](tcp::socket& s) {
+    scripted_server::read_request(s);
+    if (served++ == 0) {
+      scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+      // Only once the client has its answer: these bytes reach an idle connection.
+      answered.get_future().wait();
+      scripted_server::write_raw(s, "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n");
+      extra_written.set_value();
+      scripted_server::read_request(s);  // until the client closes this connection
+      return;
+    }
+    scripted_server::write_raw(s, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n");
+  });
+  io_runner io;
+  auto settings = quick(1);
+  settings.idle_check_after = 0ms;  // the connection is reused at once: check it anyway
+  client c(io.context(), parse_endpoint(server.url()), settings);
+  ASSERT_EQ(post_and_wait(c, delivery("{}", "k1")).status, 200);
+  answered.set_value();
+  // On loopback the bytes are in the client's socket once the server's write returned.
+  extra_written.get_future().wait();
+  const auto second = post_and_wait(c, delivery("{}", "k2"));
+  EXPECT_EQ(second.status, 202) << second.error_message;
+  EXPECT_FALSE(second.reused_connection);
+  EXPECT_EQ(c.connections_opened(), 2U);
+}
+
+TEST(HttpClient, ABodyThatFollowsItsHeaderLaterIsReadWhole) {
+  scripted_server server(1, [](tcp::socket& s) {
+    for (int i = 0; i < 2; ++i) {
+      scripted_server::read_request(s);
+      scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello");
+      std::this_thread::sleep_for(20ms);  // the scripted peer's pace, not the test's wait
+      scripted_server::write_raw(s, " world");
+    }
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1));
+  for (const char* key : {"k1", "k2"}) {
+    const auto r = post_and_wait(c, delivery("{}", key));
+    EXPECT_EQ(r.status, 200) << r.error_message;
+    EXPECT_EQ(r.body, "hello world");
+  }
+  EXPECT_EQ(c.connections_opened(), 1U);
+}
+
+TEST(HttpClient, AnAnswerWithItsBodyInOneSegmentLeavesWhatFollowsForTheIdleCheck) {
+  std::atomic<int> served{0};
+  scripted_server server(2, [&served](tcp::socket& s) {
+    scripted_server::read_request(s);
+    if (served++ == 0) {
+      // The answer with its body, then an unasked one, in one write.
+      scripted_server::write_raw(s,
+                                 "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+                                 "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n");
+      scripted_server::read_request(s);  // until the client closes this connection
+      return;
+    }
+    scripted_server::write_raw(
+        s, "HTTP/1.1 202 Accepted\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1));
+  const auto first = post_and_wait(c, delivery("{}", "k1"));
+  ASSERT_EQ(first.status, 200) << first.error_message;
+  EXPECT_EQ(first.body, "ok");
+  const auto second = post_and_wait(c, delivery("{}", "k2"));
+  EXPECT_EQ(second.status, 202) << second.error_message;
+  EXPECT_EQ(second.body, "ok");
+  EXPECT_FALSE(second.reused_connection);
 }
 
 TEST(HttpClient, RedirectIsReturnedAndNotFollowed) {
