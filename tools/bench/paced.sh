@@ -12,7 +12,9 @@
 #    the share under each bucket bound and the bound p50 and p99 lie under (the 2xx arrives after
 #    the receipt, so these bound the receipt's latency from above; 50 ms is a bound). Beside it,
 #    the same for the record timestamp -> courier's poll and for each HTTP attempt. Last, the
-#    median p99 bound of the runs with min and max, judged against the 50 ms target.
+#    median p99 bound of the runs with min and max, judged against the 50 ms target, and each
+#    run's bound beside the machine's idle share while it produced (on two cores shared with the
+#    broker, nginx and the producer, the tail follows it: docs/performance.md).
 #    PACED_WITNESS=1 adds a second consumer beside courier during each run (kcat from the end
 #    of the topic, each record's timestamp -> the moment kcat printed it, bucketed the same way):
 #    a tail courier's poll shows and the witness does not is courier's; one both show lies in the
@@ -202,6 +204,7 @@ witness_stop() {
 # (the producer, the broker, the fetch and librdkafka's prefetch queue), and each HTTP attempt
 # from its post to its answer; what neither holds is courier between poll and post.
 p99s=()
+idles=()  # the machine's idle share while each run produced: the p99 follows it on two cores
 for ((run = 1; run <= repeats; run++)); do
   curl -s "http://127.0.0.1:$admin_port/metrics" >"$bench_work/before.prom"
   echo "paced: run $run of $repeats: $rate records/s for $seconds s on $partitions partitions, nginx return 200" >&2
@@ -210,7 +213,9 @@ for ((run = 1; run <= repeats; run++)); do
   cpu_before=$(bench_cpu_seconds "$bench_courier_pid")
   switches_before=$(bench_ctx_switches "$bench_courier_pid")
   paced_produce "$rate" "$seconds"
-  echo "paced: run $run: the machine's CPU while producing: $(bench_cpu_share "$ticks")"
+  share=$(bench_cpu_share "$ticks")
+  echo "paced: run $run: the machine's CPU while producing: $share"
+  idles+=("$(sed -E 's/^idle ([0-9]+)%.*/\1/' <<<"$share")")
   produced=$((produced + rate * seconds))
   wait_delivered "$produced" 60 ||
     bench_die "paced: $(delivered) of $produced delivered within 60 s after the last produce"
@@ -230,13 +235,15 @@ for ((run = 1; run <= repeats; run++)); do
   histogram_line "$bench_work/before.prom" "$bench_work/after.prom" courier_delivery_request_duration_seconds \
     "HTTP attempts; attempt post -> answer" -
 done
-# The runs' p99 bounds: median, min and max (+Inf sorts last), judged by the median.
-printf '%s\n' "${p99s[@]}" | sed 's/+Inf/inf/' | sort -g | awk -v rate="$rate" -v cap="$capacity" '
+# The runs' p99 bounds: median, min and max (+Inf sorts last), judged by the median; then each
+# run's bound beside the machine's idle share while it produced.
+printf '%s\n' "${p99s[@]}" | sed 's/+Inf/inf/' | sort -g | awk -v rate="$rate" -v cap="$capacity" \
+  -v runs="$(paste -d: <(printf '%s\n' "${p99s[@]}") <(printf '%s\n' "${idles[@]}") | awk -F: '{ printf "%s%s s at %s%% idle", (NR > 1 ? ", " : ""), $1, $2 }')" '
   { v[NR] = $1 }
   END {
     m = v[int(NR / 2) + 1]  # of an even count, the upper of the two middle ones
-    printf "paced %d/s (capacity %d/s): p99 bound median %s s [%s-%s] over %d runs (target p99 < 0.05 s: %s)\n",
-           rate, cap, m, v[1], v[NR], NR, (m != "inf" && m + 0 <= 0.05) ? "met" : "MISSED" }'
+    printf "paced %d/s (capacity %d/s): p99 bound median %s s [%s-%s] over %d runs (target p99 < 0.05 s: %s); by run: %s\n",
+           rate, cap, m, v[1], v[NR], NR, (m != "inf" && m + 0 <= 0.05) ? "met" : "MISSED", runs }'
 
 if ((outage > 0)); then
   rss_kib() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$bench_courier_pid/status"; }
