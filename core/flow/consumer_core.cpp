@@ -1,6 +1,7 @@
 #include "core/flow/consumer_core.hpp"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "core/retry/retry_headers.hpp"
@@ -51,14 +52,28 @@ void consumer_core::revoke(const std::vector<partition_id>& ps) {
     store(p, it->second.tracker);
     accounts_[p].released += it->second.tracker.in_flight();
     tracked_ -= it->second.tracker.in_flight();
-    book_.erase(it);
-    pauses_.revoke(p);  // the librdkafka wrapper resumes a revoked partition before giving it up
-    gate_.drop(p);
+    // What was never handed out (held in the due gate or in overflow) is forgotten; what the
+    // delivery pool has still reports an outcome, which must not count for the partition's
+    // next assignment (the same records fetched again are in flight there).
+    const auto gated = gate_.drop(p);
+    std::set<std::int64_t> kept{gated.begin(), gated.end()};
     overflow_.erase(std::remove_if(overflow_.begin(), overflow_.end(),
                                    [&](const record& r) {
-                                     return r.topic == p.topic && r.partition == p.partition;
+                                     const bool of_p =
+                                         r.topic == p.topic && r.partition == p.partition;
+                                     if (of_p) {
+                                       kept.insert(r.offset);
+                                     }
+                                     return of_p;
                                    }),
                     overflow_.end());
+    for (const auto offset : it->second.tracker.in_flight_offsets()) {
+      if (kept.count(offset) == 0) {
+        orphans_[p].insert(offset);
+      }
+    }
+    book_.erase(it);
+    pauses_.revoke(p);  // the librdkafka wrapper resumes a revoked partition before giving it up
   }
 }
 
@@ -103,6 +118,18 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
 
 bool consumer_core::complete(const partition_id& p, std::int64_t offset, completion how,
                              std::int64_t now_ms) {
+  if (auto o = orphans_.find(p); o != orphans_.end()) {
+    if (auto copy = o->second.find(offset); copy != o->second.end()) {
+      // Handed out before a revoke. Should the partition be assigned again with that record
+      // in flight anew, the two copies' outcomes look alike: the first one to come is taken
+      // for the old copy's, so the offset completes when both are in, never before its copy.
+      o->second.erase(copy);
+      if (o->second.empty()) {
+        orphans_.erase(o);
+      }
+      return false;
+    }
+  }
   auto it = book_.find(p);
   if (it == book_.end()) {
     return false;  // revoked: the partition's new owner delivers it again (at-least-once)

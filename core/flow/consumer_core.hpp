@@ -102,7 +102,8 @@ class consumer_core {
 
   // Rebalance. A new partition takes the route-wide pause reasons; a revoked one stores its
   // offset and forgets its records (those not handed out are fetched again by its next owner;
-  // outcomes of those handed out are ignored from now on).
+  // the outcomes of those handed out are ignored when they come, one per record, also once
+  // the partition is assigned here again and the same offsets are in flight anew).
   void assign(const std::vector<partition_id>& ps, std::int64_t now_ms);
   void revoke(const std::vector<partition_id>& ps);
 
@@ -117,7 +118,8 @@ class consumer_core {
   intake take(record r, std::int64_t now_ms);
 
   // The delivery pool finished the record (delivered, or acknowledged in a tier or the DLQ).
-  // False for one of a partition no longer assigned, or not in flight.
+  // False for one of a partition no longer assigned, one handed out before a revoke, or one
+  // not in flight.
   bool complete(const partition_id& p, std::int64_t offset, completion how, std::int64_t now_ms);
 
   // Hands out overflow records while there is room, oldest first.
@@ -207,6 +209,9 @@ class consumer_core {
   partition_pauses pauses_;
   due_gate gate_;
   std::deque<record> overflow_;
+  // Per partition, the offsets handed out before a revoke whose outcomes are still to come
+  // (a multiset: revoked twice while in flight twice).
+  std::map<partition_id, std::multiset<std::int64_t>> orphans_;
   std::size_t tracked_ = 0;    // the sum of the trackers' in_flight()
   std::size_t releasing_ = 0;  // let out of the gate by wake(), being handed out
   consumer_core_counts counts_;

@@ -44,13 +44,19 @@ bool due_gate::holds(const partition_id& p) const { return next_due(p).has_value
 
 std::size_t due_gate::size() const { return size_; }
 
-void due_gate::drop(const partition_id& p) {
+std::vector<std::int64_t> due_gate::drop(const partition_id& p) {
+  std::vector<std::int64_t> offsets;
   auto it = held_.find(p);
   if (it == held_.end()) {
-    return;
+    return offsets;
+  }
+  offsets.reserve(it->second.size());
+  for (const auto& h : it->second) {
+    offsets.push_back(h.rec.offset);
   }
   size_ -= it->second.size();
   held_.erase(it);
+  return offsets;
 }
 
 std::size_t due_gate::held_count(const partition_id& p) const {

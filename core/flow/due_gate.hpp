@@ -32,8 +32,9 @@ class due_gate {
   std::size_t size() const;
   std::size_t held_count(const partition_id& p) const;  // the partition's records held now
 
-  // Forgets a partition's records (revoked: its next owner fetches them again).
-  void drop(const partition_id& p);
+  // Forgets a partition's records (revoked: its next owner fetches them again); returns their
+  // offsets.
+  std::vector<std::int64_t> drop(const partition_id& p);
 
  private:
   struct held {

@@ -34,6 +34,9 @@ class offset_tracker {
   // The highest offset tracked so far, if any.
   [[nodiscard]] std::optional<std::int64_t> last_tracked() const;
 
+  // Every offset in flight, lowest first.
+  [[nodiscard]] const std::set<std::int64_t>& in_flight_offsets() const { return in_flight_; }
+
  private:
   std::set<std::int64_t> in_flight_;
   std::optional<std::int64_t> last_tracked_;

@@ -204,6 +204,83 @@ TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) 
   EXPECT_TRUE(io.paused.empty());
 }
 
+// An eager rebalance revokes every partition and usually hands the same ones back: the records
+// the delivery pool had are fetched again and in flight anew while the pool still finishes the
+// old copies. An old copy's outcome is not the new copy's: counted as one, the route's count
+// of records out went below what it holds back, and a route full of re-fetched records never
+// had room again.
+TEST(ConsumerCore, AnOutcomeFromBeforeARevokeDoesNotFinishTheRecordFetchedAgain) {
+  fake_io io;
+  consumer_core core{bounded(2), io};
+  core.assign({p0, p1}, 0);
+  EXPECT_EQ(core.take(rec(p0, 10), 0), consumer_core::intake::dispatched);
+  EXPECT_EQ(core.take(rec(p0, 11), 0), consumer_core::intake::dispatched);
+
+  core.revoke({p0, p1});
+  core.assign({p0, p1}, 1);
+  EXPECT_EQ(io.stored.at(p0), 10);
+  EXPECT_EQ(core.take(rec(p1, 5), 1), consumer_core::intake::dispatched);
+  EXPECT_EQ(core.take(rec(p1, 6), 1), consumer_core::intake::dispatched);
+  EXPECT_EQ(core.take(rec(p0, 10), 1), consumer_core::intake::overflowed) << "fetched again";
+  EXPECT_EQ(core.take(rec(p0, 11), 1), consumer_core::intake::overflowed);
+
+  EXPECT_FALSE(core.complete(p0, 10, completion::delivered, 2)) << "the old copy's outcome";
+  EXPECT_FALSE(core.complete(p0, 11, completion::delivered, 2));
+  EXPECT_EQ(core.outstanding(), 2U);
+  EXPECT_EQ(core.in_flight(), 4U) << "p0's new copies are still to deliver";
+  EXPECT_EQ(io.stored.at(p0), 10) << "nor is anything of p0 committed for them";
+  EXPECT_TRUE(core.complete(p1, 5, completion::delivered, 2));
+  EXPECT_TRUE(core.complete(p1, 6, completion::delivered, 2));
+  EXPECT_EQ(core.outstanding(), 0U);
+  EXPECT_TRUE(core.refill_due());
+  core.release_overflow();
+  ASSERT_EQ(io.dispatched.size(), 6U) << "the new copies go out";
+  EXPECT_TRUE(core.complete(p0, 10, completion::delivered, 3));
+  EXPECT_TRUE(core.complete(p0, 11, completion::delivered, 3));
+  EXPECT_EQ(io.stored.at(p0), 12);
+  EXPECT_EQ(core.in_flight(), 0U);
+}
+
+// The same with the new copy's outcome first: whichever comes first is taken for the old
+// copy's, so the offset is committed only once both are in.
+TEST(ConsumerCore, AfterARevokeAnOffsetCompletesOnlyWhenBothCopiesAreIn) {
+  fake_io io;
+  consumer_core core{bounded(8), io};
+  core.assign({p0}, 0);
+  core.take(rec(p0, 3), 0);
+  core.revoke({p0});
+  core.assign({p0}, 1);
+  EXPECT_EQ(core.take(rec(p0, 3), 1), consumer_core::intake::dispatched);
+  EXPECT_FALSE(core.complete(p0, 3, completion::delivered, 2));
+  EXPECT_EQ(core.in_flight(), 1U);
+  EXPECT_EQ(io.stored.at(p0), 3);
+  EXPECT_TRUE(core.complete(p0, 3, completion::retried, 3));
+  EXPECT_EQ(io.stored.at(p0), 4);
+  EXPECT_FALSE(core.complete(p0, 3, completion::delivered, 4)) << "nothing is owed any more";
+}
+
+// Records never handed out (in the due gate, in overflow) report no outcome: nothing waits
+// for one, and the partition's next assignment counts its own copies' outcomes.
+TEST(ConsumerCore, RecordsNotHandedOutBeforeARevokeOweNoOutcome) {
+  fake_io io;
+  consumer_core core{bounded_with_tier(1), io};
+  core.assign({p0, tier0}, 0);
+  core.take(rec(p0, 0), 0);
+  core.take(rec(p0, 1), 0);  // overflow
+  EXPECT_EQ(core.take(due_rec(tier0, 7, 10'000), 1'000), consumer_core::intake::gated);
+  core.revoke({p0, tier0});
+  io.paused.erase(tier0);  // the librdkafka wrapper resumes a revoked partition itself
+  core.assign({p0, tier0}, 2'000);
+  EXPECT_FALSE(core.complete(p0, 0, completion::delivered, 2'000)) << "p0@0 was handed out";
+  EXPECT_EQ(core.take(rec(p0, 0), 2'000), consumer_core::intake::dispatched);
+  EXPECT_TRUE(core.complete(p0, 0, completion::delivered, 2'000));
+  EXPECT_EQ(core.take(rec(p0, 1), 2'000), consumer_core::intake::dispatched);
+  EXPECT_TRUE(core.complete(p0, 1, completion::delivered, 2'000)) << "p0@1 was not";
+  EXPECT_EQ(core.take(due_rec(tier0, 7, 1'500), 2'000), consumer_core::intake::dispatched);
+  EXPECT_TRUE(core.complete(tier0, 7, completion::delivered, 2'000)) << "nor was tier0@7";
+  EXPECT_EQ(core.in_flight(), 0U);
+}
+
 TEST(ConsumerCore, TellsASourcePartitionPausedFromARetryTierWaitingForADueRecord) {
   fake_io io;
   consumer_core core{bounded_with_tier(8), io};
@@ -406,6 +483,10 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
     std::map<partition_id, model_partition> model;
     std::map<partition_id, std::int64_t> fetch_position;  // survives revoke, like the broker's
     std::set<std::pair<partition_id, std::int64_t>> handed_out;  // dispatched, not finished
+    // The outcomes the delivery pool owes, one per record it was handed (also those handed out
+    // before a revoke, which it still finishes), and the revoked ones the core is to ignore.
+    std::vector<std::pair<partition_id, std::int64_t>> owed;
+    std::multiset<std::pair<partition_id, std::int64_t>> orphaned;
     std::size_t seen = 0;
     // Per partition: records taken, and finished by completion kind (delivered, retried, DLQ).
     std::map<partition_id, std::uint64_t> taken;
@@ -430,7 +511,12 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
                 m.in_flight.empty() ? (m.last ? *m.last + 1 : m.next) : *m.in_flight.begin();
             EXPECT_EQ(io.stored.count(p) ? io.stored.at(p) : fetch_position[p], fetch_position[p]);
             for (auto it = handed_out.begin(); it != handed_out.end();) {
-              it = it->first == p ? handed_out.erase(it) : std::next(it);
+              if (it->first == p) {
+                orphaned.insert(*it);
+                it = handed_out.erase(it);
+              } else {
+                it = std::next(it);
+              }
             }
             model.erase(p);
           }
@@ -460,13 +546,23 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
         }
         case 4:
         case 5:
-          if (!handed_out.empty()) {
-            auto it = std::next(handed_out.begin(), static_cast<long>(pick(handed_out.size())));
+          if (!owed.empty()) {  // an outcome, in any order, also of a record revoked since
+            const auto i = pick(owed.size());
+            const auto done = owed[i];
+            owed[i] = owed.back();
+            owed.pop_back();
             const auto how = static_cast<completion>(pick(3));
-            EXPECT_TRUE(core.complete(it->first, it->second, how, step));
-            ++finished[it->first][static_cast<std::size_t>(how)];
-            model[it->first].in_flight.erase(it->second);
-            handed_out.erase(it);
+            if (auto o = orphaned.find(done); o != orphaned.end()) {
+              // The first outcome for a revoked record's offset is taken for the old copy's.
+              EXPECT_FALSE(core.complete(done.first, done.second, how, step));
+              orphaned.erase(o);
+              break;
+            }
+            ASSERT_EQ(handed_out.count(done), 1U);
+            EXPECT_TRUE(core.complete(done.first, done.second, how, step));
+            ++finished[done.first][static_cast<std::size_t>(how)];
+            model[done.first].in_flight.erase(done.second);
+            handed_out.erase(done);
           }
           break;
         case 6:
@@ -487,6 +583,7 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
         EXPECT_TRUE(model.count(rp) && model[rp].in_flight.count(r.offset))
             << "handed out a record not in flight";
         EXPECT_TRUE(handed_out.emplace(rp, r.offset).second) << "handed out twice";
+        owed.emplace_back(rp, r.offset);
       }
       std::size_t in_flight = 0;
       for (const auto& [mp, m] : model) {
