@@ -81,6 +81,7 @@ void connection::start(exchange ex) {
     self->current_ = std::move(ex);
     self->retried_ = false;
     self->timed_out_ = false;
+    self->answered_interim_ = false;
     self->busy_ = true;
     self->watch_deadline();
     self->run();
@@ -93,6 +94,10 @@ void connection::abort() {
     self->resolver_.cancel();
     self->watchdog_.cancel();
     self->close();
+    if (self->resolving_) {
+      self->resolving_ = false;  // a running lookup is not cancelled: see on_watchdog
+      self->fail(step::resolve, net::error::operation_aborted);
+    }
   });
 }
 
@@ -120,9 +125,17 @@ void connection::on_watchdog(beast::error_code ec) {
     watch_deadline();  // armed for an earlier exchange
     return;
   }
-  // The pending step completes with an error, which fail() reports as the timeout.
   timed_out_ = true;
   resolver_.cancel();
+  if (resolving_) {
+    // cancel() does not stop a lookup getaddrinfo is already running (asio runs it on a
+    // thread of its own): the exchange ends now, and the lookup's result is ignored when it
+    // comes, instead of connecting after the deadline with nothing left to watch it.
+    resolving_ = false;
+    fail(step::resolve, net::error::timed_out);
+    return;
+  }
+  // The pending step completes with an error, which fail() reports as the timeout.
   close();
 }
 
@@ -182,12 +195,17 @@ void connection::resolve() {
     admit(found);
     return;
   }
-  // The watchdog cancels it at the deadline.
+  // The watchdog ends the exchange at the deadline, and on_resolve then ignores the result.
+  resolving_ = true;
   resolver_.async_resolve(ep.host, std::to_string(ep.port),
                           beast::bind_front_handler(&connection::on_resolve, shared_from_this()));
 }
 
 void connection::on_resolve(beast::error_code ec, const tcp::resolver::results_type& results) {
+  if (!resolving_) {
+    return;  // the exchange ended while the lookup ran (its deadline, or a shutdown)
+  }
+  resolving_ = false;
   if (ec) {
     fail(step::resolve, ec);
     return;
@@ -354,6 +372,16 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   if (read_failed(ec)) {
     return;
   }
+  if (const int status = parser_->status(); status >= 100 && status < 200 && status != 101) {
+    // An interim answer (100 Continue, 103 Early Hints), never the answer (RFC 9110 15.2: a
+    // client takes one it did not ask for): the final one follows on this connection, maybe
+    // already in the buffer. The exchange's deadline bounds how many there may be.
+    answered_interim_ = true;
+    parser_.emplace();
+    limit(*parser_, limits());
+    read_header();
+    return;
+  }
   response r;
   r.status = parser_->status();
   r.body = std::move(parser_->body());
@@ -394,7 +422,7 @@ void connection::too_large(bool headers) {
 bool connection::retry_if_stale(beast::error_code ec) {
   // Only when nothing of the response arrived: then the server cannot have acted on a
   // request it closed on, and one fresh attempt is safe (the body also carries a key).
-  const bool nothing_read = !parser_ || !parser_->got_some();
+  const bool nothing_read = (!parser_ || !parser_->got_some()) && !answered_interim_;
   if (!reused_ || retried_ || aborted_ || timed_out_ || !nothing_read || !closed_by_peer(ec)) {
     return false;
   }

@@ -124,6 +124,10 @@ class connection : public std::enable_shared_from_this<connection> {
   bool reused_ = false;   // the current attempt runs over a kept-alive connection
   bool retried_ = false;  // the one transparent retry is spent
   bool aborted_ = false;
+  bool resolving_ = false;  // an async lookup of this exchange is running; see on_watchdog
+  // The server sent an interim (1xx) answer to this request: it has the request, so a close
+  // that follows is no stale connection to retry.
+  bool answered_interim_ = false;
 };
 
 }  // namespace courier::http

@@ -22,6 +22,7 @@
 #include "core/http/io_threads.hpp"
 #include "mock_webhook/server.hpp"
 #include "tests/support/response_waiter.hpp"
+#include "tests/core/http/held_lookups.hpp"
 #include "tests/core/http/scripted_server.hpp"
 
 namespace courier::http {
@@ -355,6 +356,75 @@ TEST(HttpClient, SlowDripHeadersEndAtTheRequestTimeout) {
   const auto r = post_and_wait(c, delivery("{}", "k"));
   EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+// asio's resolver.cancel() does not stop a lookup getaddrinfo is running (a DNS server that
+// does not answer): the request still ends at its deadline, and the lookup's late result is
+// ignored instead of connecting with nothing left to watch the request.
+TEST(HttpClient, ALookupStillRunningAtTheDeadlineEndsTheRequestThenAndConnectsNowhere) {
+  scripted_server server(2, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+  });
+  io_runner io;
+  client c(io.context(),
+           parse_endpoint("http://" + std::string{testing::held_lookups::host} + ":" +
+                          std::to_string(server.port()) + "/hook"),
+           quick(1, 500ms));
+  {
+    const testing::held_lookups::holding held;
+    const auto r = post_and_wait(c, delivery("{}", "k1"), 5s);
+    EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+    EXPECT_THAT(r.error_message, HasSubstr("resolving the host"));
+    EXPECT_TRUE(testing::held_lookups::wait_until_waiting(1, 1s)) << "the lookup still runs";
+  }
+  // asio runs an io_context's lookups one after another on one thread: this one's answer
+  // comes after the held lookup's late result was handed back.
+  const auto second = post_and_wait(c, delivery("{}", "k2"), 5s);
+  EXPECT_EQ(second.status, 200) << second.error_message;
+  EXPECT_EQ(server.accepted(), 1U) << "the late lookup of the first request connected";
+}
+
+// 1xx answers (100 Continue, 103 Early Hints) come before the answer; a server may send them
+// unasked (RFC 9110 15.2). Taken for the answer, a 100 was a permanent failure and the real
+// answer was left on the connection for the next request.
+TEST(HttpClient, AnInterimAnswerIsNotTheAnswer) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s,
+                               "HTTP/1.1 100 Continue\r\n\r\n"
+                               "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n"
+                               "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n");
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 100 Continue\r\n\r\n");
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1));
+  const auto first = post_and_wait(c, delivery("{}", "k1"));
+  EXPECT_EQ(first.status, 202) << first.error_message;
+  const auto second = post_and_wait(c, delivery("{}", "k2"));
+  EXPECT_EQ(second.status, 200) << second.error_message;
+  EXPECT_TRUE(second.reused_connection);
+  EXPECT_EQ(c.connections_opened(), 1U);
+}
+
+// A server that sent a 1xx for a request has it: a close after that is not a stale kept-alive
+// connection, and the request is not sent again on a fresh one.
+TEST(HttpClient, AConnectionClosedAfterAnInterimAnswerIsNotRetriedAsStale) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 100 Continue\r\n\r\n");
+  });  // then the handler returns and closes the connection
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1, 2s));
+  ASSERT_EQ(post_and_wait(c, delivery("{}", "k1")).status, 200);
+  const auto second = post_and_wait(c, delivery("{}", "k2"));
+  EXPECT_EQ(second.error, transport_error::reset) << second.error_message;
+  EXPECT_TRUE(second.reused_connection);
+  EXPECT_EQ(c.connections_opened(), 1U) << "sent again on a fresh connection";
 }
 
 TEST(HttpClient, AResponseNobodyAskedForIsNotTakenAsTheNextRequestsAnswer) {
