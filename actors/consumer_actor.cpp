@@ -110,9 +110,9 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
         }
       }
     },
-    [=](due_atom, const std::string& topic, std::int32_t partition) {
+    [=](due_atom, const std::string& topic, std::int32_t partition, std::int64_t armed_for_ms) {
       if (!self->state.closed) {
-        self->state.core->wake(partition_id{topic, partition}, unix_now_ms());
+        self->state.core->wake(partition_id{topic, partition}, unix_now_ms(), armed_for_ms);
         publish(self);
       }
     },

@@ -40,7 +40,7 @@ void consumer_io::store_offset(const partition_id& p, std::int64_t next_offset) 
 
 void consumer_io::wake_at(const partition_id& p, std::int64_t at_ms) {
   const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - unix_now_ms())};
-  self_->delayed_send(self_, wait, due_atom::value, p.topic, p.partition);
+  self_->delayed_send(self_, wait, due_atom::value, p.topic, p.partition, at_ms);
 }
 
 void consumer_io::malformed_due(const record& r, const std::string& error) {

@@ -168,14 +168,17 @@ void consumer_core::release_overflow() {
   }
 }
 
-void consumer_core::wake(const partition_id& p, std::int64_t now_ms) {
+void consumer_core::wake(const partition_id& p, std::int64_t now_ms,
+                         std::optional<std::int64_t> armed_for_ms) {
   auto it = book_.find(p);
   if (it == book_.end()) {
     return;
   }
   auto& e = it->second;
-  if (e.wake_armed_ms && now_ms >= *e.wake_armed_ms) {
-    e.wake_armed_ms.reset();  // that timer fired; an earlier one is not pending any more
+  if (e.wake_armed_ms && (now_ms >= *e.wake_armed_ms || armed_for_ms == e.wake_armed_ms)) {
+    // That timer fired (early by a wall clock set back, if it was the one armed for it): no
+    // earlier one is pending any more, and arm_wake below arms the next.
+    e.wake_armed_ms.reset();
   }
   if (gate_.holds(p)) {
     auto due = gate_.release(p, now_ms);

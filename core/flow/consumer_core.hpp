@@ -126,7 +126,11 @@ class consumer_core {
   void release_overflow();
 
   // The backend's wake_at fired: releases the partition's due records, checks its head's age.
-  void wake(const partition_id& p, std::int64_t now_ms);
+  // `armed_for_ms`: the time that wake_at asked for, when the caller knows it. A timer runs on
+  // the monotonic clock and `now_ms` is the wall clock's: set back meanwhile (an NTP step, a
+  // VM resumed), the timer fires before its time by the wall clock, and is armed again.
+  void wake(const partition_id& p, std::int64_t now_ms,
+            std::optional<std::int64_t> armed_for_ms = std::nullopt);
 
   // A route-wide pause reason (breaker, shutdown) on every assigned partition and later ones;
   // returns the partitions whose reasons changed.

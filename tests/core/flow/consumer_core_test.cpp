@@ -315,6 +315,26 @@ TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
   EXPECT_EQ(io.dispatched.size(), 1U) << "nothing of a revoked partition is handed out";
 }
 
+// The wake timer runs on the monotonic clock, the due times on the wall clock: with the wall
+// clock set back meanwhile, the timer fires before the record is due by it. Left unarmed, the
+// tier stayed paused with its record held until a rebalance.
+TEST(ConsumerCore, AWakeThatFiresBeforeItsTimeByTheWallClockIsArmedAgain) {
+  fake_io io;
+  consumer_core core{bounded_with_tier(8), io};
+  core.assign({tier0}, 0);
+  EXPECT_EQ(core.take(due_rec(tier0, 0, 100), 0), consumer_core::intake::gated);
+  ASSERT_EQ(io.wakes.size(), 1U);
+  EXPECT_EQ(io.wakes.back().second, 101);
+
+  core.wake(tier0, 99, 101);  // armed for 101, fired at 99 by a clock set back
+  EXPECT_TRUE(io.dispatched.empty());
+  ASSERT_EQ(io.wakes.size(), 2U) << "no timer left for the held record";
+  EXPECT_EQ(io.wakes.back().second, 101);
+  core.wake(tier0, 101, 101);
+  EXPECT_EQ(io.dispatched.size(), 1U);
+  EXPECT_TRUE(io.paused.empty());
+}
+
 TEST(ConsumerCore, ARetryRecordWaitsInTheGateWithItsPartitionPausedUntilItIsDue) {
   fake_io io;
   consumer_core core{bounded_with_tier(8), io};
