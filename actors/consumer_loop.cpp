@@ -110,8 +110,12 @@ void close_consumer(self_ptr self) {
   st.core->store_all();
   st.io->flush();
   st.kafka->close();
+  // Records fetched and never handed out (overflow, the due gate) are not committed either:
+  // the partition's next owner fetches them again.
   log::info("consumer closed",
-            {{"route", st.settings.route}, {"in_flight_left", st.core->outstanding()}});
+            {{"route", st.settings.route},
+             {"in_flight_left", st.core->outstanding()},
+             {"fetched_not_handed_out", st.core->in_flight() - st.core->outstanding()}});
   self->quit();
 }
 
