@@ -138,12 +138,22 @@ void attempt_policy::sample_limit(const attempt_answer& a, time_point now) {
           std::chrono::duration_cast<adaptive_limit::clock::duration>(now.time_since_epoch())});
 }
 
+// A record queued for a slot waited while the breaker may have changed: only a probe (its
+// permit in hand) goes straight out; any other asks again as try_attempt does (no round trip
+// while the breaker is known Closed; a permit otherwise, so that while it is Open the record
+// is parked and spends nothing).
 void attempt_policy::release_slots(time_point now, actions& out) {
   while (!slot_wait_.empty() && (!limit_ || limit_->may_start(static_cast<int>(attempts_out_)))) {
     const auto [id, probe] = slot_wait_.front();
     slot_wait_.pop_front();
-    if (auto it = pending_.find(id); it != pending_.end()) {
-      send_attempt(id, it->second, probe, now, out);
+    auto it = pending_.find(id);
+    if (it == pending_.end()) {
+      continue;
+    }
+    if (probe) {
+      send_attempt(id, it->second, /*probe=*/true, now, out);
+    } else {
+      try_attempt(id, now, out);
     }
   }
 }
@@ -374,7 +384,13 @@ void attempt_policy::try_attempt(std::uint64_t id, time_point now, actions& out)
 void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now,
                                   actions& out) {
   if (limit_ && !limit_->may_start(static_cast<int>(attempts_out_))) {
-    slot_wait_.emplace_back(id, probe);  // over the adaptive limit: the next free slot is its
+    // Over the adaptive limit: the next free slot is its. A Half-Open probe goes first: the
+    // breaker waits for its answer alone.
+    if (probe) {
+      slot_wait_.emplace_front(id, probe);
+    } else {
+      slot_wait_.emplace_back(id, probe);
+    }
     return;
   }
   ++attempts_out_;

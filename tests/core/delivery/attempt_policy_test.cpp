@@ -668,16 +668,21 @@ TEST(AttemptPolicy, EachRecordGetsItsOwnIdAndCarriedIdempotencyKey) {
 namespace courier {
 namespace {
 
-// The adaptive limit in the policy: attempts over it wait, oldest first, and an answer frees
-// a slot; overload answers cut the limit, so fewer attempts go out.
-TEST(AttemptPolicy, AttemptsOverTheAdaptiveLimitWaitForAnAnswer) {
+// An adaptive limit between 1 and 8 that starts at `initial`.
+attempt_policy_settings with_an_adaptive_limit(int initial) {
   auto s = test_settings();
   adaptive_limit_settings a;
   a.min_limit = 1;
   a.max_limit = 8;
-  a.initial_limit = 2;
+  a.initial_limit = initial;
   s.adaptive = a;
-  auto p = make_policy(s);
+  return s;
+}
+
+// The adaptive limit in the policy: attempts over it wait, oldest first, and an answer frees
+// a slot; overload answers cut the limit, so fewer attempts go out.
+TEST(AttemptPolicy, AttemptsOverTheAdaptiveLimitWaitForAnAnswer) {
+  auto p = make_policy(with_an_adaptive_limit(2));
   p.on_breaker_change(breaker_state::closed, 1, t0);
   EXPECT_EQ(p.concurrency_limit(), 2);
   std::vector<std::uint64_t> ids;
@@ -710,6 +715,46 @@ TEST(AttemptPolicy, AttemptsOverTheAdaptiveLimitWaitForAnAnswer) {
   EXPECT_EQ(p.concurrency_limit(), 1) << "an overload answer cuts the limit";
   EXPECT_EQ(p.attempts_out(), 1U) << "the third is out; the fourth waits below the cut limit";
   EXPECT_EQ(p.waiting_for_limit(), 1U);
+}
+
+// A record waiting for a slot of the adaptive limit when the breaker opens spends nothing
+// while it is Open: the freed slot makes it ask the breaker (and be parked) instead of posting
+// past it.
+TEST(AttemptPolicy, ARecordWaitingForASlotWhenTheBreakerOpensAsksItFirst) {
+  auto p = make_policy(with_an_adaptive_limit(1));
+  p.on_breaker_change(breaker_state::closed, 1, t0);
+  const auto first = p.on_record(make_record(1), t0).id;
+  const auto queued = p.on_record(make_record(2), t0).id;
+  ASSERT_EQ(p.waiting_for_limit(), 1U);
+
+  p.on_breaker_change(breaker_state::open, 2, t0);
+  const auto freed = p.on_answer(answer(first, 503), t0);
+  EXPECT_FALSE(has<policy::post_attempt>(freed)) << "posted while the breaker is Open";
+  const auto asked = all_of<policy::request_permit>(freed);
+  ASSERT_EQ(asked.size(), 1U) << kinds(freed);
+  EXPECT_EQ(asked.front().id, queued);
+  EXPECT_FALSE(has<policy::post_attempt>(p.on_permit(queued, attempt_permit{false, false, 2}, t0)));
+  EXPECT_EQ(p.parked(), 1U);
+  EXPECT_EQ(p.waiting_for_limit(), 0U);
+}
+
+// The Half-Open probe takes the next free slot ahead of records that waited longer: the breaker
+// waits for its answer alone, and the others would go out on a permit of the Closed state.
+TEST(AttemptPolicy, AHalfOpenProbeTakesTheNextFreeSlotFirst) {
+  auto p = make_policy(with_an_adaptive_limit(1));
+  p.on_breaker_change(breaker_state::closed, 1, t0);
+  const auto first = p.on_record(make_record(1), t0).id;
+  const auto queued = p.on_record(make_record(2), t0).id;
+  p.on_breaker_change(breaker_state::open, 2, t0);
+  p.on_breaker_change(breaker_state::half_open, 3, t0);
+  const auto probe = p.on_record(make_record(3), t0).id;
+  EXPECT_FALSE(has<policy::post_attempt>(p.on_permit(probe, attempt_permit{true, true, 3}, t0)))
+      << "the slot is still taken";
+  ASSERT_EQ(p.waiting_for_limit(), 2U);
+
+  const auto next = all_of<policy::post_attempt>(p.on_answer(answer(first, 200), t0));
+  ASSERT_EQ(next.size(), 1U);
+  EXPECT_EQ(next.front().id, probe) << "record " << queued << " went out first";
 }
 
 TEST(AttemptPolicy, CountsAnswersByStatusClass) {
