@@ -162,6 +162,14 @@ bool connection::idle_bytes_arrived() {
   if (buffer_.size() > 0) {
     return true;  // read ahead with the last answer
   }
+  if (tls_) {
+    // A TLS record read from the socket together with the answer's waits in OpenSSL (or in
+    // the BIO asio feeds it) until decrypted: neither the buffer nor the kernel shows it.
+    SSL* ssl = tls_->native_handle();
+    if (SSL_has_pending(ssl) == 1 || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0) {
+      return true;
+    }
+  }
   if (std::chrono::steady_clock::now() - answered_at_ < pool_->settings().idle_check_after) {
     return false;
   }
