@@ -94,11 +94,20 @@ void connection::abort() {
     self->resolver_.cancel();
     self->watchdog_.cancel();
     self->close();
-    if (self->resolving_) {
-      self->resolving_ = false;  // a running lookup is not cancelled: see on_watchdog
-      self->fail(step::resolve, net::error::operation_aborted);
-    }
+    self->end_lookup(net::error::operation_aborted);
   });
+}
+
+bool connection::end_lookup(beast::error_code why) {
+  if (!resolving_) {
+    return false;
+  }
+  // cancel() does not stop a lookup getaddrinfo is already running (asio runs it on a thread
+  // of its own): the exchange ends now, and on_resolve ignores the lookup's result when it
+  // comes, instead of connecting with nothing left to watch the exchange.
+  resolving_ = false;
+  fail(step::resolve, why);
+  return true;
 }
 
 void connection::watch_deadline() {
@@ -127,12 +136,7 @@ void connection::on_watchdog(beast::error_code ec) {
   }
   timed_out_ = true;
   resolver_.cancel();
-  if (resolving_) {
-    // cancel() does not stop a lookup getaddrinfo is already running (asio runs it on a
-    // thread of its own): the exchange ends now, and the lookup's result is ignored when it
-    // comes, instead of connecting after the deadline with nothing left to watch it.
-    resolving_ = false;
-    fail(step::resolve, net::error::timed_out);
+  if (end_lookup(net::error::timed_out)) {
     return;
   }
   // The pending step completes with an error, which fail() reports as the timeout.
@@ -310,9 +314,13 @@ void connection::on_handshake(beast::error_code ec) {
   write();
 }
 
-void connection::write() {
+void connection::fresh_parser() {
   parser_.emplace();
   limit(*parser_, limits());
+}
+
+void connection::write() {
+  fresh_parser();
   with_stream([this](auto& stream) {
     const auto& wire = *current_.message;
     const std::array<net::const_buffer, 2> bytes{net::buffer(wire.head),
@@ -385,8 +393,7 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
     // client takes one it did not ask for): the final one follows on this connection, maybe
     // already in the buffer. The exchange's deadline bounds how many there may be.
     answered_interim_ = true;
-    parser_.emplace();
-    limit(*parser_, limits());
+    fresh_parser();
     read_header();
     return;
   }

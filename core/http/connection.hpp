@@ -68,6 +68,8 @@ class connection : public std::enable_shared_from_this<connection> {
   void watch_deadline();
   void on_watchdog(boost::beast::error_code ec);
   void resolve();
+  // Ends the exchange with `why` if its lookup is still running; false if none is.
+  bool end_lookup(boost::beast::error_code why);
   void on_resolve(boost::beast::error_code ec,
                   const boost::asio::ip::tcp::resolver::results_type& results);
   // The SSRF guard between resolving and connecting.
@@ -76,6 +78,8 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_connect(boost::beast::error_code ec, const boost::asio::ip::tcp::endpoint& peer);
   void handshake();
   void on_handshake(boost::beast::error_code ec);
+  // A parser for the next response, with the client's limits.
+  void fresh_parser();
   void write();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
   void read_header();

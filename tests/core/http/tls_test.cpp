@@ -7,9 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
-#include <thread>
 
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
@@ -25,6 +23,7 @@
 #include "core/http/endpoint.hpp"
 #include "core/http/io_runner.hpp"
 #include "mock_webhook/server.hpp"
+#include "tests/core/http/scripted_server.hpp"
 #include "tests/support/response_waiter.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_pki.hpp"
@@ -98,85 +97,41 @@ TEST_F(HttpsClient, ReconnectsWhenTheServerDroppedAKeptAliveTlsConnection) {
 // the client reads both from the socket in one go and OpenSSL decrypts only the first, so the
 // second waits inside the TLS layer, where neither the connection's buffer nor the kernel's
 // count (FIONREAD) shows it. Then one plain answer on a second connection.
-class tls_double_answer_server {
- public:
+TEST_F(HttpsClient, AnAnswerNobodyAskedForInsideTheTlsLayerIsNotTheNextAnswer) {
+  namespace ssl = boost::asio::ssl;
   using tcp = boost::asio::ip::tcp;
-
-  explicit tls_double_answer_server(const courier::testing::pem_pair& cert)
-      : tls_(boost::asio::ssl::context::tls_server),
-        acceptor_(ioc_, tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
-    tls_.use_certificate_chain_file(cert.cert.string());
-    tls_.use_private_key_file(cert.key.string(), boost::asio::ssl::context::pem);
-    thread_ = std::thread([this] {
-      serve(/*stray=*/true);
-      serve(/*stray=*/false);
-    });
-  }
-  ~tls_double_answer_server() {
-    done_ = true;
-    // A connection the client never made leaves accept() waiting: one from here wakes it.
-    boost::asio::io_context ioc;
-    tcp::socket poke(ioc);
-    boost::system::error_code ignored;
-    poke.connect(acceptor_.local_endpoint(), ignored);
-    poke.close(ignored);
-    thread_.join();
-  }
-  tls_double_answer_server(const tls_double_answer_server&) = delete;
-  tls_double_answer_server& operator=(const tls_double_answer_server&) = delete;
-
-  std::string url() const {
-    return "https://localhost:" + std::to_string(acceptor_.local_endpoint().port()) + "/hook";
-  }
-
- private:
-  void serve(bool stray) {
+  ssl::context tls(ssl::context::tls_server);
+  const auto cert = pki_.server();
+  tls.use_certificate_chain_file(cert.cert.string());
+  tls.use_private_key_file(cert.key.string(), ssl::context::pem);
+  std::atomic<int> served{0};
+  testing::scripted_server server(2, [&](tcp::socket& socket) {
+    ssl::stream<tcp::socket&> s(socket, tls);
     boost::system::error_code ec;
-    tcp::socket socket(ioc_);
-    acceptor_.accept(socket, ec);
-    if (ec || done_) {
-      return;
-    }
-    boost::asio::ssl::stream<tcp::socket&> s(socket, tls_);
-    s.handshake(boost::asio::ssl::stream_base::server, ec);
+    s.handshake(ssl::stream_base::server, ec);
     boost::beast::flat_buffer buffer;
     boost::beast::http::request<boost::beast::http::string_body> req;
     boost::beast::http::read(s, buffer, req, ec);
-    if (ec) {
-      return;
+    const auto answer = [&](const std::string& bytes) {
+      boost::asio::write(s, boost::asio::buffer(bytes), ec);
+    };
+    if (served++ == 0) {
+      int cork = 1;
+      setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_CORK, &cork, sizeof cork);
+      answer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+      answer("HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n");
+      cork = 0;
+      setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_CORK, &cork, sizeof cork);
+    } else {
+      answer("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n");
     }
-    if (!stray) {
-      boost::asio::write(
-          s, boost::asio::buffer(std::string{"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"}),
-          ec);
-      boost::beast::http::read(s, buffer, req, ec);  // until the client closes
-      return;
-    }
-    int on = 1;
-    setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_CORK, &on, sizeof on);
-    boost::asio::write(
-        s, boost::asio::buffer(std::string{"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"}), ec);
-    boost::asio::write(s,
-                       boost::asio::buffer(std::string{
-                           "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n"}),
-                       ec);
-    int off = 0;
-    setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_CORK, &off, sizeof off);
     boost::beast::http::read(s, buffer, req, ec);  // until the client closes this connection
-  }
-
-  boost::asio::io_context ioc_;
-  boost::asio::ssl::context tls_;
-  tcp::acceptor acceptor_;
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
-
-TEST_F(HttpsClient, AnAnswerNobodyAskedForInsideTheTlsLayerIsNotTheNextAnswer) {
-  tls_double_answer_server server(pki_.server());
-  auto s = trusting_the_test_ca();
-  s.idle_check_after = std::chrono::hours(1);  // the kernel is not asked: this is about OpenSSL
-  client c(io_.context(), parse_endpoint(server.url()), s);
+  });
+  auto settings = trusting_the_test_ca();
+  settings.idle_check_after = std::chrono::hours(1);  // the kernel is not asked: this is OpenSSL
+  client c(io_.context(),
+           parse_endpoint("https://localhost:" + std::to_string(server.port()) + "/hook"),
+           settings);
   ASSERT_EQ(post_and_wait(c, delivery("{}", "k1")).status, 200);
   const auto second = post_and_wait(c, delivery("{}", "k2"));
   EXPECT_EQ(second.status, 202) << second.error_message;
