@@ -1,6 +1,7 @@
 #include "topology/pipeline.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include <random>
@@ -102,22 +103,52 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
 
 pipeline::~pipeline() { stop(); }
 
-void pipeline::stop() {
+const stop_report& pipeline::stop() {
   if (stopped_) {
-    return;
+    return report_;
   }
   stopped_ = true;
+  std::map<caf::actor_addr, std::string> names;
+  for (const auto& [name, a] : actors()) {
+    names.emplace(a.address(), name);
+  }
   caf::scoped_actor self{system_};
+  // Waits for `count` actors to go down by `deadline`; a reason other than `expected` is a
+  // problem (an exception, a kill), as is an actor still running at the deadline.
+  const auto await_down = [&](std::size_t count, caf::exit_reason expected,
+                              std::chrono::steady_clock::time_point deadline,
+                              const char* what_is_late) {
+    bool late = false;
+    for (std::size_t i = 0; i < count && !late; ++i) {
+      const auto left = std::max(std::chrono::steady_clock::duration::zero(),
+                                 deadline - std::chrono::steady_clock::now());
+      self->receive(
+          [&](const caf::down_msg& down) {
+            if (down.reason == expected) {
+              return;
+            }
+            const auto it = names.find(down.source);
+            std::string name = it == names.end() ? std::string{"an actor"} : it->second;
+            log::error("actor stopped abnormally",
+                       {{"actor", name}, {"reason", to_string(down.reason)}});
+            report_.problems.push_back(name + ": " + to_string(down.reason));
+          },
+          caf::after(std::chrono::duration_cast<std::chrono::milliseconds>(left)) >>
+              [&] {
+                log::error(what_is_late, {{"still_running", count - i}});
+                late = true;
+                report_.timed_out = true;
+              });
+    }
+  };
   for (const auto& g : routes_) {
     self->monitor(g.consumer);
     self->send(g.consumer, actors::drain_atom::value);
   }
   // The consumers quit once drained (or at their drain deadline) and committed.
-  const auto deadline = options_.drain_timeout + std::chrono::seconds{30};
-  for (std::size_t i = 0; i < routes_.size(); ++i) {
-    self->receive([](const caf::down_msg&) {},
-                  caf::after(deadline) >> [] { log::error("consumer did not stop in time"); });
-  }
+  await_down(routes_.size(), caf::exit_reason::normal,
+             std::chrono::steady_clock::now() + options_.drain_timeout + std::chrono::seconds{30},
+             "a consumer did not stop in time");
   // The other actors hold the HTTP clients: they must be gone before the io_contexts stop.
   std::size_t waiting = 0;
   for (const auto& g : routes_) {
@@ -132,12 +163,11 @@ void pipeline::stop() {
   self->monitor(router_);
   self->send_exit(router_, caf::exit_reason::user_shutdown);
   ++waiting;
-  for (std::size_t i = 0; i < waiting; ++i) {
-    self->receive([](const caf::down_msg&) {},
-                  caf::after(std::chrono::seconds{10}) >>
-                      [] { log::error("an actor did not stop in time"); });
-  }
+  await_down(waiting, caf::exit_reason::user_shutdown,
+             std::chrono::steady_clock::now() + std::chrono::seconds{10},
+             "an actor did not stop in time");
   io_.stop();
+  return report_;
 }
 
 const std::vector<route_graph>& pipeline::routes() const { return routes_; }

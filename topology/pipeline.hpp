@@ -38,6 +38,16 @@ struct route_graph {
   caf::actor consumer;
 };
 
+// How the graph stopped: each actor that ended otherwise than it was asked to (a consumer whose
+// final commit failed, an actor that died meanwhile), and whether one is still running past its
+// bound, so the process can exit non-zero instead of saying "stopped" over a failure.
+struct stop_report {
+  std::vector<std::string> problems;  // "consumer of route shipments: unhandled_exception"
+  bool timed_out = false;             // an actor did not stop within its bound
+
+  [[nodiscard]] bool clean() const { return problems.empty() && !timed_out; }
+};
+
 // Spawns the actor graph of every route from the configuration (DESIGN.md section 2) and
 // stops it gracefully.
 class pipeline {
@@ -49,8 +59,9 @@ class pipeline {
   pipeline& operator=(const pipeline&) = delete;
 
   // Stops fetching, lets in-flight deliveries finish (bounded by drain_timeout), commits,
-  // closes the consumers, then stops the other actors and the HTTP client. Idempotent.
-  void stop();
+  // closes the consumers, then stops the other actors and the HTTP client. Idempotent: a
+  // second call returns the first one's report. Each problem is also logged as an error.
+  const stop_report& stop();
 
   const std::vector<route_graph>& routes() const;
   const std::shared_ptr<actors::router_metrics>& router_metrics() const { return router_metrics_; }
@@ -67,6 +78,7 @@ class pipeline {
       std::make_shared<actors::router_metrics>();
   std::vector<route_graph> routes_;
   bool stopped_ = false;
+  stop_report report_;
 };
 
 }  // namespace courier::topology

@@ -173,11 +173,25 @@ int run_service(const courier_config& cfg) {
   if (endpoints) {
     endpoints->set_stopping();  // /readyz: 503 while draining
   }
-  p->stop();
+  const stop_report& report = p->stop();
+  if (report.timed_out) {
+    // The actor system would wait for the actor still running, without a bound: the process
+    // ends here instead, non-zero. What it had not committed is fetched again after a restart.
+    log::error("stopped without waiting for the actors still running",
+               {{"problems", report.problems}});
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
   if (admin) {
     admin->stop();
   }
   relay.close();
+  if (!report.clean()) {
+    // Each problem was logged as it came (a consumer whose final commit failed: its partitions'
+    // next owner fetches again from the last commit; duplicates, nothing lost).
+    log::error("stopped with problems", {{"problems", report.problems}});
+    return 1;
+  }
   log::info("stopped");
   return cause.what == stop_cause::kind::actor_died ? 1 : 0;
 }

@@ -53,6 +53,32 @@ TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
 }
 
+TEST(CourierRun, AFinalCommitThatFailsAtSigtermExitsNonZeroAndSaysSo) {
+  stand s{2};
+  s.cfg.kafka.properties["auto.commit.interval.ms"] = "600000";  // the final commit is the first
+  s.seed(50);
+  const temp_dir scratch{"service-commit-fails", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
+  courier_process courier{{"run", "--config", write_config(s, dir).string()},
+                          {"HMAC_SECRET=" + test_secret()},
+                          (dir / "courier.log").string()};
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 50; }, 60s))
+      << "delivered: " << s.receiver->snapshot().ok << "\n"
+      << courier.log();
+  s.cluster.push_request_errors(
+      8 /* OffsetCommit */,
+      std::vector<rd_kafka_resp_err_t>(5, RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE));
+  courier.signal(SIGTERM);
+  const auto code = courier.wait_exit(30s);
+  ASSERT_TRUE(code.has_value()) << "courier did not stop on SIGTERM\n" << courier.log();
+  EXPECT_EQ(*code, 1) << courier.log();
+  const auto log = courier.log();
+  EXPECT_NE(log.find("\"event\":\"stopped with problems\""), std::string::npos) << log;
+  EXPECT_NE(log.find("consumer of route shipments"), std::string::npos) << log;
+  EXPECT_EQ(log.find("\"event\":\"stopped\""), std::string::npos) << log;
+  EXPECT_EQ(s.committed_total(), 0) << "the commit was refused";
+}
+
 TEST(CourierRun, RefusesToStartWhenATierOrTheDlqTopicIsMissing) {
   stand s{1};
   const temp_dir scratch{"service-missing", temp_dir::keep_if_failed};

@@ -25,7 +25,12 @@ TEST(Supervisor, ReportsTheFirstActorThatDiesByNameAndReason) {
   EXPECT_EQ(cause.what, topology::stop_cause::kind::actor_died);
   EXPECT_EQ(cause.actor, "breaker of route shipments");
   EXPECT_NE(cause.reason.find("kill"), std::string::npos) << cause.reason;
-  p.stop();  // drains and stops whatever is left, within its bounds
+  // Drains and stops whatever is left, within its bounds; the dead one stays a problem.
+  const auto& report = p.stop();
+  EXPECT_FALSE(report.timed_out);
+  ASSERT_EQ(report.problems.size(), 1U);
+  EXPECT_EQ(report.problems.front().rfind("breaker of route shipments: ", 0), 0U)
+      << report.problems.front();
 }
 
 TEST(Supervisor, ReturnsTheSignalOfAStopRequestWhileEveryActorIsUp) {
@@ -37,7 +42,8 @@ TEST(Supervisor, ReturnsTheSignalOfAStopRequestWhileEveryActorIsUp) {
   const auto cause = sup.wait();
   EXPECT_EQ(cause.what, topology::stop_cause::kind::signal);
   EXPECT_EQ(cause.signal, 15);
-  p.stop();
+  const auto& report = p.stop();
+  EXPECT_TRUE(report.clean()) << (report.problems.empty() ? "" : report.problems.front());
 }
 
 TEST(Supervisor, WaitForReturnsNothingWhileEveryActorIsUpAndTheDeathOnceOneDies) {
@@ -52,6 +58,28 @@ TEST(Supervisor, WaitForReturnsNothingWhileEveryActorIsUpAndTheDeathOnceOneDies)
   EXPECT_EQ(cause->what, topology::stop_cause::kind::actor_died);
   EXPECT_EQ(cause->actor, "delivery_pool of route shipments");
   p.stop();
+}
+
+// A consumer whose final commit fails is not a clean stop: the process must not say "stopped"
+// and exit 0 over offsets it could not commit (its partitions are fetched again after a restart).
+TEST(PipelineStop, AFinalCommitThatFailsNamesTheConsumerInTheReport) {
+  stand s{1};
+  s.cfg.kafka.properties["auto.commit.interval.ms"] = "600000";  // the final commit is the first
+  s.seed(20);
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{5s, 3}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return m.delivered.load() >= 20U; }, 30s))
+      << "delivered: " << m.delivered.load();
+  s.cluster.push_request_errors(
+      8 /* OffsetCommit */,
+      std::vector<rd_kafka_resp_err_t>(5, RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE));
+  const auto& report = p.stop();
+  EXPECT_FALSE(report.timed_out);
+  ASSERT_EQ(report.problems.size(), 1U);
+  EXPECT_EQ(report.problems.front().rfind("consumer of route shipments: ", 0), 0U)
+      << report.problems.front();
+  EXPECT_EQ(s.committed_total(), 0) << "the commit was refused";
 }
 
 }  // namespace
