@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 
 #include <random>
 
@@ -42,17 +43,30 @@ std::uint64_t seed_or_random(std::uint64_t seed) {
 
 pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options)
     : system_(system), options_(options), io_(cfg.http_io_threads) {
-  std::uint64_t seed = seed_or_random(options.seed);
+  // A failure half-way (a client that cannot be made, a thread that cannot start) stops what
+  // was spawned so far: left running, those actors would keep the actor system, and with it
+  // the process, from ever ending.
+  try {
+    spawn_graph(cfg);
+  } catch (...) {
+    stop();
+    throw;
+  }
+}
+
+void pipeline::spawn_graph(const courier_config& cfg) {
+  std::uint64_t seed = seed_or_random(options_.seed);
   auto producer_properties = cfg.kafka.properties;
-  if (options.producer_message_max_bytes > 0) {
+  if (options_.producer_message_max_bytes > 0) {
     auto& v = producer_properties["message.max.bytes"];
     v = std::to_string(
-        std::max<std::int64_t>(options.producer_message_max_bytes, v.empty() ? 0 : std::stoll(v)));
+        std::max<std::int64_t>(options_.producer_message_max_bytes, v.empty() ? 0 : std::stoll(v)));
   }
   router_ = system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers,
                                          producer_properties, router_metrics_);
   for (const auto& route : cfg.routes) {
-    route_graph g;
+    // In the list from its first actor on, so that stop() finds whatever was spawned.
+    auto& g = routes_.emplace_back();
     g.name = route.name;
     g.topic = route.topic;
     g.dlq_topic = dlq_topic_of(route);
@@ -97,7 +111,6 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
                {"signing", schemes},
                {"standard_webhooks_secrets", route.signing.secrets.size()},
                {"idempotency_key_format", std::string{to_string(route.idempotency_key)}}});
-    routes_.push_back(std::move(g));
   }
 }
 
@@ -141,28 +154,39 @@ const stop_report& pipeline::stop() {
               });
     }
   };
+  std::size_t consumers = 0;
   for (const auto& g : routes_) {
-    self->monitor(g.consumer);
-    self->send(g.consumer, actors::drain_atom::value);
+    if (g.consumer) {
+      self->monitor(g.consumer);
+      self->send(g.consumer, actors::drain_atom::value);
+      ++consumers;
+    }
   }
   // The consumers quit once drained (or at their drain deadline) and committed.
-  await_down(routes_.size(), caf::exit_reason::normal,
+  await_down(consumers, caf::exit_reason::normal,
              std::chrono::steady_clock::now() + options_.drain_timeout + std::chrono::seconds{30},
              "a consumer did not stop in time");
   // The other actors hold the HTTP clients: they must be gone before the io_contexts stop.
   std::size_t waiting = 0;
   for (const auto& g : routes_) {
-    g.client->shutdown();
+    if (g.client) {
+      g.client->shutdown();
+    }
     for (const auto& a : {g.delivery, g.pause_controller, g.breaker}) {
+      if (!a) {
+        continue;  // a graph whose construction failed before this actor
+      }
       self->monitor(a);
       self->send_exit(a, caf::exit_reason::user_shutdown);
       ++waiting;
     }
   }
   // The router goes last: the delivery pools may still have been waiting for its acks.
-  self->monitor(router_);
-  self->send_exit(router_, caf::exit_reason::user_shutdown);
-  ++waiting;
+  if (router_) {
+    self->monitor(router_);
+    self->send_exit(router_, caf::exit_reason::user_shutdown);
+    ++waiting;
+  }
   await_down(waiting, caf::exit_reason::user_shutdown,
              std::chrono::steady_clock::now() + std::chrono::seconds{10},
              "an actor did not stop in time");
@@ -173,13 +197,19 @@ const stop_report& pipeline::stop() {
 const std::vector<route_graph>& pipeline::routes() const { return routes_; }
 
 std::vector<std::pair<std::string, caf::actor>> pipeline::actors() const {
-  std::vector<std::pair<std::string, caf::actor>> out{{"retry_router", router_}};
+  std::vector<std::pair<std::string, caf::actor>> out;
+  const auto add = [&out](std::string name, const caf::actor& a) {
+    if (a) {  // null only in a graph whose construction failed before it
+      out.emplace_back(std::move(name), a);
+    }
+  };
+  add("retry_router", router_);
   for (const auto& g : routes_) {
     const std::string of = " of route " + g.name;
-    out.emplace_back("breaker" + of, g.breaker);
-    out.emplace_back("pause_controller" + of, g.pause_controller);
-    out.emplace_back("delivery_pool" + of, g.delivery);
-    out.emplace_back("consumer" + of, g.consumer);
+    add("breaker" + of, g.breaker);
+    add("pause_controller" + of, g.pause_controller);
+    add("delivery_pool" + of, g.delivery);
+    add("consumer" + of, g.consumer);
   }
   return out;
 }

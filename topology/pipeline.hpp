@@ -70,6 +70,8 @@ class pipeline {
   std::vector<std::pair<std::string, caf::actor>> actors() const;
 
  private:
+  void spawn_graph(const courier_config& cfg);
+
   caf::actor_system& system_;
   pipeline_options options_;
   http::io_threads io_;  // cfg.http_io_threads of them, shared by every route's client

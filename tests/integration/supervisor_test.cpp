@@ -82,5 +82,21 @@ TEST(PipelineStop, AFinalCommitThatFailsNamesTheConsumerInTheReport) {
   EXPECT_EQ(s.committed_total(), 0) << "the commit was refused";
 }
 
+// A graph that fails half-way (here the second route's URL, which the start-up checks would have
+// refused) stops the actors it spawned before it throws: left running, they would keep the actor
+// system, and the process, from ever ending.
+TEST(PipelineStart, AGraphThatCannotBeBuiltStopsWhatItSpawnedAndThrows) {
+  stand s{1};
+  auto second = s.route();
+  second.name = "second";
+  second.url = "not a url";
+  s.cfg.routes.push_back(second);
+  caf::actor_system sys{s.sys_cfg};
+  EXPECT_THROW((topology::pipeline{sys, s.cfg, topology::pipeline_options{1s, 3}}),
+               std::invalid_argument);
+  EXPECT_TRUE(wait_until([&] { return sys.registry().running() == 0; }, 30s))
+      << sys.registry().running() << " actors still running";
+}
+
 }  // namespace
 }  // namespace courier::testing
