@@ -83,8 +83,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
                                g.metrics, seed++);
 
     actors::consumer_actor_settings cs;
-    cs.kafka = consumer_settings_of(cfg.kafka);
-    cs.kafka.topics = route_topics_to_consume(route);
+    cs.kafka = route_consumer_settings(cfg.kafka, route);
     cs.core.gated_topics = {cs.kafka.topics.begin() + 1, cs.kafka.topics.end()};
     cs.route = route.name;
     cs.core.max_in_flight = route.max_in_flight;
