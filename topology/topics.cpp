@@ -57,14 +57,14 @@ constexpr std::int64_t header_allowance() {
 }
 static_assert(header_allowance() == 17928, "the arithmetic in the comment above");
 
-void create_topic(const std::string& brokers, const std::string& topic, int partitions,
+void create_topic(const kafka::cluster& brokers, const std::string& topic, int partitions,
                   std::chrono::milliseconds timeout) {
   const std::vector<std::pair<std::string, int>> one{{topic, partitions}};
   kafka::create_topics(brokers, one, timeout);
 }
 
 // Partitions of `topic` in the metadata, 0 while the cluster does not know it (yet).
-int visible_partitions(const std::string& brokers, const std::string& topic,
+int visible_partitions(const kafka::cluster& brokers, const std::string& topic,
                        std::chrono::milliseconds timeout) {
   try {
     return kafka::partition_count(brokers, topic, timeout);
@@ -80,14 +80,14 @@ int visible_partitions(const std::string& brokers, const std::string& topic,
 
 // Known to the cluster (a topic still electing its leaders counts as not yet: creating it again
 // is harmless, create_topics accepts one that exists).
-bool topic_exists(const std::string& brokers, const std::string& topic,
+bool topic_exists(const kafka::cluster& brokers, const std::string& topic,
                   std::chrono::milliseconds timeout) {
   return visible_partitions(brokers, topic, timeout) > 0;
 }
 
 // A created topic (or added partitions) reaches the metadata of every broker a moment after
 // the controller answered; `courier run` started right after must find them.
-void wait_until_visible(const std::string& brokers, const std::string& topic, int partitions,
+void wait_until_visible(const kafka::cluster& brokers, const std::string& topic, int partitions,
                         std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   int seen = 0;
@@ -105,7 +105,7 @@ void wait_until_visible(const std::string& brokers, const std::string& topic, in
 }
 
 // The effective max.message.bytes of `topic` (its override, else the broker's default).
-std::int64_t max_message_bytes(const std::string& brokers, const std::string& topic,
+std::int64_t max_message_bytes(const kafka::cluster& brokers, const std::string& topic,
                                std::chrono::milliseconds timeout) {
   const auto config = kafka::describe_topic_config(brokers, topic, timeout);
   const auto it = config.find(std::string{max_message_bytes_key});
@@ -123,7 +123,7 @@ std::int64_t max_message_bytes(const std::string& brokers, const std::string& to
 
 // A changed config reaches the broker that answers DescribeConfigs (and takes produce
 // requests) a moment after the controller accepted it.
-void wait_until_size_shows(const std::string& brokers, const std::string& topic,
+void wait_until_size_shows(const kafka::cluster& brokers, const std::string& topic,
                            std::int64_t at_least, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::int64_t seen = 0;
@@ -139,6 +139,10 @@ void wait_until_size_shows(const std::string& brokers, const std::string& topic,
 }
 
 }  // namespace
+
+kafka::cluster cluster_of(const courier_config& cfg) {
+  return {cfg.kafka.brokers, kafka::connection_properties(cfg.kafka.properties)};
+}
 
 std::vector<std::string> route_topics_to_consume(const route_config& route) {
   std::vector<std::string> topics{route.topic};
@@ -167,7 +171,7 @@ std::vector<std::string> missing_topics(const courier_config& cfg,
                                         std::chrono::milliseconds timeout) {
   std::vector<std::string> missing;
   for (const auto& t : required_topics(cfg)) {
-    if (!topic_exists(cfg.kafka.brokers, t, timeout)) {
+    if (!topic_exists(cluster_of(cfg), t, timeout)) {
       missing.push_back(t);
     }
   }
@@ -189,14 +193,14 @@ std::int64_t retry_producer_message_max_bytes(const courier_config& cfg,
   std::int64_t bytes = ensure_report{}.producer_message_max_bytes;
   for (const auto& route : cfg.routes) {
     bytes = std::max(
-        bytes, tier_max_message_bytes(max_message_bytes(cfg.kafka.brokers, route.topic, timeout)));
+        bytes, tier_max_message_bytes(max_message_bytes(cluster_of(cfg), route.topic, timeout)));
   }
   return bytes;
 }
 
 ensure_report ensure_topics_report(const courier_config& cfg, int source_partitions,
                                    std::chrono::milliseconds timeout) {
-  const std::string& brokers = cfg.kafka.brokers;
+  const kafka::cluster brokers = cluster_of(cfg);
   ensure_report report;
   for (const auto& route : cfg.routes) {
     if (!topic_exists(brokers, route.topic, timeout)) {

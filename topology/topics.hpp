@@ -8,8 +8,13 @@
 #include <vector>
 
 #include "core/config/config.hpp"
+#include "core/kafka/cluster.hpp"
 
 namespace courier::topology {
+
+// The cluster as the start-up checks and `topics ensure` reach it: kafka.brokers with the
+// connection properties (security, SASL, SSL) of kafka.properties.
+kafka::cluster cluster_of(const courier_config& cfg);
 
 // The route's source topic first, then its retry tiers in order.
 std::vector<std::string> route_topics_to_consume(const route_config& route);

@@ -117,25 +117,22 @@ const rd_kafka_ConfigResource_t* the_topic_result(const rd_kafka_ConfigResource_
 
 }  // namespace
 
-void create_topics(const std::string& bootstrap,
-                   const std::vector<std::pair<std::string, int>>& topics,
+void create_topics(const cluster& at, const std::vector<std::pair<std::string, int>>& topics,
                    std::chrono::milliseconds timeout) {
   std::vector<new_topic_spec> specs;
   specs.reserve(topics.size());
   for (const auto& [name, partitions] : topics) {
     specs.push_back(new_topic_spec{name, partitions, {}});
   }
-  create_topics_with_config(bootstrap, specs, timeout);
+  create_topics_with_config(at, specs, timeout);
 }
 
-void create_topics_with_config(const std::string& bootstrap,
-                               const std::vector<new_topic_spec>& topics,
+void create_topics_with_config(const cluster& at, const std::vector<new_topic_spec>& topics,
                                std::chrono::milliseconds timeout) {
   if (topics.empty()) {
     return;
   }
-  handle_ptr rk =
-      make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}}, "creating topics");
+  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, at.handle_properties(), "creating topics");
   std::vector<new_topic_ptr> owned;
   std::vector<rd_kafka_NewTopic_t*> new_topics;
   for (const auto& [name, partitions, config] : topics) {
@@ -174,9 +171,9 @@ void create_topics_with_config(const std::string& bootstrap,
   check_topic_results(results, count, RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS, "creating topic");
 }
 
-void create_partitions(const std::string& bootstrap, const std::string& topic, int total,
+void create_partitions(const cluster& at, const std::string& topic, int total,
                        std::chrono::milliseconds timeout) {
-  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}},
+  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, at.handle_properties(),
                               "adding partitions to '" + topic + "'");
   std::array<char, 512> reason{};
   new_partitions_ptr request{rd_kafka_NewPartitions_new(
@@ -202,16 +199,14 @@ void create_partitions(const std::string& bootstrap, const std::string& topic, i
   check_topic_results(results, count, RD_KAFKA_RESP_ERR_NO_ERROR, "adding partitions to");
 }
 
-std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootstrap,
-                                                       const std::string& group,
+std::map<std::int32_t, std::int64_t> committed_offsets(const cluster& at, const std::string& group,
                                                        const std::string& topic, int partitions,
                                                        std::chrono::milliseconds timeout) {
   // A consumer handle that never subscribes: it only asks the group coordinator.
   handle_ptr rk = make_handle(RD_KAFKA_CONSUMER,
-                              {{"bootstrap.servers", bootstrap},
-                               {"group.id", group},
-                               {"enable.auto.commit", "false"},
-                               {"enable.auto.offset.store", "false"}},
+                              at.handle_properties({{"group.id", group},
+                                                    {"enable.auto.commit", "false"},
+                                                    {"enable.auto.offset.store", "false"}}),
                               "reading committed offsets of group '" + group + "'");
   topic_partition_list_ptr list{rd_kafka_topic_partition_list_new(partitions)};
   for (int p = 0; p < partitions; ++p) {
@@ -235,12 +230,12 @@ std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootst
   return result;
 }
 
-int partition_count(const std::string& bootstrap, const std::string& topic,
+int partition_count(const cluster& at, const std::string& topic,
                     std::chrono::milliseconds timeout) {
   // All topics, not just this one: a request naming the topic may auto-create it (the mock
   // cluster, and brokers that predate allow.auto.create.topics).
-  handle_ptr rk = make_handle(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap}},
-                              "reading metadata of '" + topic + "'");
+  handle_ptr rk =
+      make_handle(RD_KAFKA_CONSUMER, at.handle_properties(), "reading metadata of '" + topic + "'");
   const rd_kafka_metadata_t* raw_metadata = nullptr;
   const rd_kafka_resp_err_t err =
       rd_kafka_metadata(rk.get(), /*all_topics=*/1,
@@ -264,9 +259,9 @@ int partition_count(const std::string& bootstrap, const std::string& topic,
 }
 
 std::map<std::string, topic_config_entry> describe_topic_config_entries(
-    const std::string& bootstrap, const std::string& topic, std::chrono::milliseconds timeout) {
+    const cluster& at, const std::string& topic, std::chrono::milliseconds timeout) {
   const std::string doing = "describing the config of topic '" + topic + "'";
-  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}}, doing);
+  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, at.handle_properties(), doing);
   config_resource_ptr resource = topic_resource(topic);
   rd_kafka_ConfigResource_t* resources[] = {resource.get()};
   const auto options =
@@ -301,11 +296,11 @@ std::map<std::string, topic_config_entry> describe_topic_config_entries(
   return out;
 }
 
-std::map<std::string, std::string> describe_topic_config(const std::string& bootstrap,
+std::map<std::string, std::string> describe_topic_config(const cluster& at,
                                                          const std::string& topic,
                                                          std::chrono::milliseconds timeout) {
   std::map<std::string, std::string> out;
-  for (auto& [name, entry] : describe_topic_config_entries(bootstrap, topic, timeout)) {
+  for (auto& [name, entry] : describe_topic_config_entries(at, topic, timeout)) {
     if (entry.value) {
       out.emplace(name, std::move(*entry.value));
     }
@@ -313,11 +308,11 @@ std::map<std::string, std::string> describe_topic_config(const std::string& boot
   return out;
 }
 
-std::map<std::string, std::string> topic_config_overrides(const std::string& bootstrap,
+std::map<std::string, std::string> topic_config_overrides(const cluster& at,
                                                           const std::string& topic,
                                                           std::chrono::milliseconds timeout) {
   std::map<std::string, std::string> out;
-  for (auto& [name, entry] : describe_topic_config_entries(bootstrap, topic, timeout)) {
+  for (auto& [name, entry] : describe_topic_config_entries(at, topic, timeout)) {
     if (entry.is_override && entry.value) {
       out.emplace(name, std::move(*entry.value));
     }
@@ -325,8 +320,7 @@ std::map<std::string, std::string> topic_config_overrides(const std::string& boo
   return out;
 }
 
-std::map<std::string, std::string> set_topic_config(const std::string& bootstrap,
-                                                    const std::string& topic,
+std::map<std::string, std::string> set_topic_config(const cluster& at, const std::string& topic,
                                                     const std::string& key,
                                                     const std::string& value,
                                                     std::chrono::milliseconds timeout) {
@@ -334,7 +328,7 @@ std::map<std::string, std::string> set_topic_config(const std::string& bootstrap
   // AlterConfigs resets every override it is not sent: send them all.
   std::map<std::string, topic_config_entry> current;
   try {
-    current = describe_topic_config_entries(bootstrap, topic, timeout);
+    current = describe_topic_config_entries(at, topic, timeout);
   } catch (const kafka_error& e) {
     throw kafka_error(e.code(), doing, e.what());
   }
@@ -352,7 +346,7 @@ std::map<std::string, std::string> set_topic_config(const std::string& bootstrap
     kept.emplace(name, std::move(*entry.value));
   }
 
-  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}}, doing);
+  handle_ptr rk = make_handle(RD_KAFKA_PRODUCER, at.handle_properties(), doing);
   config_resource_ptr resource = topic_resource(topic);
   const auto set = [&](const std::string& name, const std::string& v) {
     const rd_kafka_resp_err_t err =

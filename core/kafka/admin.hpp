@@ -8,12 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/kafka/cluster.hpp"
+
 namespace courier::kafka {
 
 // Creates each (name, partitions) topic with the broker's default replication factor;
 // a topic that already exists is fine. Throws kafka_error naming the first topic that failed.
-void create_topics(const std::string& bootstrap,
-                   const std::vector<std::pair<std::string, int>>& topics,
+void create_topics(const cluster& at, const std::vector<std::pair<std::string, int>>& topics,
                    std::chrono::milliseconds timeout);
 
 // A topic to create, with topic-level configs (e.g. cleanup.policy=compact).
@@ -25,25 +26,22 @@ struct new_topic_spec {
 
 // As above, with each topic's configs. (A distinct name: an overload would make braced calls
 // of create_topics ambiguous.)
-void create_topics_with_config(const std::string& bootstrap,
-                               const std::vector<new_topic_spec>& topics,
+void create_topics_with_config(const cluster& at, const std::vector<new_topic_spec>& topics,
                                std::chrono::milliseconds timeout);
 
 // The group's committed offsets for partitions [0, partitions) of `topic`; a partition with
 // no committed offset is absent from the map.
-std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& bootstrap,
-                                                       const std::string& group,
+std::map<std::int32_t, std::int64_t> committed_offsets(const cluster& at, const std::string& group,
                                                        const std::string& topic, int partitions,
                                                        std::chrono::milliseconds timeout);
 
 // Grows `topic` to `total` partitions (CreatePartitions); throws kafka_error if the broker
 // refuses, e.g. when the topic already has more.
-void create_partitions(const std::string& bootstrap, const std::string& topic, int total,
+void create_partitions(const cluster& at, const std::string& topic, int total,
                        std::chrono::milliseconds timeout);
 
 // How many partitions `topic` has; throws kafka_error naming the topic if it is unknown.
-int partition_count(const std::string& bootstrap, const std::string& topic,
-                    std::chrono::milliseconds timeout);
+int partition_count(const cluster& at, const std::string& topic, std::chrono::milliseconds timeout);
 
 // One entry of a topic's configuration as DescribeConfigs returns it: the effective value
 // (the broker's default where the topic does not override it).
@@ -56,16 +54,16 @@ struct topic_config_entry {
 // Every config entry of `topic` (DescribeConfigs). Throws kafka_error naming the topic, e.g.
 // when it does not exist.
 std::map<std::string, topic_config_entry> describe_topic_config_entries(
-    const std::string& bootstrap, const std::string& topic, std::chrono::milliseconds timeout);
+    const cluster& at, const std::string& topic, std::chrono::milliseconds timeout);
 
 // The effective value of every config of `topic` (sensitive ones, whose value the broker hides,
 // are left out). Throws kafka_error naming the topic.
-std::map<std::string, std::string> describe_topic_config(const std::string& bootstrap,
+std::map<std::string, std::string> describe_topic_config(const cluster& at,
                                                          const std::string& topic,
                                                          std::chrono::milliseconds timeout);
 
 // The configs set on `topic` itself (its overrides), with their values.
-std::map<std::string, std::string> topic_config_overrides(const std::string& bootstrap,
+std::map<std::string, std::string> topic_config_overrides(const cluster& at,
                                                           const std::string& topic,
                                                           std::chrono::milliseconds timeout);
 
@@ -75,8 +73,7 @@ std::map<std::string, std::string> topic_config_overrides(const std::string& boo
 // client makes in between is lost). Returns the other overrides it kept. Throws kafka_error
 // naming the topic and the key, also when an override is sensitive (its value cannot be read
 // back, so it would be lost).
-std::map<std::string, std::string> set_topic_config(const std::string& bootstrap,
-                                                    const std::string& topic,
+std::map<std::string, std::string> set_topic_config(const cluster& at, const std::string& topic,
                                                     const std::string& key,
                                                     const std::string& value,
                                                     std::chrono::milliseconds timeout);

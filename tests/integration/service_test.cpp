@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "core/kafka/admin.hpp"
+#include "core/kafka/error.hpp"
 #include "tests/integration/stand.hpp"
 #include "tests/support/courier_json.hpp"
 #include "tests/support/courier_process.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "topology/topics.hpp"
 
 namespace courier::testing {
 namespace {
@@ -77,6 +79,16 @@ TEST(CourierRun, AFinalCommitThatFailsAtSigtermExitsNonZeroAndSaysSo) {
   EXPECT_NE(log.find("consumer of route shipments"), std::string::npos) << log;
   EXPECT_EQ(log.find("\"event\":\"stopped\""), std::string::npos) << log;
   EXPECT_EQ(s.committed_total(), 0) << "the commit was refused";
+}
+
+// The topic checks reach the cluster as the consumer will: with kafka.properties' security
+// settings (here SSL, which this plaintext cluster cannot answer), not with bootstrap.servers
+// alone.
+TEST(CourierRun, TheTopicCheckConnectsWithTheSecuritySettingsOfKafkaProperties) {
+  stand s{1};
+  EXPECT_TRUE(topology::missing_topics(s.cfg, 5s).empty());
+  s.cfg.kafka.properties["security.protocol"] = "ssl";
+  EXPECT_THROW(topology::missing_topics(s.cfg, 2s), kafka::kafka_error);
 }
 
 TEST(CourierRun, RefusesToStartWhenATierOrTheDlqTopicIsMissing) {

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace courier::kafka {
 namespace {
 
@@ -24,6 +27,44 @@ TEST(KafkaAdmin, PartitionCountOfAnUnknownTopicThrowsNamingIt) {
   } catch (const kafka_error& e) {
     EXPECT_NE(std::string(e.what()).find("no-such-topic"), std::string::npos) << e.what();
   }
+}
+
+// The connection properties go with every admin request: one that says SSL to this plaintext
+// cluster cannot read its metadata (before, admin handles took bootstrap.servers alone, so the
+// start-up checks passed where the consumer then failed its handshake, and failed on a secured
+// cluster where the consumer would have connected).
+TEST(KafkaAdmin, AnAdminRequestConnectsWithTheClustersConnectionProperties) {
+  mock_cluster cluster;
+  cluster.create_topic("orders", 2);
+  EXPECT_EQ(partition_count(kafka::cluster{cluster.bootstrap_servers(), {{"client.id", "admin"}}},
+                            "orders", 5s),
+            2);
+  const kafka::cluster over_ssl{cluster.bootstrap_servers(), {{"security.protocol", "ssl"}}};
+  EXPECT_THROW(partition_count(over_ssl, "orders", 2s), kafka_error);
+}
+
+TEST(KafkaCluster, ConnectionPropertiesKeepHowToConnectAndLeaveTheClientSettings) {
+  const auto kept = connection_properties({{"security.protocol", "SASL_SSL"},
+                                           {"sasl.mechanism", "PLAIN"},
+                                           {"sasl.username", "courier"},
+                                           {"ssl.ca.location", "/etc/ca.pem"},
+                                           {"client.id", "courier-0"},
+                                           {"socket.timeout.ms", "30000"},
+                                           {"fetch.wait.max.ms", "10"},
+                                           {"session.timeout.ms", "6000"},
+                                           {"linger.ms", "5"},
+                                           {"group.instance.id", "courier-0"}});
+  EXPECT_EQ(kept, (std::map<std::string, std::string>{{"client.id", "courier-0"},
+                                                      {"sasl.mechanism", "PLAIN"},
+                                                      {"sasl.username", "courier"},
+                                                      {"security.protocol", "SASL_SSL"},
+                                                      {"socket.timeout.ms", "30000"},
+                                                      {"ssl.ca.location", "/etc/ca.pem"}}));
+  const kafka::cluster at{"k1:9092", kept};
+  const auto props = at.handle_properties({{"group.id", "g"}});
+  EXPECT_EQ(props.at("bootstrap.servers"), "k1:9092");
+  EXPECT_EQ(props.at("sasl.username"), "courier");
+  EXPECT_EQ(props.at("group.id"), "g");
 }
 
 TEST(KafkaAdmin, CommittedOffsetsOfAGroupThatNeverCommittedAreEmpty) {
