@@ -85,6 +85,9 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     actors::consumer_actor_settings cs;
     cs.kafka = route_consumer_settings(cfg.kafka, route);
     cs.core.gated_topics = {cs.kafka.topics.begin() + 1, cs.kafka.topics.end()};
+    for (const auto delay : route.retry_tiers) {
+      cs.core.longest_retry_delay = std::max(cs.core.longest_retry_delay, delay);
+    }
     cs.route = route.name;
     cs.core.max_in_flight = route.max_in_flight;
     cs.core.max_in_flight_per_partition = route.max_in_flight_per_partition;

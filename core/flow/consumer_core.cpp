@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "core/retry/retry_headers.hpp"
@@ -102,6 +103,17 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
       due = read_retry_state(r.headers).due_ms.value_or(0);
     } catch (const header_error& err) {
       io_.malformed_due(r, err.what());
+    }
+    // Written in other units, by a clock far off or by hand (up to INT64_MAX): held, it would
+    // stop its partition for as long, and its wake-up time would overflow.
+    const auto latest_due = now_ms + (settings_.longest_retry_delay + due_skew_allowance).count();
+    if (due > latest_due) {
+      io_.malformed_due(r, "due time " + std::to_string(due) +
+                               " is more than the longest retry "
+                               "delay and " +
+                               std::to_string(due_skew_allowance.count() / 1000) +
+                               " s after now (" + std::to_string(now_ms) + ")");
+      due = 0;
     }
     const bool was_holding = gate_.holds(p);
     if (auto admitted = gate_.admit(std::move(r), due, now_ms)) {
@@ -328,10 +340,20 @@ void consumer_core::store(const partition_id& p, const offset_tracker& t) {
 // The head-of-line bound: a head that holds its partition back too far is moved on by the
 // delivery pool (to the next retry tier, unless it is held by the breaker or the endpoint).
 void consumer_core::check_head(const partition_id& p, partition_entry& e, std::int64_t now_ms) {
-  if (const auto head = e.head.check(e.tracker, now_ms)) {
-    io_.expedite(p, *head);
+  // A head still waiting for its due time in the gate is not stuck: the delivery pool does not
+  // have it yet, so it could not move it on, and the bound would be spent on it. The guard
+  // sees it (and dates it) once it is released.
+  if (!head_in_gate(p, e)) {
+    if (const auto head = e.head.check(e.tracker, now_ms)) {
+      io_.expedite(p, *head);
+    }
   }
   arm_wake(p, e);
+}
+
+bool consumer_core::head_in_gate(const partition_id& p, const partition_entry& e) const {
+  const auto held = gate_.first_held_offset(p);
+  return held && held == e.tracker.head();
 }
 
 // One pending wake per partition at most, for the earlier of its gate's next due time and its
@@ -341,7 +363,7 @@ void consumer_core::arm_wake(const partition_id& p, partition_entry& e) {
   if (auto due = gate_.next_due(p)) {
     at = *due + 1;
   }
-  if (auto deadline = e.head.age_deadline_ms()) {
+  if (auto deadline = e.head.age_deadline_ms(); deadline && !head_in_gate(p, e)) {
     at = at ? std::min(*at, *deadline) : *deadline;
   }
   if (!at || (e.wake_armed_ms && *e.wake_armed_ms <= *at)) {

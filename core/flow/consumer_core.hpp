@@ -49,7 +49,14 @@ struct consumer_core_settings {
   std::chrono::milliseconds head_of_line_age{0};  // 0: no bound in time
   // Retry-tier topics: their records pass the due-time gate before delivery.
   std::set<std::string> gated_topics;
+  // The longest of the route's retry-tier delays: a due time further ahead than this (and
+  // due_skew_allowance) was not written by courier's clock and delay, and is not waited for.
+  std::chrono::milliseconds longest_retry_delay{0};
 };
+
+// How far a tier record's due time may lie beyond now plus the longest retry delay: clocks of
+// courier instances set a little apart.
+constexpr std::chrono::milliseconds due_skew_allowance{5 * 60 * 1000};
 
 // How the delivery pool finished a record.
 enum class completion : std::uint8_t {
@@ -202,6 +209,8 @@ class consumer_core {
   void apply(const partition_pauses::change& c);
   void store(const partition_id& p, const offset_tracker& t);
   void check_head(const partition_id& p, partition_entry& e, std::int64_t now_ms);
+  // The partition's head is its first record held in the due gate (not yet handed out).
+  [[nodiscard]] bool head_in_gate(const partition_id& p, const partition_entry& e) const;
   void update_backpressure(const partition_id& p, const offset_tracker& t);
   void arm_wake(const partition_id& p, partition_entry& e);
 

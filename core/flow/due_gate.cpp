@@ -42,6 +42,14 @@ std::optional<std::int64_t> due_gate::next_due(const partition_id& p) const {
 
 bool due_gate::holds(const partition_id& p) const { return next_due(p).has_value(); }
 
+std::optional<std::int64_t> due_gate::first_held_offset(const partition_id& p) const {
+  auto it = held_.find(p);
+  if (it == held_.end() || it->second.empty()) {
+    return std::nullopt;
+  }
+  return it->second.front().rec.offset;
+}
+
 std::size_t due_gate::size() const { return size_; }
 
 std::vector<std::int64_t> due_gate::drop(const partition_id& p) {

@@ -29,6 +29,8 @@ class due_gate {
   std::optional<std::int64_t> next_due(const partition_id& p) const;
 
   bool holds(const partition_id& p) const;
+  // The offset of the partition's first held record.
+  std::optional<std::int64_t> first_held_offset(const partition_id& p) const;
   std::size_t size() const;
   std::size_t held_count(const partition_id& p) const;  // the partition's records held now
 

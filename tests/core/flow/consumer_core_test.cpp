@@ -6,6 +6,8 @@
 #include <random>
 #include <set>
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "core/retry/retry_headers.hpp"
@@ -381,6 +383,34 @@ TEST(ConsumerCore, AMalformedDueTimeIsReportedAndTheRecordDeliveredNow) {
   EXPECT_EQ(io.malformed, std::vector<std::int64_t>{3});
 }
 
+// A due time courier cannot have written (microseconds, a clock far off, INT64_MAX) is reported
+// and not waited for: held, it would stop the partition for as long, and its wake-up would
+// overflow. One within the longest delay and the clock allowance is held.
+TEST(ConsumerCore, ADueTimeFurtherAheadThanTheLongestDelayIsReportedAndNotWaitedFor) {
+  fake_io io;
+  auto s = bounded_with_tier(8);
+  s.longest_retry_delay = std::chrono::minutes{5};
+  consumer_core core{s, io};
+  core.assign({tier0}, 0);
+  const std::int64_t now = 1'764'000'000'000;  // ms since the epoch
+  auto in_micros = rec(tier0, 0);
+  in_micros.headers.emplace_back("courier.retry.due", std::to_string(now * 1000));
+  EXPECT_EQ(core.take(std::move(in_micros), now), consumer_core::intake::dispatched);
+  auto at_the_end_of_time = rec(tier0, 1);
+  at_the_end_of_time.headers.emplace_back("courier.retry.due",
+                                          std::to_string(std::numeric_limits<std::int64_t>::max()));
+  EXPECT_EQ(core.take(std::move(at_the_end_of_time), now), consumer_core::intake::dispatched);
+  EXPECT_EQ(io.malformed, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_TRUE(io.wakes.empty());
+
+  auto skewed = rec(tier0, 2);  // a 5-minute tier written by a clock 4 minutes ahead
+  skewed.headers.emplace_back("courier.retry.due", std::to_string(now + 9 * 60 * 1000));
+  EXPECT_EQ(core.take(std::move(skewed), now), consumer_core::intake::gated);
+  EXPECT_EQ(io.malformed.size(), 2U);
+  ASSERT_EQ(io.wakes.size(), 1U);
+  EXPECT_EQ(io.wakes.front().second, now + 9 * 60 * 1000 + 1);
+}
+
 TEST(ConsumerCore, AHeadThatHoldsThePartitionBackBeyondTheRecordBoundIsExpeditedOnce) {
   fake_io io;
   auto s = bounded(100);
@@ -414,6 +444,33 @@ TEST(ConsumerCore, AHeadOlderThanTheAgeBoundIsExpeditedWhenItsWakeFires) {
   EXPECT_EQ(io.expedited, (std::vector<hit>{{p0, 0}}));
   core.complete(p0, 0, completion::delivered, 32'000);  // offset 1 takes over as the head now
   EXPECT_EQ(io.wakes.back(), (std::pair<partition_id, std::int64_t>{p0, 62'000}));
+}
+
+// A tier record waiting for its due time is not a stuck head: the age bound starts when the gate
+// releases it, and is not spent while the delivery pool cannot have it (it was reported once, at
+// the bound, from inside the gate, where moving it on does nothing, and never again).
+TEST(ConsumerCore, AHeadWaitingInTheDueGateIsAgedFromItsReleaseNotFromItsFetch) {
+  fake_io io;
+  auto s = bounded_with_tier(100);
+  s.head_of_line_age = std::chrono::milliseconds{60'000};
+  s.longest_retry_delay = std::chrono::minutes{5};
+  consumer_core core{s, io};
+  core.assign({tier0}, 0);
+  for (std::int64_t o = 0; o < 4; ++o) {
+    auto r = rec(tier0, o);
+    r.headers.emplace_back("courier.retry.due", "300000");
+    EXPECT_EQ(core.take(std::move(r), 0), consumer_core::intake::gated);
+  }
+  ASSERT_FALSE(io.wakes.empty());
+  EXPECT_EQ(io.wakes.back(), (std::pair<partition_id, std::int64_t>{tier0, 300'001}))
+      << "the first wake is the due time's, not the age bound's";
+  core.wake(tier0, 300'001, 300'001);
+  EXPECT_EQ(io.dispatched.size(), 4U);
+  EXPECT_TRUE(io.expedited.empty()) << "nothing to move on while it was in the gate";
+  EXPECT_EQ(io.wakes.back(), (std::pair<partition_id, std::int64_t>{tier0, 360'001}));
+  core.wake(tier0, 360'001, 360'001);
+  using hit = std::pair<partition_id, std::int64_t>;
+  EXPECT_EQ(io.expedited, (std::vector<hit>{{tier0, 0}}));
 }
 
 TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
