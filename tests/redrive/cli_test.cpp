@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace courier::redrive {
@@ -53,6 +54,20 @@ TEST(Cli, UsageErrorsExitWithTwoAndNameTheFlag) {
     EXPECT_EQ(r.exit_code, exit_usage) << r.message;
     EXPECT_EQ(r.message.rfind("redrive: ", 0), 0U) << r.message;
   }
+}
+
+// `--key "$KEY"` with KEY unset must not redrive the whole DLQ.
+TEST(Cli, AFilterGivenAnEmptyValueIsAUsageErrorNamingIt) {
+  for (const char* option :
+       {"--error-class", "--origin-topic", "--origin-partition", "--since", "--until", "--key"}) {
+    const auto r = parse({"--from", "d", option, ""});
+    EXPECT_FALSE(r.opts) << option;
+    EXPECT_EQ(r.exit_code, exit_usage) << option;
+    EXPECT_NE(r.message.find(option), std::string::npos) << r.message;
+  }
+  const auto second = parse({"--from", "d", "--error-class", "a", "--error-class", ""});
+  EXPECT_FALSE(second.opts);
+  EXPECT_NE(second.message.find("--error-class"), std::string::npos) << second.message;
 }
 
 }  // namespace

@@ -4,8 +4,12 @@
 #include "core/time/duration.hpp"
 #include "tools/redrive/time_arg.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,6 +22,22 @@ constexpr const char* default_bootstrap = "127.0.0.1:9092";
 
 // redrive has always read at most 18 digits per integer argument.
 constexpr std::size_t max_digits = 18;
+
+// The options that narrow which DLQ records a run, --list or --stats takes.
+constexpr std::array<const char*, 6> filter_options{
+    "--error-class", "--origin-topic", "--origin-partition", "--since", "--until", "--key"};
+
+// The first filter option given with an empty value. Left out, a filter selects every record;
+// an empty value (`--key "$KEY"` with KEY unset) must not mean the same.
+std::optional<std::string> filter_given_empty(const CLI::App& app) {
+  for (const char* name : filter_options) {
+    const auto& values = app.get_option(name)->results();
+    if (std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {
+      return std::string{name};
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -121,6 +141,10 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   };
   if (o.from.empty()) {
     return fail("--from: a DLQ topic is required");
+  }
+  if (const auto name = filter_given_empty(app)) {
+    return fail(*name + ": empty value; it would select every record (give a value or leave " +
+                *name + " out)");
   }
   if (!to.empty()) {
     o.to = to;
