@@ -70,5 +70,16 @@ TEST(Cli, AFilterGivenAnEmptyValueIsAUsageErrorNamingIt) {
   EXPECT_NE(second.message.find("--error-class"), std::string::npos) << second.message;
 }
 
+TEST(Cli, ABareNumberTimeIsRefusedWithBothFormsInTheMessage) {
+  for (const char* option : {"--since", "--until"}) {
+    const auto r = parse({"--from", "d", option, "90"});
+    EXPECT_FALSE(r.opts) << option;
+    EXPECT_EQ(r.exit_code, exit_usage) << option;
+    EXPECT_NE(r.message.find(option), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("90s"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("2026-11-30T10:00:00Z"), std::string::npos) << r.message;
+  }
+}
+
 }  // namespace
 }  // namespace courier::redrive

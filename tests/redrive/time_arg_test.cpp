@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace courier::redrive {
 namespace {
 
@@ -16,7 +18,18 @@ TEST(TimeArg, ReadsIsoUtcWithAndWithoutMilliseconds) {
 TEST(TimeArg, ReadsADurationAgo) {
   EXPECT_EQ(parse_time_arg("2h", now), now - 7'200'000);
   EXPECT_EQ(parse_time_arg("7d", now), now - 7 * 86'400'000LL);
-  EXPECT_EQ(parse_time_arg("90", now), now - 90'000);
+  EXPECT_EQ(parse_time_arg("90s", now), now - 90'000);
+  EXPECT_EQ(parse_time_arg("1.5m", now), now - 90'000);
+}
+
+// An epoch would otherwise be read as that many seconds ago: 1970, every record.
+TEST(TimeArg, RefusesABareNumberAndSuggestsBothForms) {
+  for (const char* bare : {"90", "1764496800", "1.5"}) {
+    EXPECT_FALSE(parse_time_arg(bare, now)) << bare;
+    const std::string expected = time_arg_expected(bare);
+    EXPECT_NE(expected.find("90s"), std::string::npos) << expected;
+    EXPECT_NE(expected.find("2026-11-30T10:00:00Z"), std::string::npos) << expected;
+  }
 }
 
 TEST(TimeArg, RejectsWhatIsNeitherATimeNorADuration) {

@@ -23,6 +23,17 @@ constexpr const char* default_bootstrap = "127.0.0.1:9092";
 // redrive has always read at most 18 digits per integer argument.
 constexpr std::size_t max_digits = 18;
 
+// A --since/--until value; a bare number is told both forms it may have meant.
+CLI::Validator time_check(std::int64_t now_ms) {
+  return CLI::Validator{[now_ms](const std::string& text) {
+                          if (parse_time_arg(text, now_ms)) {
+                            return std::string{};
+                          }
+                          return time_arg_expected(text) + ", got '" + text + "'";
+                        },
+                        /*validator_desc=*/""};
+}
+
 // The options that narrow which DLQ records a run, --list or --stats takes.
 constexpr std::array<const char*, 6> filter_options{
     "--error-class", "--origin-topic", "--origin-partition", "--since", "--until", "--key"};
@@ -77,16 +88,12 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   app.add_option("--origin-partition", origin_partition, "Only records from this origin partition")
       ->type_name("P")
       ->check(integer_check(0, 1'000'000, max_digits));
-  const auto time_check = argument_check(
-      [now_ms](const std::string& text) { return parse_time_arg(text, now_ms).has_value(); },
-      "expected an ISO-8601 UTC time such as 2026-11-30T10:00:00Z or a duration ago such as 2h "
-      "or 7d");
   app.add_option("--since", since, "Only records that last failed at or after TIME")
       ->type_name("TIME")
-      ->check(time_check);
+      ->check(time_check(now_ms));
   app.add_option("--until", until, "Only records that last failed before TIME")
       ->type_name("TIME")
-      ->check(time_check);
+      ->check(time_check(now_ms));
   app.add_option("--key", key, "Only records with this Kafka key")->type_name("K");
   app.add_option("--limit", limit, "Move at most N records")
       ->type_name("N")

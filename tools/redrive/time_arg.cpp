@@ -62,7 +62,17 @@ std::optional<std::int64_t> parse_iso_utc(std::string_view t) {
          ((*hour * 60 + *minute) * 60 + *second) * std::int64_t{1000} + millis;
 }
 
+// Digits, perhaps with a decimal point, and no unit.
+bool is_bare_number(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
 std::optional<std::int64_t> parse_ago(std::string_view text, std::int64_t now_ms) {
+  if (is_bare_number(text)) {
+    // parse_duration would read seconds, and an epoch such as 1764496800 would then select
+    // every record.
+    return std::nullopt;
+  }
   std::int64_t ago_ms = 0;
   if (!text.empty() && text.back() == 'd') {
     std::int64_t days = 0;
@@ -93,6 +103,16 @@ std::optional<std::int64_t> parse_time_arg(std::string_view text, std::int64_t n
     return parse_iso_utc(text);
   }
   return parse_ago(text, now_ms);
+}
+
+std::string time_arg_expected(std::string_view text) {
+  if (is_bare_number(text)) {
+    return "a bare number is ambiguous (seconds ago or an epoch?): give a duration ago with its "
+           "unit such as 90s, 15m, 2h or 7d, or an ISO-8601 UTC time such as "
+           "2026-11-30T10:00:00Z";
+  }
+  return "expected an ISO-8601 UTC time such as 2026-11-30T10:00:00Z or a duration ago such as "
+         "90s, 15m, 2h or 7d";
 }
 
 std::string format_utc(std::int64_t epoch_ms) {
