@@ -43,6 +43,14 @@ nlohmann::json optional_key(const std::optional<std::string>& key) {
   return key ? nlohmann::json(safe_string(*key)) : nlohmann::json(nullptr);
 }
 
+// One JSON line. Every string goes in through safe_string; should one ever miss it, its
+// invalid bytes become U+FFFD here instead of dump() throwing type_error.316 (an abort).
+void print_json(std::ostream& out, const nlohmann::json& j) {
+  out << j.dump(/*indent=*/-1, /*indent_char=*/' ', /*ensure_ascii=*/false,
+                nlohmann::json::error_handler_t::replace)
+      << '\n';
+}
+
 }  // namespace
 
 std::string format_age(std::int64_t age_ms) {
@@ -64,16 +72,16 @@ void print_list(std::ostream& out, const std::vector<list_row>& rows, std::int64
   if (json) {
     nlohmann::json records = nlohmann::json::array();
     for (const auto& r : rows) {
-      records.push_back({{"coordinates", r.coordinates},
+      records.push_back({{"coordinates", safe_string(r.coordinates)},
                          {"key", optional_key(r.key)},
                          {"error_class", safe_string(r.error_class)},
-                         {"status", r.status},
+                         {"status", safe_string(r.status)},
                          {"origin", safe_string(r.origin)},
                          {"failed_at_ms", r.failed_at_ms},
                          {"age_ms", now_ms - r.failed_at_ms},
                          {"redrive_count", r.redrive_count}});
     }
-    out << nlohmann::json{{"count", rows.size()}, {"records", records}}.dump() << '\n';
+    print_json(out, nlohmann::json{{"count", rows.size()}, {"records", records}});
     return;
   }
   table t{{"COORDINATES", "KEY", "ERROR CLASS", "STATUS", "ORIGIN", "AGE", "REDRIVES"}};
@@ -91,7 +99,7 @@ void print_stats(std::ostream& out, const dlq_stats& s, std::int64_t now_ms, boo
     if (!d) {
       return nlohmann::json(nullptr);
     }
-    return nlohmann::json{{"coordinates", d->coordinates},
+    return nlohmann::json{{"coordinates", safe_string(d->coordinates)},
                           {"failed_at_ms", d->failed_at_ms},
                           {"failed_at", format_utc(d->failed_at_ms)}};
   };
@@ -108,12 +116,14 @@ void print_stats(std::ostream& out, const dlq_stats& s, std::int64_t now_ms, boo
     for (const auto& [name, n] : s.by_origin) {
       by_origin[safe_string(name)] = n;
     }
-    out << nlohmann::json{{"total", s.total},          {"redriven", s.redriven},
-                          {"malformed", s.malformed},  {"by_error_class", by_class},
-                          {"by_origin", by_origin},    {"by_age", by_age},
-                          {"oldest", dated(s.oldest)}, {"newest", dated(s.newest)}}
-               .dump()
-        << '\n';
+    print_json(out, nlohmann::json{{"total", s.total},
+                                   {"redriven", s.redriven},
+                                   {"malformed", s.malformed},
+                                   {"by_error_class", by_class},
+                                   {"by_origin", by_origin},
+                                   {"by_age", by_age},
+                                   {"oldest", dated(s.oldest)},
+                                   {"newest", dated(s.newest)}});
     return;
   }
   out << "records: " << s.total << "  already redriven: " << s.redriven
@@ -149,12 +159,13 @@ void print_record(std::ostream& out, const record& r, bool json) {
     for (const auto& [name, value] : r.headers) {
       headers.push_back({{"name", safe_string(name)}, {"value", safe_string(value)}});
     }
-    out << nlohmann::json{{"topic", r.topic},           {"partition", r.partition},
-                          {"offset", r.offset},         {"timestamp_ms", r.timestamp_ms},
-                          {"key", optional_key(r.key)}, {"value", safe_string(r.value.str())},
-                          {"headers", headers}}
-               .dump()
-        << '\n';
+    print_json(out, nlohmann::json{{"topic", safe_string(r.topic)},
+                                   {"partition", r.partition},
+                                   {"offset", r.offset},
+                                   {"timestamp_ms", r.timestamp_ms},
+                                   {"key", optional_key(r.key)},
+                                   {"value", safe_string(r.value.str())},
+                                   {"headers", headers}});
     return;
   }
   out << "record:    " << r.topic << ':' << r.partition << ':' << r.offset << '\n'
@@ -171,29 +182,30 @@ void print_run(std::ostream& out, const run_summary& s, bool json) {
   if (json) {
     nlohmann::json records = nlohmann::json::array();
     for (const auto& o : s.records) {
-      nlohmann::json row{{"from", o.from}, {"key", optional_key(o.key)}, {"status", o.status}};
+      nlohmann::json row{{"from", safe_string(o.from)},
+                         {"key", optional_key(o.key)},
+                         {"status", safe_string(o.status)}};
       if (!o.target.empty()) {
-        row["target"] = o.target;
+        // The target comes from the record's courier.origin.topic header: any bytes.
+        row["target"] = safe_string(o.target);
         row["partition"] = o.partition;
       }
       if (o.offset >= 0) {
         row["offset"] = o.offset;
       }
       if (!o.reason.empty()) {
-        row["reason"] = o.reason;
+        row["reason"] = safe_string(o.reason);
       }
       records.push_back(std::move(row));
     }
-    out << nlohmann::json{{"dry_run", s.dry_run},
-                          {"moved", s.moved},
-                          {"would_move", s.would_move},
-                          {"already_redriven", s.already_redriven},
-                          {"filtered_out", s.filtered_out},
-                          {"refused", s.refused},
-                          {"failed", s.failed},
-                          {"records", records}}
-               .dump()
-        << '\n';
+    print_json(out, nlohmann::json{{"dry_run", s.dry_run},
+                                   {"moved", s.moved},
+                                   {"would_move", s.would_move},
+                                   {"already_redriven", s.already_redriven},
+                                   {"filtered_out", s.filtered_out},
+                                   {"refused", s.refused},
+                                   {"failed", s.failed},
+                                   {"records", records}});
     return;
   }
   if (!s.records.empty()) {
