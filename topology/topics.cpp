@@ -1,7 +1,6 @@
 #include "topology/topics.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <string_view>
 #include <thread>
@@ -9,53 +8,14 @@
 
 #include "core/kafka/admin.hpp"
 #include "core/kafka/error.hpp"
-#include "core/model/decimal.hpp"
-#include "core/retry/header_value.hpp"
-#include "core/retry/retry_headers.hpp"
+#include "core/kafka/max_message_bytes.hpp"
+#include "core/retry/header_allowance.hpp"
 #include "core/retry/retry_tiers.hpp"
 
 namespace courier::topology {
 namespace {
 
 constexpr std::string_view max_message_bytes_key = "max.message.bytes";
-
-// Every header retry_headers sets on a tier or DLQ record (courier.retry.due only on a tier
-// record; counted for both).
-constexpr std::array<std::string_view, 17> courier_headers{
-    idempotency_key_header,  route_header,         origin_topic_header,
-    origin_partition_header, origin_offset_header, origin_timestamp_header,
-    attempts_header,         retry_tier_header,    retry_due_header,
-    error_class_header,      error_message_header, error_status_header,
-    error_response_header,   error_trace_header,   first_failure_header,
-    last_failure_header,     correlation_id_header};
-
-// A varint of a 32-bit length is at most 5 bytes.
-constexpr std::int64_t max_varint32_bytes = 5;
-
-// A tier or DLQ record is the source record (key, value, its own headers) minus the headers
-// courier rewrites, plus courier's headers (a header set again replaces its old copy, a
-// duplicate is dropped), so it outgrows the source record by at most the encoded size of
-// courier's headers. Kafka's record format (v2) encodes each header as varint(name length),
-// name, varint(value length), value. Each value is at most max_header_value bytes:
-//  - route, origin topic, error class, message and response: cap_header_value;
-//  - the trace: merged_trace keeps it within max_header_value;
-//  - partition, offset, timestamp, attempts, tier, due, status, first and last failure: at most
-//    20 digits and a sign;
-//  - idempotency key and correlation id: "<topic>:<partition>:<offset>" is at most
-//    249 + 1 + 10 + 1 + 19 = 280 bytes; a key carried in with the record replaces the record's
-//    own copy (counted in the record already); only a carried key longer than
-//    max_header_value (never one courier made) would make a copied correlation id longer.
-// The record's own length and header count are varints that may grow, by at most 5 bytes each.
-// 17 headers: names 340 bytes + values 17 x 1024 = 17408 + their length varints 17 x 2 x 5 = 170,
-// plus 2 x 5 = 10 for the record: 340 + 17408 + 170 + 10 = 17928 bytes.
-constexpr std::int64_t header_allowance() {
-  std::int64_t bytes = 2 * max_varint32_bytes;
-  for (const auto name : courier_headers) {
-    bytes += static_cast<std::int64_t>(name.size() + max_header_value) + 2 * max_varint32_bytes;
-  }
-  return bytes;
-}
-static_assert(header_allowance() == 17928, "the arithmetic in the comment above");
 
 void create_topic(const kafka::cluster& brokers, const std::string& topic, int partitions,
                   std::chrono::milliseconds timeout) {
@@ -104,30 +64,13 @@ void wait_until_visible(const kafka::cluster& brokers, const std::string& topic,
   }
 }
 
-// The effective max.message.bytes of `topic` (its override, else the broker's default).
-std::int64_t max_message_bytes(const kafka::cluster& brokers, const std::string& topic,
-                               std::chrono::milliseconds timeout) {
-  const auto config = kafka::describe_topic_config(brokers, topic, timeout);
-  const auto it = config.find(std::string{max_message_bytes_key});
-  const std::string doing =
-      "reading " + std::string{max_message_bytes_key} + " of topic '" + topic + "'";
-  if (it == config.end()) {
-    throw kafka::kafka_error(RD_KAFKA_RESP_ERR__FAIL, doing, "the broker does not report it");
-  }
-  const auto value = parse_decimal<std::int64_t>(it->second);
-  if (!value || *value <= 0) {
-    throw kafka::kafka_error(RD_KAFKA_RESP_ERR__FAIL, doing, "not a size: \"" + it->second + "\"");
-  }
-  return *value;
-}
-
 // A changed config reaches the broker that answers DescribeConfigs (and takes produce
 // requests) a moment after the controller accepted it.
 void wait_until_size_shows(const kafka::cluster& brokers, const std::string& topic,
                            std::int64_t at_least, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::int64_t seen = 0;
-  while ((seen = max_message_bytes(brokers, topic, timeout)) < at_least) {
+  while ((seen = kafka::max_message_bytes(brokers, topic, timeout)) < at_least) {
     if (std::chrono::steady_clock::now() >= deadline) {
       throw kafka::kafka_error(
           RD_KAFKA_RESP_ERR__TIMED_OUT,
@@ -178,22 +121,12 @@ std::vector<std::string> missing_topics(const courier_config& cfg,
   return missing;
 }
 
-std::vector<std::string_view> courier_header_names() {
-  return {courier_headers.begin(), courier_headers.end()};
-}
-
-std::int64_t courier_header_allowance() { return header_allowance(); }
-
-std::int64_t tier_max_message_bytes(std::int64_t source_max_message_bytes) {
-  return source_max_message_bytes + header_allowance();
-}
-
 std::int64_t retry_producer_message_max_bytes(const courier_config& cfg,
                                               std::chrono::milliseconds timeout) {
-  std::int64_t bytes = ensure_report{}.producer_message_max_bytes;
+  std::int64_t bytes = librdkafka_default_message_max_bytes;
   for (const auto& route : cfg.routes) {
-    bytes = std::max(
-        bytes, tier_max_message_bytes(max_message_bytes(cluster_of(cfg), route.topic, timeout)));
+    bytes = std::max(bytes, producer_message_max_bytes(
+                                kafka::max_message_bytes(cluster_of(cfg), route.topic, timeout)));
   }
   return bytes;
 }
@@ -211,7 +144,7 @@ ensure_report ensure_topics_report(const courier_config& cfg, int source_partiti
     const int partitions = kafka::partition_count(brokers, route.topic, timeout);
     // The effective value: the topic's override, else the broker's default.
     const std::int64_t needed =
-        tier_max_message_bytes(max_message_bytes(brokers, route.topic, timeout));
+        tier_max_message_bytes(kafka::max_message_bytes(brokers, route.topic, timeout));
     report.producer_message_max_bytes = std::max(report.producer_message_max_bytes, needed);
     auto derived = route_topics_to_consume(route);
     derived.erase(derived.begin());
@@ -235,7 +168,7 @@ ensure_report ensure_topics_report(const courier_config& cfg, int source_partiti
       }
       wait_until_visible(brokers, t, partitions, timeout);
       // Also for a topic just created: someone else may have created it first.
-      size.before = max_message_bytes(brokers, t, timeout);
+      size.before = kafka::max_message_bytes(brokers, t, timeout);
       size.after = size.before;
       if (size.before < needed) {
         for (auto& [name, value] : kafka::set_topic_config(

@@ -9,6 +9,7 @@
 
 #include "core/config/config.hpp"
 #include "core/kafka/cluster.hpp"
+#include "core/retry/header_allowance.hpp"
 
 namespace courier::topology {
 
@@ -29,21 +30,10 @@ std::vector<std::string> required_topics(const courier_config& cfg);
 std::vector<std::string> missing_topics(const courier_config& cfg,
                                         std::chrono::milliseconds timeout);
 
-// The headers courier sets on a record it moves to a tier or the DLQ (retry_headers), as the
-// allowance below counts them.
-std::vector<std::string_view> courier_header_names();
-
-// The most bytes courier's headers add to a record it moves to a tier or the DLQ, in Kafka's
-// record encoding; see topics.cpp for the arithmetic.
-std::int64_t courier_header_allowance();
-
-// The max.message.bytes a tier or DLQ topic needs so every record of a source topic whose
-// max.message.bytes is `source_max_message_bytes` fits with courier's headers.
-std::int64_t tier_max_message_bytes(std::int64_t source_max_message_bytes);
-
 // The message.max.bytes the retry router's producer (one for every route) needs: the largest
-// tier_max_message_bytes over the routes' sources (their effective max.message.bytes, described
-// on the broker), at least librdkafka's default of 1000000. Throws kafka_error naming the topic.
+// producer_message_max_bytes (core/retry/header_allowance.hpp) over the routes' sources (their
+// effective max.message.bytes, described on the broker), at least librdkafka's default of
+// 1000000. Throws kafka_error naming the topic.
 std::int64_t retry_producer_message_max_bytes(const courier_config& cfg,
                                               std::chrono::milliseconds timeout);
 
@@ -64,7 +54,7 @@ struct ensure_report {
   std::vector<topic_size> sizes;  // one per tier and DLQ topic, in the order of required_topics
   // The largest record the retry router's producer must accept: the largest `needed`, at least
   // librdkafka's default of message.max.bytes (1000000).
-  std::int64_t producer_message_max_bytes = 1000000;
+  std::int64_t producer_message_max_bytes = librdkafka_default_message_max_bytes;
 };
 
 // `courier topics ensure`: creates every missing tier and DLQ topic with its source's partition

@@ -29,6 +29,7 @@
 #include "core/kafka/admin.hpp"
 #include "core/kafka/producer.hpp"
 #include "core/model/record.hpp"
+#include "core/retry/header_allowance.hpp"
 #include "core/retry/retry_tiers.hpp"
 #include "demo/shipments.hpp"
 #include "demo/topic_reader.hpp"
@@ -232,7 +233,7 @@ TEST(TooLarge, RecordTooLargeForTheDlqHoldsOnlyItsPartitionAndResumesAfterTopics
   const auto fix_started = clock::now();
   ensure_topics(config, dir);
   const auto fixed_at = clock::now();
-  const std::int64_t needed = 2'000'000 + topology::courier_header_allowance();
+  const std::int64_t needed = 2'000'000 + courier_header_allowance();
   EXPECT_GE(std::stoll(kafka::describe_topic_config(bootstrap, dlq, 15s).at("max.message.bytes")),
             needed);
 

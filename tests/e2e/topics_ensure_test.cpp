@@ -14,6 +14,7 @@
 #include "core/kafka/error.hpp"
 #include "core/kafka/producer.hpp"
 #include "core/retry/retry_headers.hpp"
+#include "core/retry/header_allowance.hpp"
 #include "core/retry/retry_tiers.hpp"
 #include "tests/e2e/e2e_support.hpp"
 #include "topology/topics.hpp"
@@ -75,7 +76,7 @@ TEST(TopicsEnsure, SizesTiersAndDlqForTheSourcesLargestRecordAndKeepsTheDlqsOver
   const auto config = courier::testing::write_config(e2e_config(s), dir);
   const std::string out = run_ensure(config, dir, "topics-ensure");
 
-  const std::int64_t needed = 2'000'000 + topology::courier_header_allowance();
+  const std::int64_t needed = 2'000'000 + courier_header_allowance();
   // No wait: ensure returned only once the broker reported every size.
   for (const auto delay : s.retry_tiers) {
     const std::string tier = tier_topic(s.topic, delay);

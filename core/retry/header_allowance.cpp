@@ -1,0 +1,67 @@
+#include "core/retry/header_allowance.hpp"
+
+#include "core/retry/header_value.hpp"
+#include "core/retry/retry_headers.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace courier {
+namespace {
+
+// Every header retry_headers sets on a tier or DLQ record (courier.retry.due only on a tier
+// record; counted for both).
+constexpr std::array<std::string_view, 17> courier_headers{
+    idempotency_key_header,  route_header,         origin_topic_header,
+    origin_partition_header, origin_offset_header, origin_timestamp_header,
+    attempts_header,         retry_tier_header,    retry_due_header,
+    error_class_header,      error_message_header, error_status_header,
+    error_response_header,   error_trace_header,   first_failure_header,
+    last_failure_header,     correlation_id_header};
+
+// A varint of a 32-bit length is at most 5 bytes.
+constexpr std::int64_t max_varint32_bytes = 5;
+
+// A tier or DLQ record is the source record (key, value, its own headers) minus the headers
+// courier rewrites, plus courier's headers (a header set again replaces its old copy, a
+// duplicate is dropped), so it outgrows the source record by at most the encoded size of
+// courier's headers. Kafka's record format (v2) encodes each header as varint(name length),
+// name, varint(value length), value. Each value is at most max_header_value bytes:
+//  - route, origin topic, error class, message and response: cap_header_value;
+//  - the trace: merged_trace keeps it within max_header_value;
+//  - partition, offset, timestamp, attempts, tier, due, status, first and last failure: at most
+//    20 digits and a sign;
+//  - idempotency key and correlation id: "<topic>:<partition>:<offset>" is at most
+//    249 + 1 + 10 + 1 + 19 = 280 bytes; a key carried in with the record replaces the record's
+//    own copy (counted in the record already); only a carried key longer than
+//    max_header_value (never one courier made) would make a copied correlation id longer.
+// The record's own length and header count are varints that may grow, by at most 5 bytes each.
+// 17 headers: names 340 bytes + values 17 x 1024 = 17408 + their length varints 17 x 2 x 5 = 170,
+// plus 2 x 5 = 10 for the record: 340 + 17408 + 170 + 10 = 17928 bytes.
+constexpr std::int64_t header_allowance() {
+  std::int64_t bytes = 2 * max_varint32_bytes;
+  for (const auto name : courier_headers) {
+    bytes += static_cast<std::int64_t>(name.size() + max_header_value) + 2 * max_varint32_bytes;
+  }
+  return bytes;
+}
+static_assert(header_allowance() == 17928, "the arithmetic in the comment above");
+
+}  // namespace
+
+std::vector<std::string_view> courier_header_names() {
+  return {courier_headers.begin(), courier_headers.end()};
+}
+
+std::int64_t courier_header_allowance() { return header_allowance(); }
+
+std::int64_t tier_max_message_bytes(std::int64_t source_max_message_bytes) {
+  return source_max_message_bytes + header_allowance();
+}
+
+std::int64_t producer_message_max_bytes(std::int64_t source_max_message_bytes) {
+  return std::max(librdkafka_default_message_max_bytes,
+                  tier_max_message_bytes(source_max_message_bytes));
+}
+
+}  // namespace courier
