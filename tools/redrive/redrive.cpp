@@ -3,11 +3,14 @@
 #include "core/time/duration.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/kafka/error.hpp"
+#include "core/kafka/max_message_bytes.hpp"
 #include "core/kafka/transactional_producer.hpp"
+#include "core/retry/header_allowance.hpp"
 #include "tools/redrive/dlq_reader.hpp"
 #include "tools/redrive/ledger.hpp"
 #include "tools/redrive/parked_record.hpp"
 #include "tools/redrive/plan.hpp"
+#include "tools/redrive/producer_properties.hpp"
 #include "tools/redrive/progress.hpp"
 #include "tools/redrive/redrive_headers.hpp"
 #include "tools/redrive/report.hpp"
@@ -79,6 +82,19 @@ int ensure_ledger(dlq_reader& reader, const options& o) {
                       "); create it (compacted) and run again");
   }
   return checked_partition_count(reader, o, o.ledger_topic);
+}
+
+// The DLQ's max.message.bytes, the largest record redrive may have to write; nothing, said on
+// `err`, when the broker cannot tell (the producer then keeps librdkafka's default).
+std::optional<std::int64_t> dlq_max_message_bytes(const options& o, std::ostream& err) {
+  try {
+    return kafka::max_message_bytes(o.bootstrap, o.from, o.timeout);
+  } catch (const kafka::kafka_error& e) {
+    err << "redrive: warning: " << e.what() << "; the producer keeps librdkafka's "
+        << "message.max.bytes of " << librdkafka_default_message_max_bytes
+        << ", a larger DLQ record will fail\n";
+    return std::nullopt;
+  }
 }
 
 ledger load_ledger(dlq_reader& reader, const std::string& topic, int partitions) {
@@ -206,7 +222,7 @@ class redrive_run {
       const int ledger_parts = ensure_ledger(reader_, o_);
       producer_ = std::make_unique<kafka::transactional_producer>(
           o_.bootstrap, transactional_id_for(o_.from),
-          std::map<std::string, std::string>{{"log_level", "0"}});
+          redrive_producer_properties(dlq_max_message_bytes(o_, err_)));
       try {
         // Fences an earlier run that is still alive (a zombie) and aborts its open
         // transaction, so the ledger read next is complete.
