@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace courier::redrive::test {
@@ -73,8 +75,10 @@ struct run_result {
   std::string err;
 };
 
-// `redrive` in process with these arguments (argv[0] included), as main() would run it.
-inline run_result run_redrive_in_process(const std::vector<std::string>& args) {
+// `redrive` in process with these arguments (argv[0] included), as main() would run it;
+// `stop_requested` stands in for SIGINT/SIGTERM.
+inline run_result run_redrive_in_process(const std::vector<std::string>& args,
+                                         std::function<bool()> stop_requested = {}) {
   std::vector<const char*> argv;
   for (const auto& a : args) {
     argv.push_back(a.c_str());
@@ -90,7 +94,9 @@ inline run_result run_redrive_in_process(const std::vector<std::string>& args) {
   }
   std::ostringstream out;
   std::ostringstream err;
-  result.code = redrive::run(*parsed.opts, out, err);
+  options o = *parsed.opts;
+  o.stop_requested = std::move(stop_requested);
+  result.code = redrive::run(o, out, err);
   result.out = out.str();
   result.err = err.str();
   return result;
@@ -99,13 +105,14 @@ inline run_result run_redrive_in_process(const std::vector<std::string>& args) {
 // `redrive` in process against `bootstrap` (a 5 s timeout), from `dlq` unless `args` name
 // another --from.
 inline run_result run_redrive(const std::string& bootstrap, const std::string& dlq,
-                              const std::vector<std::string>& args) {
+                              const std::vector<std::string>& args,
+                              std::function<bool()> stop_requested = {}) {
   std::vector<std::string> all{"redrive", "--bootstrap", bootstrap, "--timeout", "5s"};
   if (std::find(args.begin(), args.end(), "--from") == args.end()) {
     all.insert(all.end(), {"--from", dlq});
   }
   all.insert(all.end(), args.begin(), args.end());
-  return run_redrive_in_process(all);
+  return run_redrive_in_process(all, std::move(stop_requested));
 }
 
 class dlq_stand {
@@ -166,8 +173,9 @@ class dlq_stand {
   }
 
   // Runs redrive in process against this cluster.
-  run_result run(const std::vector<std::string>& args) const {
-    return run_redrive(bootstrap(), dlq, args);
+  run_result run(const std::vector<std::string>& args,
+                 std::function<bool()> stop_requested = {}) const {
+    return run_redrive(bootstrap(), dlq, args, std::move(stop_requested));
   }
 
  private:

@@ -34,6 +34,8 @@ struct options {
   std::chrono::milliseconds timeout{10'000};
   std::optional<coordinates> show;
   bool progress = false;  // set by main: stderr is a terminal
+  // Set by main: true once the run should stop at the next batch boundary (SIGINT, SIGTERM).
+  std::function<bool()> stop_requested;
 };
 
 struct cli_result {

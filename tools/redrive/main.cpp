@@ -1,5 +1,6 @@
 #include "tools/redrive/cli.hpp"
 #include "tools/redrive/redrive.hpp"
+#include "tools/redrive/stop_signal.hpp"
 
 #include <unistd.h>
 
@@ -19,5 +20,7 @@ int main(int argc, char** argv) {
     return parsed.exit_code;
   }
   parsed.opts->progress = isatty(STDERR_FILENO) != 0;
+  catch_stop_signals();
+  parsed.opts->stop_requested = stop_signal_arrived;
   return run(*parsed.opts, std::cout, std::cerr);
 }

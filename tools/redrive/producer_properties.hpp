@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,7 +15,9 @@ namespace courier::redrive {
 // producer with the DLQ as the source (producer_message_max_bytes: the allowance for
 // courier's headers covers redrive's); with no size (`dlq_max_message_bytes` empty: the
 // broker could not tell) it keeps librdkafka's default.
+// transaction.timeout.ms is twice `timeout` (--timeout, which bounds each commit): the broker
+// aborts a transaction a killed run left open after that, not after librdkafka's 60 s.
 std::map<std::string, std::string> redrive_producer_properties(
-    std::optional<std::int64_t> dlq_max_message_bytes);
+    std::optional<std::int64_t> dlq_max_message_bytes, std::chrono::milliseconds timeout);
 
 }  // namespace courier::redrive

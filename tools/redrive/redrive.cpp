@@ -29,6 +29,9 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// How often a --rate pause looks for a stop request.
+constexpr milliseconds pace_step{100};
+
 // Ends the run with exit status 2: nothing was published.
 class setup_error : public std::runtime_error {
  public:
@@ -222,7 +225,7 @@ class redrive_run {
       const int ledger_parts = ensure_ledger(reader_, o_);
       producer_ = std::make_unique<kafka::transactional_producer>(
           o_.bootstrap, transactional_id_for(o_.from),
-          redrive_producer_properties(dlq_max_message_bytes(o_, err_)));
+          redrive_producer_properties(dlq_max_message_bytes(o_, err_), o_.timeout));
       try {
         // Fences an earlier run that is still alive (a zombie) and aborts its open
         // transaction, so the ledger read next is complete.
@@ -244,6 +247,9 @@ class redrive_run {
     std::size_t seen = 0;
     try {
       reader_.read(o_.from, ranges, [&](record&& r) {
+        if (stop_requested()) {
+          return false;  // between transactions: none is open
+        }
         ++seen;
         const bool more = take(read_parked_record(std::move(r)), s, l);
         bar.update(seen, summary_.moved + summary_.would_move);
@@ -258,6 +264,11 @@ class redrive_run {
     }
     bar.finish();
     print_run(out, summary_, o_.json);
+    if (stopped_) {
+      err_ << "redrive: stopped by a signal at a batch boundary; " << summary_.moved
+           << " moved, the rest stays in the DLQ: run again to move it\n";
+      return exit_some_failed;
+    }
     return summary_.failed > 0 ? exit_some_failed : exit_done;
   }
 
@@ -329,13 +340,24 @@ class redrive_run {
     return n;
   }
 
+  // Once true, stays true: the run stops at the next batch boundary.
+  bool stop_requested() {
+    if (!stopped_ && o_.stop_requested && o_.stop_requested()) {
+      stopped_ = true;
+    }
+    return stopped_;
+  }
+
+  // Sleeps in short steps so that a stop request is not held up by --rate.
   void pace() {
     if (!o_.rate) {
       return;
     }
     const auto due = started_ + milliseconds{static_cast<std::int64_t>(
                                     static_cast<double>(committed_) * 1000.0 / *o_.rate)};
-    std::this_thread::sleep_until(due);
+    while (std::chrono::steady_clock::now() < due && !stop_requested()) {
+      std::this_thread::sleep_until(std::min(due, std::chrono::steady_clock::now() + pace_step));
+    }
   }
 
   // One transaction: every target record of the batch and its ledger entry, or none.
@@ -344,6 +366,10 @@ class redrive_run {
       return;
     }
     pace();
+    if (stop_requested()) {
+      batch_.clear();  // never produced: it stays in the DLQ for the next run
+      return;
+    }
     const std::int64_t at = now_ms();
     // Shared with the delivery reports, which may outlive this call after a fatal error.
     auto acked = std::make_shared<std::vector<std::pair<std::int32_t, std::int64_t>>>(
@@ -369,6 +395,10 @@ class redrive_run {
             });
         producer_->produce(o_.ledger_topic, RD_KAFKA_PARTITION_UA, p.coordinates,
                            ledger_value(d.target_topic, d.target_partition, at));
+      }
+      if (stop_requested()) {
+        producer_->abort(o_.timeout);
+        return;  // nothing of this batch became visible
       }
       producer_->commit(o_.timeout);
     } catch (const kafka::transaction_aborted& e) {
@@ -405,6 +435,7 @@ class redrive_run {
   std::size_t committed_ = 0;
   std::map<std::string, int> partitions_;
   std::chrono::steady_clock::time_point started_{};
+  bool stopped_ = false;
 };
 
 }  // namespace
