@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace courier::redrive {
@@ -27,6 +29,33 @@ TEST(Cli, DefaultsFollowTheIssue) {
 TEST(Cli, BootstrapComesFromTheEnvironmentThenTheFlag) {
   EXPECT_EQ(parse({"--from", "d"}, "k:1").opts->bootstrap, "k:1");
   EXPECT_EQ(parse({"--from", "d", "--bootstrap", "b:2"}, "k:1").opts->bootstrap, "b:2");
+}
+
+// A secured cluster: every client of the run connects with the -X connection properties.
+TEST(Cli, KafkaConnectionPropertiesGoToTheClusterEveryClientUses) {
+  const auto r = parse({"--from", "d", "--bootstrap", "b:9093", "-X", "security.protocol=SASL_SSL",
+                        "--kafka-property", "sasl.mechanism=PLAIN", "-X", "sasl.username=ops"});
+  ASSERT_TRUE(r.opts) << r.message;
+  const auto at = cluster_of(*r.opts);
+  EXPECT_EQ(at.bootstrap, "b:9093");
+  EXPECT_EQ(at.connection, (std::map<std::string, std::string>{{"sasl.mechanism", "PLAIN"},
+                                                               {"sasl.username", "ops"},
+                                                               {"security.protocol", "SASL_SSL"}}));
+}
+
+// The reader, the producer and the ledger keep what their correctness depends on: only how to
+// connect is taken, and a value librdkafka refuses is named.
+TEST(Cli, AKafkaPropertyThatIsNotAboutConnectingOrNotValidIsAUsageError) {
+  for (const auto& [entry, says] : std::vector<std::pair<const char*, const char*>>{
+           {"isolation.level=read_uncommitted", "only connection properties"},
+           {"security.protocol", "expected KEY=VALUE"},
+           {"=SSL", "expected KEY=VALUE"},
+           {"security.protocol=carrier-pigeon", "security.protocol"}}) {
+    const auto r = parse({"--from", "d", "-X", entry});
+    EXPECT_FALSE(r.opts) << entry;
+    EXPECT_EQ(r.exit_code, exit_usage) << entry;
+    EXPECT_NE(r.message.find(says), std::string::npos) << r.message;
+  }
 }
 
 TEST(Cli, ReadsFiltersAndModes) {

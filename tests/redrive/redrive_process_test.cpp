@@ -120,6 +120,27 @@ TEST(RedriveProcess, AnUnreachableBrokerExitsWithTwoWithinTheTimeout) {
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << "one clear line: " << log;
 }
 
+// -X reaches the clients: told to speak SSL to this plaintext cluster, the run cannot read the
+// DLQ it lists without it.
+TEST(RedriveProcess, KafkaPropertiesReachTheClientsOfTheRun) {
+  dlq_stand stand;
+  stand.park(parked_specs(3));
+  temp_dir dir;
+  child_process plain{
+      REDRIVE_BINARY,
+      {"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--list", "--timeout", "5s"},
+      {},
+      (dir.path() / "plain.log").string()};
+  ASSERT_EQ(plain.wait_exit(30s), 0) << plain.log();
+  child_process over_ssl{REDRIVE_BINARY,
+                         {"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--list",
+                          "--timeout", "1s", "-X", "security.protocol=ssl"},
+                         {},
+                         (dir.path() / "ssl.log").string()};
+  EXPECT_EQ(over_ssl.wait_exit(30s), 2) << over_ssl.log();
+  EXPECT_NE(over_ssl.log().find("cannot reach Kafka"), std::string::npos) << over_ssl.log();
+}
+
 TEST(RedriveProcess, ABadFlagExitsWithTwoAndNamesIt) {
   temp_dir dir;
   child_process child{

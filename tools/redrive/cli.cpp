@@ -1,6 +1,9 @@
 #include "tools/redrive/cli.hpp"
 
 #include "core/config/cli_checks.hpp"
+#include "core/kafka/cluster.hpp"
+#include "core/kafka/conf.hpp"
+#include "core/kafka/error.hpp"
 #include "core/time/duration.hpp"
 #include "tools/redrive/time_arg.hpp"
 
@@ -50,7 +53,32 @@ std::optional<std::string> filter_given_empty(const CLI::App& app) {
   return std::nullopt;
 }
 
+// A -X KEY=VALUE entry: an error naming what is wrong, or nothing. Only how to connect is taken
+// (security.protocol, sasl.*, ssl.*, socket.*, client.id, ...): the reader, the producer and
+// the ledger keep the settings their correctness depends on.
+std::optional<std::string> kafka_property_error(const std::string& entry) {
+  const auto eq = entry.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return "-X: expected KEY=VALUE, got '" + entry + "'";
+  }
+  const std::string name = entry.substr(0, eq);
+  const std::string value = entry.substr(eq + 1);
+  if (kafka::connection_properties({{name, value}}).empty()) {
+    return "-X " + name +
+           ": only connection properties are taken (security.protocol, sasl.*, ssl.*, "
+           "socket.*, client.id, ...)";
+  }
+  try {
+    (void)kafka::make_conf({{name, value}});
+  } catch (const kafka::kafka_error& e) {
+    return "-X " + name + ": " + e.what();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+kafka::cluster cluster_of(const options& o) { return {o.bootstrap, o.connection}; }
 
 cli_result parse_cli(int argc, const char* const* argv, const getenv_function& getenv,
                      std::int64_t now_ms) {
@@ -78,6 +106,11 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   app.add_option("--bootstrap", bootstrap,
                  "Kafka bootstrap servers (default $KAFKA_BROKERS, else 127.0.0.1:9092)")
       ->type_name("SERVERS");
+  std::vector<std::string> kafka_properties;
+  app.add_option("-X,--kafka-property", kafka_properties,
+                 "A librdkafka connection property for every client, e.g. "
+                 "-X security.protocol=SASL_SSL (repeatable; as courier's kafka.properties)")
+      ->type_name("KEY=VALUE");
   app.add_option("--ledger", o.ledger_topic, "Ledger topic (default <from>.redriven)")
       ->type_name("TOPIC");
   app.add_option("--error-class", o.select.error_classes,
@@ -152,6 +185,13 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   if (const auto name = filter_given_empty(app)) {
     return fail(*name + ": empty value; it would select every record (give a value or leave " +
                 *name + " out)");
+  }
+  for (const auto& entry : kafka_properties) {
+    if (const auto error = kafka_property_error(entry)) {
+      return fail(*error);
+    }
+    const auto eq = entry.find('=');
+    o.connection[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   if (!to.empty()) {
     o.to = to;

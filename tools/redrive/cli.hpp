@@ -7,8 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+
+#include "core/kafka/cluster.hpp"
 
 namespace courier::redrive {
 
@@ -22,6 +25,8 @@ struct options {
   std::string from;
   std::optional<std::string> to;
   std::string bootstrap;
+  // -X KEY=VALUE: how to connect (security.protocol, sasl.*, ssl.*, ...), for every client.
+  std::map<std::string, std::string> connection;
   std::string ledger_topic;  // --ledger; default <from>.redriven
   filter select;
   std::optional<std::size_t> limit;
@@ -37,6 +42,9 @@ struct options {
   // Set by main: true once the run should stop at the next batch boundary (SIGINT, SIGTERM).
   std::function<bool()> stop_requested;
 };
+
+// The cluster every client of a run connects to: --bootstrap with the -X properties.
+kafka::cluster cluster_of(const options& o);
 
 struct cli_result {
   std::optional<options> opts;  // empty: print `message`, exit with `exit_code`

@@ -16,12 +16,11 @@ int to_ms(std::chrono::milliseconds d) { return static_cast<int>(d.count()); }
 
 }  // namespace
 
-dlq_reader::dlq_reader(const std::string& bootstrap, std::chrono::milliseconds stall_timeout)
+dlq_reader::dlq_reader(const kafka::cluster& at, std::chrono::milliseconds stall_timeout)
     : timeout_(stall_timeout) {
   // A group id is needed for a high-level consumer handle; this one never joins the group
   // (assign, not subscribe) and never commits.
-  kafka::conf_ptr conf = kafka::make_conf({
-      {"bootstrap.servers", bootstrap},
+  kafka::conf_ptr conf = kafka::make_conf(at.handle_properties({
       {"group.id", "courier-redrive-reader"},
       {"enable.auto.commit", "false"},
       {"enable.auto.offset.store", "false"},
@@ -30,12 +29,12 @@ dlq_reader::dlq_reader(const std::string& bootstrap, std::chrono::milliseconds s
       {"auto.offset.reset", "earliest"},
       // Failures reach the operator as one clear message, not as librdkafka's log lines.
       {"log_level", "0"},
-  });
+  }));
   std::array<char, 512> reason{};
   rk_.reset(rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), reason.data(), reason.size()));
   if (!rk_) {
-    throw kafka::kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "creating a reader for " + bootstrap,
-                             reason.data());
+    throw kafka::kafka_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
+                             "creating a reader for " + at.bootstrap, reason.data());
   }
   static_cast<void>(conf.release());  // rd_kafka_new took ownership
   const rd_kafka_resp_err_t err = rd_kafka_poll_set_consumer(rk_.get());

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "core/kafka/cluster.hpp"
 
 namespace courier::redrive {
 
@@ -24,7 +25,7 @@ struct partition_range {
 class dlq_reader {
  public:
   // `stall_timeout` bounds every wait: metadata, watermarks, and the gap between records.
-  dlq_reader(const std::string& bootstrap, std::chrono::milliseconds stall_timeout);
+  dlq_reader(const kafka::cluster& at, std::chrono::milliseconds stall_timeout);
   dlq_reader(const dlq_reader&) = delete;
   dlq_reader& operator=(const dlq_reader&) = delete;
   dlq_reader(dlq_reader&&) = delete;

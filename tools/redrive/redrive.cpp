@@ -2,6 +2,7 @@
 
 #include "core/time/duration.hpp"
 #include "core/kafka/admin.hpp"
+#include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/max_message_bytes.hpp"
 #include "core/kafka/transactional_producer.hpp"
@@ -78,7 +79,7 @@ int ensure_ledger(dlq_reader& reader, const options& o) {
   }
   try {
     kafka::create_topics_with_config(
-        o.bootstrap, {kafka::new_topic_spec{o.ledger_topic, 1, {{"cleanup.policy", "compact"}}}},
+        cluster_of(o), {kafka::new_topic_spec{o.ledger_topic, 1, {{"cleanup.policy", "compact"}}}},
         o.timeout);
   } catch (const kafka::kafka_error& e) {
     throw setup_error("cannot create the ledger topic '" + o.ledger_topic + "' (" + e.what() +
@@ -91,7 +92,7 @@ int ensure_ledger(dlq_reader& reader, const options& o) {
 // `err`, when the broker cannot tell (the producer then keeps librdkafka's default).
 std::optional<std::int64_t> dlq_max_message_bytes(const options& o, std::ostream& err) {
   try {
-    return kafka::max_message_bytes(o.bootstrap, o.from, o.timeout);
+    return kafka::max_message_bytes(cluster_of(o), o.from, o.timeout);
   } catch (const kafka::kafka_error& e) {
     err << "redrive: warning: " << e.what() << "; the producer keeps librdkafka's "
         << "message.max.bytes of " << librdkafka_default_message_max_bytes
@@ -225,7 +226,8 @@ class redrive_run {
       const int ledger_parts = ensure_ledger(reader_, o_);
       producer_ = std::make_unique<kafka::transactional_producer>(
           o_.bootstrap, transactional_id_for(o_.from),
-          redrive_producer_properties(dlq_max_message_bytes(o_, err_), o_.timeout));
+          kafka::with_overrides(o_.connection, redrive_producer_properties(
+                                                   dlq_max_message_bytes(o_, err_), o_.timeout)));
       try {
         // Fences an earlier run that is still alive (a zombie) and aborts its open
         // transaction, so the ledger read next is complete.
@@ -442,7 +444,7 @@ class redrive_run {
 
 int run(const options& o, std::ostream& out, std::ostream& err) {
   try {
-    dlq_reader reader{o.bootstrap, o.timeout};
+    dlq_reader reader{cluster_of(o), o.timeout};
     switch (o.what) {
       case options::mode::list:
         return run_list(o, reader, out);
