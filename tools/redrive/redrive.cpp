@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -362,24 +363,48 @@ class redrive_run {
     }
   }
 
-  // One transaction: every target record of the batch and its ledger entry, or none.
+  // The batch in one transaction. A record the producer or the broker refuses (larger than the
+  // target's limit, a topic it may not write) would fail its whole batch on every run: then each
+  // record goes alone, so that only that one fails, named, and the others move.
   void flush() {
     if (batch_.empty()) {
       return;
     }
+    std::vector<pending> batch = std::move(batch_);
+    batch_.clear();
+    const auto refused = commit(batch);
+    if (!refused) {
+      return;
+    }
+    if (batch.size() == 1) {
+      fail(batch.front().record, batch.front().record.coordinates + ": not moved: " + *refused);
+      return;
+    }
+    for (auto& item : batch) {
+      std::vector<pending> one;
+      one.push_back(std::move(item));
+      if (const auto why = commit(one)) {
+        fail(one.front().record, one.front().record.coordinates + ": not moved: " + *why);
+      }
+    }
+  }
+
+  // One transaction: every target record of the batch and its ledger entry, or none. Returns why
+  // the transaction was refused (aborted by the broker, or a record the producer refused at
+  // once); nothing when it committed or a stop request dropped it.
+  std::optional<std::string> commit(const std::vector<pending>& batch) {
     pace();
     if (stop_requested()) {
-      batch_.clear();  // never produced: it stays in the DLQ for the next run
-      return;
+      return std::nullopt;  // never produced: it stays in the DLQ for the next run
     }
     const std::int64_t at = now_ms();
     // Shared with the delivery reports, which may outlive this call after a fatal error.
     auto acked = std::make_shared<std::vector<std::pair<std::int32_t, std::int64_t>>>(
-        batch_.size(), std::make_pair(-1, -1));
-    std::vector<pending> batch = std::move(batch_);
-    batch_.clear();
+        batch.size(), std::make_pair(-1, -1));
+    bool producing = false;
     try {
       producer_->begin();
+      producing = true;
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const parked_record& p = batch[i].record;
         const decision& d = batch[i].target;
@@ -398,18 +423,20 @@ class redrive_run {
         producer_->produce(o_.ledger_topic, RD_KAFKA_PARTITION_UA, p.coordinates,
                            ledger_value(d.target_topic, d.target_partition, at));
       }
+      producing = false;
       if (stop_requested()) {
         producer_->abort(o_.timeout);
-        return;  // nothing of this batch became visible
+        return std::nullopt;  // nothing of this batch became visible
       }
       producer_->commit(o_.timeout);
     } catch (const kafka::transaction_aborted& e) {
-      for (const auto& item : batch) {
-        fail(item.record, item.record.coordinates + ": not moved, the transaction was aborted (" +
-                              e.what() + ")");
-      }
-      return;
+      return std::string{"the transaction was aborted ("} + e.what() + ")";
     } catch (const kafka::kafka_error& e) {
+      if (producing && e.code() != RD_KAFKA_RESP_ERR__FATAL) {
+        // The producer refused a record at once: nothing of the batch is committed yet.
+        producer_->abort(o_.timeout);
+        return std::string{"the producer refused it ("} + e.what() + ")";
+      }
       for (const auto& item : batch) {
         fail(item.record, item.record.coordinates +
                               ": outcome unknown, the ledger decides on the next run (" + e.what() +
@@ -424,6 +451,7 @@ class redrive_run {
                                          "moved", batch[i].target.target_topic, (*acked)[i].first,
                                          (*acked)[i].second, ""});
     }
+    return std::nullopt;
   }
 
   const options& o_;
