@@ -69,7 +69,10 @@ void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out,
       d.breaker_generation == breaker_generation_) {
     return;
   }
-  failure_told_ = !success;
+  if (d.breaker_generation == breaker_generation_) {
+    // A stale outcome is dropped by the breaker: it neither counts a failure nor resets one.
+    failure_told_ = !success;
+  }
   out.emplace_back(breaker_outcome{success, d.probe, d.breaker_generation, gone});
 }
 
@@ -150,7 +153,7 @@ void attempt_policy::release_slots(time_point now, actions& out) {
     if (it == pending_.end()) {
       continue;
     }
-    if (probe) {
+    if (probe && probe_permit_holds(it->second)) {
       send_attempt(id, it->second, /*probe=*/true, now, out);
     } else {
       try_attempt(id, now, out);
@@ -367,8 +370,11 @@ void attempt_policy::try_attempt(std::uint64_t id, time_point now, actions& out)
   }
   it->second.in_backoff = false;
   if (it->second.probe) {
-    send_attempt(id, it->second, /*probe=*/true, now, out);
-    return;
+    if (probe_permit_holds(it->second)) {
+      send_attempt(id, it->second, /*probe=*/true, now, out);
+      return;
+    }
+    it->second.probe = false;  // the breaker moved on: this record asks like any other
   }
   if (breaker_known_ == breaker_state::closed) {
     // No round trip to the breaker per attempt while it is Closed. Should it trip meanwhile,
@@ -379,6 +385,13 @@ void attempt_policy::try_attempt(std::uint64_t id, time_point now, actions& out)
     return;
   }
   out.emplace_back(request_permit{id});
+}
+
+// A probe's permit lasts while the breaker that granted it has not changed since: once it has
+// (reopened after another probe failed, or closed), an attempt under it would go out while the
+// breaker is Open, and its outcome would be dropped as stale.
+bool attempt_policy::probe_permit_holds(const delivery& d) const {
+  return d.breaker_generation >= breaker_generation_;
 }
 
 void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now,

@@ -257,6 +257,7 @@ class attempt_policy {
   void flag_endpoint(const attempt_answer& a, actions& out);
   void flag_gone(const attempt_answer& a, answer_verdict verdict, actions& out);
   void try_attempt(std::uint64_t id, time_point now, actions& out);
+  [[nodiscard]] bool probe_permit_holds(const delivery& d) const;
   void send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now, actions& out);
   void on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
                     const std::string& error_class, time_point now, actions& out);

@@ -757,6 +757,46 @@ TEST(AttemptPolicy, AHalfOpenProbeTakesTheNextFreeSlotFirst) {
   EXPECT_EQ(next.front().id, probe) << "record " << queued << " went out first";
 }
 
+// With two probes in Half-Open, one fails and the breaker reopens: the other, in backoff, must
+// not keep its permit. Before, its next attempts went out while the breaker was Open (and their
+// outcomes were dropped as stale), and it moved to a retry tier while Open.
+TEST(AttemptPolicy, AProbeWhoseBreakerReopenedAsksForAPermitAgain) {
+  auto p = make_policy();
+  p.on_breaker_change(breaker_state::half_open, 2, t0);
+  const auto a = p.on_record(make_record(1), t0).id;
+  const auto b = p.on_record(make_record(2), t0).id;
+  ASSERT_EQ(kinds(p.on_permit(a, attempt_permit{true, true, 2}, t0)), "post");
+  ASSERT_EQ(kinds(p.on_permit(b, attempt_permit{true, true, 2}, t0)), "post");
+  p.on_answer(answer(a, 503), t0);
+  p.on_breaker_change(breaker_state::open, 3, t0);  // a's failure reopened it
+  p.on_answer(answer(b, 503), t0);
+  EXPECT_EQ(kinds(p.on_retry_due(b, t0)), "permit") << "not an attempt while Open";
+  EXPECT_FALSE(p.find(b)->probe);
+  EXPECT_TRUE(p.on_permit(b, attempt_permit{false, false, 3}, t0).empty());
+  EXPECT_EQ(p.parked(), 1U) << "it waits, spending nothing, until the breaker changes";
+}
+
+// A success that the breaker drops as stale must not make the pool believe the breaker's failure
+// count is back at zero: the next current success has to go to the breaker to reset it.
+TEST(AttemptPolicy, AStaleSuccessDoesNotStandInForTheResetOfACurrentFailure) {
+  auto p = make_policy();
+  p.on_breaker_change(breaker_state::closed, 0, t0);
+  const auto stale = p.on_record(make_record(1), t0).id;  // posted at generation 0
+  p.on_breaker_change(breaker_state::open, 1, t0);
+  p.on_breaker_change(breaker_state::half_open, 2, t0);
+  p.on_breaker_change(breaker_state::closed, 3, t0);
+  const auto refused = p.on_record(make_record(3), t0).id;
+  const auto failure = p.on_answer(answer(refused, 401), t0);
+  ASSERT_FALSE(only<policy::breaker_outcome>(failure).success);
+  EXPECT_EQ(only<policy::breaker_outcome>(failure).generation, 3U);
+  EXPECT_EQ(only<policy::breaker_outcome>(p.on_answer(answer(stale, 200), t0)).generation, 0U);
+  const auto current = p.on_record(make_record(4), t0).id;
+  const auto reset = all_of<policy::breaker_outcome>(p.on_answer(answer(current, 200), t0));
+  ASSERT_EQ(reset.size(), 1U) << "the breaker still counts the 401";
+  EXPECT_TRUE(reset.front().success);
+  EXPECT_EQ(reset.front().generation, 3U);
+}
+
 TEST(AttemptPolicy, CountsAnswersByStatusClass) {
   auto p = make_policy();
   p.on_breaker_change(breaker_state::closed, 1, t0);
