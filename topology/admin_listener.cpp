@@ -1,11 +1,13 @@
 #include "topology/admin_listener.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <utility>
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -15,6 +17,7 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/system/system_error.hpp>
 
+#include "core/log/json_log.hpp"
 #include "core/version.hpp"
 
 namespace courier::topology {
@@ -26,14 +29,33 @@ using tcp = boost::asio::ip::tcp;
 
 namespace {
 
-constexpr std::chrono::seconds idle_timeout{30};
+// Between two scrapes (15 s by default) a kept-alive connection is closed and made again:
+// an idle client holds one of the process's file descriptors, which Kafka and the webhook
+// connections share, for at most this long.
+constexpr std::chrono::seconds idle_timeout{10};
+// More connections at once are closed as they arrive: anyone who can reach the port must not
+// be able to take the descriptors delivery needs (a scraper, a probe and a few curls use a few).
+constexpr int max_sessions = 64;
+// After a failed accept (EMFILE: the process is out of descriptors) the pending connection is
+// still queued; accepting again at once would fail again at once, a busy loop.
+constexpr std::chrono::milliseconds accept_retry{100};
 constexpr std::uint32_t max_header_bytes = 8 * 1024;
 constexpr std::uint64_t max_body_bytes = std::uint64_t{8} * 1024;
 
 class admin_session : public std::enable_shared_from_this<admin_session> {
  public:
-  admin_session(tcp::socket&& socket, std::shared_ptr<const admin_handler> handler)
-      : stream_(std::move(socket)), handler_(std::move(handler)) {}
+  admin_session(tcp::socket&& socket, std::shared_ptr<const admin_handler> handler,
+                std::shared_ptr<std::atomic<int>> open_sessions)
+      : stream_(std::move(socket)),
+        handler_(std::move(handler)),
+        open_sessions_(std::move(open_sessions)) {
+    ++*open_sessions_;
+  }
+  ~admin_session() { --*open_sessions_; }
+  admin_session(const admin_session&) = delete;
+  admin_session& operator=(const admin_session&) = delete;
+  admin_session(admin_session&&) = delete;
+  admin_session& operator=(admin_session&&) = delete;
 
   void run() {
     net::dispatch(stream_.get_executor(),
@@ -98,6 +120,7 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
   std::optional<beast_http::request_parser<beast_http::string_body>> parser_;
   beast_http::response<beast_http::string_body> response_;
   std::shared_ptr<const admin_handler> handler_;
+  std::shared_ptr<std::atomic<int>> open_sessions_;
 };
 
 std::string printable(const listen_address& where) {
@@ -110,7 +133,8 @@ std::string printable(const listen_address& where) {
 
 class admin_acceptor : public std::enable_shared_from_this<admin_acceptor> {
  public:
-  explicit admin_acceptor(net::io_context& ioc) : ioc_(ioc), acceptor_(net::make_strand(ioc)) {}
+  explicit admin_acceptor(net::io_context& ioc)
+      : ioc_(ioc), acceptor_(net::make_strand(ioc)), retry_(acceptor_.get_executor()) {}
 
   std::uint16_t bind(const tcp::endpoint& where) {
     acceptor_.open(where.protocol());
@@ -132,6 +156,7 @@ class admin_acceptor : public std::enable_shared_from_this<admin_acceptor> {
     net::dispatch(acceptor_.get_executor(), [self = shared_from_this()] {
       beast::error_code ignored;
       self->acceptor_.close(ignored);
+      self->retry_.cancel();
     });
   }
 
@@ -146,15 +171,43 @@ class admin_acceptor : public std::enable_shared_from_this<admin_acceptor> {
     if (ec == net::error::operation_aborted || !acceptor_.is_open()) {
       return;
     }
-    if (!ec) {
-      std::make_shared<admin_session>(std::move(socket), handler_)->run();
+    if (ec) {
+      if (!accept_failing_) {
+        log::warn("admin listener cannot accept a connection; retrying every 100 ms",
+                  {{"error", ec.message()}});
+        accept_failing_ = true;
+      }
+      retry_.expires_after(accept_retry);
+      retry_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+        if (!wait_ec && self->acceptor_.is_open()) {
+          self->accept();
+        }
+      });
+      return;
+    }
+    accept_failing_ = false;
+    if (*open_sessions_ >= max_sessions) {
+      if (!at_capacity_) {
+        log::warn("admin listener at its connection limit; closing new connections",
+                  {{"max_connections", max_sessions}});
+        at_capacity_ = true;
+      }
+      beast::error_code ignored;
+      socket.close(ignored);
+    } else {
+      at_capacity_ = *open_sessions_ >= max_sessions / 2 && at_capacity_;
+      std::make_shared<admin_session>(std::move(socket), handler_, open_sessions_)->run();
     }
     accept();
   }
 
   net::io_context& ioc_;
   tcp::acceptor acceptor_;
+  net::steady_timer retry_;
   std::shared_ptr<const admin_handler> handler_;
+  std::shared_ptr<std::atomic<int>> open_sessions_ = std::make_shared<std::atomic<int>>(0);
+  bool accept_failing_ = false;  // logged once per run of failures
+  bool at_capacity_ = false;     // logged once until the sessions fall to half the limit
 };
 
 admin_listener::admin_listener(const listen_address& where)
