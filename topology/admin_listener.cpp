@@ -195,7 +195,9 @@ class admin_acceptor : public std::enable_shared_from_this<admin_acceptor> {
       beast::error_code ignored;
       socket.close(ignored);
     } else {
-      at_capacity_ = *open_sessions_ >= max_sessions / 2 && at_capacity_;
+      if (*open_sessions_ < max_sessions / 2) {
+        at_capacity_ = false;  // the next time at the limit is logged again
+      }
       std::make_shared<admin_session>(std::move(socket), handler_, open_sessions_)->run();
     }
     accept();
