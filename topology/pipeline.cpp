@@ -13,6 +13,7 @@
 #include "actors/messages.hpp"
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
+#include "core/retry/rewrite_producer.hpp"
 #include "topology/preflight.hpp"
 #include "topology/topics.hpp"
 #include "core/log/json_log.hpp"
@@ -54,16 +55,14 @@ pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipelin
   }
 }
 
+std::map<std::string, std::string> retry_producer_properties(const courier_config& cfg) {
+  return rewrite_producer_properties(cfg.kafka.properties);
+}
+
 void pipeline::spawn_graph(const courier_config& cfg) {
   std::uint64_t seed = seed_or_random(options_.seed);
-  auto producer_properties = cfg.kafka.properties;
-  if (options_.producer_message_max_bytes > 0) {
-    auto& v = producer_properties["message.max.bytes"];
-    v = std::to_string(
-        std::max<std::int64_t>(options_.producer_message_max_bytes, v.empty() ? 0 : std::stoll(v)));
-  }
   router_ = system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers,
-                                         producer_properties, router_metrics_);
+                                         retry_producer_properties(cfg), router_metrics_);
   for (const auto& route : cfg.routes) {
     // In the list from its first actor on, so that stop() finds whatever was spawned.
     auto& g = routes_.emplace_back();

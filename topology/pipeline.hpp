@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,10 +21,13 @@ namespace courier::topology {
 struct pipeline_options {
   std::chrono::milliseconds drain_timeout{10000};
   std::uint64_t seed = 0;  // 0: random
-  // The retry router producer's message.max.bytes (0: librdkafka's default, or the one in
-  // kafka.properties): a tier or DLQ record is the source record plus courier's headers.
-  std::int64_t producer_message_max_bytes = 0;
 };
+
+// The properties of the retry router's producer (one for all routes): kafka.properties with
+// rewrite_producer_properties' size and compression (core/retry/rewrite_producer.hpp), so a
+// source record that came compressed and is larger than its topic's limit uncompressed still
+// reaches its tier or the DLQ.
+std::map<std::string, std::string> retry_producer_properties(const courier_config& cfg);
 
 // The actor graph of one route: breaker, pause controller, delivery pool, consumer.
 struct route_graph {

@@ -129,21 +129,13 @@ int run_service(const courier_config& cfg) {
     }
   } stop_admin_first{admin};
   pipeline_options options;
-  // Sized like `topics ensure` sizes the tier and DLQ topics: the largest source record plus
-  // courier's headers (librdkafka's client-side default, 1,000,000, is below Kafka's topic
-  // default of 1,048,588, so a record near 1 MB could not even leave the producer).
-  try {
-    options.producer_message_max_bytes =
-        retry_producer_message_max_bytes(cfg, std::chrono::seconds{10});
-    log::info("retry/DLQ producer sized",
-              {{"message.max.bytes", options.producer_message_max_bytes}});
-  } catch (const kafka::kafka_error& e) {
-    // Without DescribeConfigs rights: librdkafka's default; a larger record holds its
-    // partition (produce_blocked) instead of being lost.
-    log::warn(
-        "cannot read the source topics' max.message.bytes; the retry/DLQ producer keeps "
-        "its default",
-        {{"error", e.what()}});
+  {
+    // compression.codec is librdkafka's alias of compression.type.
+    auto producer = retry_producer_properties(cfg);
+    log::info("retry/DLQ producer sized", {{"message.max.bytes", producer["message.max.bytes"]},
+                                           {"compression", producer.count("compression.type") != 0
+                                                               ? producer["compression.type"]
+                                                               : producer["compression.codec"]}});
   }
   // A signal while the pipeline starts waits for the supervisor, then stops it (drained).
   std::optional<pipeline> p;

@@ -121,16 +121,6 @@ std::vector<std::string> missing_topics(const courier_config& cfg,
   return missing;
 }
 
-std::int64_t retry_producer_message_max_bytes(const courier_config& cfg,
-                                              std::chrono::milliseconds timeout) {
-  std::int64_t bytes = librdkafka_default_message_max_bytes;
-  for (const auto& route : cfg.routes) {
-    bytes = std::max(bytes, producer_message_max_bytes(
-                                kafka::max_message_bytes(cluster_of(cfg), route.topic, timeout)));
-  }
-  return bytes;
-}
-
 ensure_report ensure_topics_report(const courier_config& cfg, int source_partitions,
                                    std::chrono::milliseconds timeout) {
   const kafka::cluster brokers = cluster_of(cfg);
@@ -145,7 +135,6 @@ ensure_report ensure_topics_report(const courier_config& cfg, int source_partiti
     // The effective value: the topic's override, else the broker's default.
     const std::int64_t needed =
         tier_max_message_bytes(kafka::max_message_bytes(brokers, route.topic, timeout));
-    report.producer_message_max_bytes = std::max(report.producer_message_max_bytes, needed);
     auto derived = route_topics_to_consume(route);
     derived.erase(derived.begin());
     derived.push_back(dlq_topic_of(route));
@@ -213,9 +202,6 @@ std::vector<std::string> size_lines(const ensure_report& report) {
             std::to_string(courier_header_allowance()) + " for courier's headers)";
     lines.push_back(std::move(line));
   }
-  lines.push_back(
-      "producer message.max.bytes=" + std::to_string(report.producer_message_max_bytes) +
-      " (at least: the retry router's producer writes records of up to that size)");
   return lines;
 }
 

@@ -30,13 +30,6 @@ std::vector<std::string> required_topics(const courier_config& cfg);
 std::vector<std::string> missing_topics(const courier_config& cfg,
                                         std::chrono::milliseconds timeout);
 
-// The message.max.bytes the retry router's producer (one for every route) needs: the largest
-// producer_message_max_bytes (core/retry/header_allowance.hpp) over the routes' sources (their
-// effective max.message.bytes, described on the broker), at least librdkafka's default of
-// 1000000. Throws kafka_error naming the topic.
-std::int64_t retry_producer_message_max_bytes(const courier_config& cfg,
-                                              std::chrono::milliseconds timeout);
-
 // What `topics ensure` did about one tier or DLQ topic's max.message.bytes.
 struct topic_size {
   enum class kind { created, raised, fits };
@@ -52,9 +45,6 @@ struct topic_size {
 struct ensure_report {
   std::vector<std::string> created;
   std::vector<topic_size> sizes;  // one per tier and DLQ topic, in the order of required_topics
-  // The largest record the retry router's producer must accept: the largest `needed`, at least
-  // librdkafka's default of message.max.bytes (1000000).
-  std::int64_t producer_message_max_bytes = librdkafka_default_message_max_bytes;
 };
 
 // `courier topics ensure`: creates every missing tier and DLQ topic with its source's partition
@@ -66,8 +56,7 @@ struct ensure_report {
 ensure_report ensure_topics_report(const courier_config& cfg, int source_partitions,
                                    std::chrono::milliseconds timeout);
 
-// One line per tier and DLQ topic saying what happened to its max.message.bytes, then the
-// producer's message.max.bytes.
+// One line per tier and DLQ topic saying what happened to its max.message.bytes.
 std::vector<std::string> size_lines(const ensure_report& report);
 
 // ensure_topics_report, its size_lines on stdout; returns the topics created.

@@ -3,7 +3,6 @@
 #include "core/retry/header_value.hpp"
 #include "core/retry/retry_headers.hpp"
 
-#include <algorithm>
 #include <array>
 
 namespace courier {
@@ -57,11 +56,6 @@ std::int64_t courier_header_allowance() { return header_allowance(); }
 
 std::int64_t tier_max_message_bytes(std::int64_t source_max_message_bytes) {
   return source_max_message_bytes + header_allowance();
-}
-
-std::int64_t producer_message_max_bytes(std::int64_t source_max_message_bytes) {
-  return std::max(librdkafka_default_message_max_bytes,
-                  tier_max_message_bytes(source_max_message_bytes));
 }
 
 }  // namespace courier

@@ -1,9 +1,10 @@
-// Issue 9 on a real broker: a record of 1.5 MB that the receiver rejects (400, permanent) cannot
-// be written to a DLQ whose max.message.bytes is 1,000,000 (the tiers and the DLQ were created
-// by hand before `topics ensure` sized them). It holds only its own partition: the other one is
-// delivered and committed, the held one's commit point stays at the big record. Once the
-// operator runs `courier topics ensure`, the next produce gets through, the record lands in the
-// DLQ intact with courier's headers, the partition resumes and commits to its end.
+// Issue 9 on a real broker: a record of 1.8 MB (random, so compression cannot shrink it below 1 MB)
+// that the receiver rejects (400, permanent) cannot be written to a DLQ whose max.message.bytes is
+// 1,000,000 (the tiers and the DLQ were created by hand before `topics ensure` sized them). It
+// holds only its own partition: the other one is delivered and committed, the held one's commit
+// point stays at the big record. Once the operator runs `courier topics ensure`, the next produce
+// gets through, the record lands in the DLQ intact with courier's headers, the partition resumes
+// and commits to its end.
 //
 // The receiver is mock_webhook's server in this process rather than the mock_webhook
 // executable: only it takes a key rule (400 for exactly the big record's Idempotency-Key); the
@@ -19,9 +20,11 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -91,7 +94,7 @@ TEST(TooLarge, RecordTooLargeForTheDlqHoldsOnlyItsPartitionAndResumesAfterTopics
   constexpr std::size_t before_big = 5;  // partition 0: offsets 0..4, the big one at 5
   constexpr std::size_t after_big = 20;  // partition 0: offsets 6..25
   constexpr std::size_t on_p1 = 30;      // partition 1: offsets 0..29
-  constexpr std::size_t big_size = 1'500'000;
+  constexpr std::size_t big_size = 1'800'000;
 
   mock::server_settings ws;
   ws.hmac_secret = e2e_secret();
@@ -109,9 +112,19 @@ TEST(TooLarge, RecordTooLargeForTheDlqHoldsOnlyItsPartitionAndResumesAfterTopics
   }
   kafka::create_topics_with_config(bootstrap, topics, 30s);
 
-  // The big value: a JSON document of exactly big_size bytes.
+  // The big value: a JSON document of exactly big_size bytes around base64 of random bytes, which
+  // no compression brings under the DLQ's 1,000,000 (zstd keeps about three quarters of it).
   const std::string head = R"({"shipment_id":"shp-big","blob":")";
-  const std::string big_value = head + std::string(big_size - head.size() - 2, 'b') + "\"}";
+  std::string big_value = head;
+  {
+    constexpr std::string_view alphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::mt19937 random{7};
+    while (big_value.size() < big_size - 2) {
+      big_value += alphabet[random() % alphabet.size()];
+    }
+  }
+  big_value += "\"}";
   ASSERT_EQ(big_value.size(), big_size);
   const std::string big_key = "shp-big";
 

@@ -40,7 +40,6 @@ struct parked_spec {
   std::string error_class = "http_503";
   std::int64_t failed_at_ms = 0;  // 0: now
   header_list extra_headers;      // on the original record (carried into the DLQ)
-  std::size_t value_bytes = 0;    // 0: "value-of-<key>"; else that many bytes
 };
 
 // n records, alternating partitions; record i has key "key-i" and sits at DLQ and origin
@@ -135,15 +134,14 @@ class dlq_stand {
   // Produces the DLQ record courier's retry router would write for `s`, to the DLQ partition
   // of the same number. Returns its DLQ coordinates in produce order.
   void park(const std::vector<parked_spec>& specs) {
-    // As large as a DLQ sized for 2 MB source records admits.
-    kafka::producer prod{bootstrap(), {{"message.max.bytes", "3000000"}}};
+    kafka::producer prod{bootstrap()};
     for (const auto& s : specs) {
       record r;
       r.topic = origin;
       r.partition = s.partition;
       r.offset = s.offset;
       r.key = s.key;
-      r.value = s.value_bytes == 0 ? "value-of-" + s.key : std::string(s.value_bytes, 'v');
+      r.value = "value-of-" + s.key;
       r.headers = {{"content-type", "application/json"}};
       r.headers.insert(r.headers.end(), s.extra_headers.begin(), s.extra_headers.end());
       r.timestamp_ms = wall_now_ms();

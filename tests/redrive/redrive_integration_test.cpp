@@ -250,38 +250,6 @@ TEST(Redrive, MalformedHeadersAreReportedSkippedAndKeptWhileTheOthersMove) {
   EXPECT_EQ(stand.read_all(dlq_stand::origin).size(), 5U);
 }
 
-// A record the producer refuses (here larger than its message.max.bytes: librdkafka's 1,000,000,
-// as the mock cluster cannot report the DLQ's size) failed its whole batch, on every run, and
-// stopped the run there. Now it fails alone, named, and the rest of the DLQ moves.
-TEST(Redrive, ARecordTheProducerRefusesFailsAloneAndTheRestOfItsBatchMoves) {
-  dlq_stand stand;
-  auto specs = parked_specs(10);
-  specs[3].value_bytes = 1'200'000;  // DLQ coordinates brew.shipments.dlq:1:1
-  stand.park(specs);
-  const std::string culprit = std::string{dlq_stand::dlq} + ":1:1";
-
-  const run_result first = stand.run({"--batch", "2", "--json"});
-  EXPECT_EQ(first.code, exit_some_failed) << first.err << first.out;
-  const auto report = nlohmann::json::parse(first.out);
-  EXPECT_EQ(report.at("moved"), 9);
-  EXPECT_EQ(report.at("failed"), 1);
-  EXPECT_NE(first.err.find(culprit + ": not moved: the producer refused it"), std::string::npos)
-      << first.err;
-
-  const auto target = stand.read_all(dlq_stand::origin);
-  const auto counts = count_by_source(target);
-  EXPECT_EQ(target.size(), 9U);
-  EXPECT_EQ(counts.size(), 9U) << "each once";
-  EXPECT_EQ(counts.count(culprit), 0U);
-
-  const run_result again = stand.run({"--batch", "2", "--json"});
-  EXPECT_EQ(again.code, exit_some_failed) << again.err;
-  const auto second = nlohmann::json::parse(again.out);
-  EXPECT_EQ(second.at("moved"), 0);
-  EXPECT_EQ(second.at("failed"), 1);
-  EXPECT_EQ(second.at("already_redriven"), 9);
-}
-
 TEST(Redrive, AnUnknownDlqTopicIsAConfigurationError) {
   dlq_stand stand;
   for (const char* mode : {"--list", "--stats", "--dry-run"}) {

@@ -152,15 +152,13 @@ TEST(TopicsSizeLines, SayWhatHappenedPerTopicAndTheProducersFigure) {
                           {"retention.ms=86400000"}});
   report.sizes.push_back(
       {"other.dlq", "other", topic_size::kind::fits, 5'000'000, 5'000'000, 1'066'516, {}});
-  report.producer_message_max_bytes = 2'017'928;
   const auto lines = size_lines(report);
-  ASSERT_EQ(lines.size(), 4U);
+  ASSERT_EQ(lines.size(), 3U);
   EXPECT_THAT(lines[0], HasSubstr("sized    orders.retry-5s max.message.bytes=2017928"));
   EXPECT_THAT(lines[0], HasSubstr("needs 2017928: orders's max.message.bytes + 17928"));
   EXPECT_THAT(lines[1], HasSubstr("raised   orders.dlq max.message.bytes 100000 -> 2017928"));
   EXPECT_THAT(lines[1], HasSubstr("other overrides kept: retention.ms=86400000"));
   EXPECT_THAT(lines[2], HasSubstr("fits     other.dlq max.message.bytes=5000000"));
-  EXPECT_THAT(lines[3], HasSubstr("producer message.max.bytes=2017928"));
 }
 
 }  // namespace

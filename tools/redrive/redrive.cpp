@@ -4,9 +4,7 @@
 #include "core/kafka/admin.hpp"
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
-#include "core/kafka/max_message_bytes.hpp"
 #include "core/kafka/transactional_producer.hpp"
-#include "core/retry/header_allowance.hpp"
 #include "tools/redrive/dlq_reader.hpp"
 #include "tools/redrive/ledger.hpp"
 #include "tools/redrive/parked_record.hpp"
@@ -87,19 +85,6 @@ int ensure_ledger(dlq_reader& reader, const options& o) {
                       "); create it (compacted) and run again");
   }
   return checked_partition_count(reader, o, o.ledger_topic);
-}
-
-// The DLQ's max.message.bytes, the largest record redrive may have to write; nothing, said on
-// `err`, when the broker cannot tell (the producer then keeps librdkafka's default).
-std::optional<std::int64_t> dlq_max_message_bytes(const options& o, std::ostream& err) {
-  try {
-    return kafka::max_message_bytes(cluster_of(o), o.from, o.timeout);
-  } catch (const kafka::kafka_error& e) {
-    err << "redrive: warning: " << e.what() << "; the producer keeps librdkafka's "
-        << "message.max.bytes of " << librdkafka_default_message_max_bytes
-        << ", a larger DLQ record will fail\n";
-    return std::nullopt;
-  }
 }
 
 ledger load_ledger(dlq_reader& reader, const std::string& topic, int partitions) {
@@ -225,18 +210,9 @@ class redrive_run {
       l = existing_ledger(reader_, o_);
     } else {
       const int ledger_parts = ensure_ledger(reader_, o_);
-      producer_ = std::make_unique<kafka::transactional_producer>(
-          o_.bootstrap, transactional_id_for(o_.from),
-          kafka::with_overrides(o_.connection, redrive_producer_properties(
-                                                   dlq_max_message_bytes(o_, err_), o_.timeout)));
-      try {
-        // Fences an earlier run that is still alive (a zombie) and aborts its open
-        // transaction, so the ledger read next is complete.
-        producer_->init_transactions(o_.timeout);
-      } catch (const kafka::kafka_error& e) {
-        throw setup_error("cannot start a transaction for '" + transactional_id_for(o_.from) +
-                          "' on " + o_.bootstrap + " (" + e.what() + ")");
-      }
+      // Fences an earlier run that is still alive (a zombie) and aborts its open transaction,
+      // so the ledger read next is complete.
+      start_producer();
       l = load_ledger(reader_, o_.ledger_topic, ledger_parts);
     }
     const auto ranges = reader_.ranges(o_.from, partitions);
@@ -363,6 +339,20 @@ class redrive_run {
     }
   }
 
+  // A transactional producer for the DLQ's transactional.id, registered with the coordinator.
+  void start_producer() {
+    producer_.reset();  // its open transaction aborted, before the next one fences it
+    producer_ = std::make_unique<kafka::transactional_producer>(
+        o_.bootstrap, transactional_id_for(o_.from),
+        kafka::with_overrides(o_.connection, redrive_producer_properties(o_.timeout)));
+    try {
+      producer_->init_transactions(o_.timeout);
+    } catch (const kafka::kafka_error& e) {
+      throw setup_error("cannot start a transaction for '" + transactional_id_for(o_.from) +
+                        "' on " + o_.bootstrap + " (" + e.what() + ")");
+    }
+  }
+
   // The batch in one transaction. A record the producer or the broker refuses (larger than the
   // target's limit, a topic it may not write) would fail its whole batch on every run: then each
   // record goes alone, so that only that one fails, named, and the others move.
@@ -430,7 +420,14 @@ class redrive_run {
       }
       producer_->commit(o_.timeout);
     } catch (const kafka::transaction_aborted& e) {
-      return std::string{"the transaction was aborted ("} + e.what() + ")";
+      // The broker refused a record of it (larger than the target takes, a topic it may not
+      // write). librdkafka 2.0.2 has counted that record in the partition's sequence numbers,
+      // the broker has not: the next transaction writing that partition would fail with
+      // OUT_OF_ORDER_SEQUENCE_NUMBER (tests/e2e/compressed_test.cpp). A new producer with the
+      // same transactional.id starts the sequences over.
+      std::string why = std::string{"the transaction was aborted ("} + e.what() + ")";
+      start_producer();
+      return why;
     } catch (const kafka::kafka_error& e) {
       if (producing && e.code() != RD_KAFKA_RESP_ERR__FATAL) {
         // The producer refused a record at once: nothing of the batch is committed yet.

@@ -25,12 +25,5 @@ TEST(HeaderAllowance, IsTheArithmeticOfTheCodecsCaps) {
   EXPECT_EQ(tier_max_message_bytes(1'048'588), 1'066'516);  // Kafka's default max.message.bytes
 }
 
-TEST(HeaderAllowance, AProducerTakesTheTiersSizeButNeverLessThanLibrdkafkasDefault) {
-  EXPECT_EQ(producer_message_max_bytes(2'000'000), 2'017'928);
-  EXPECT_EQ(producer_message_max_bytes(1'048'588), 1'066'516);
-  EXPECT_EQ(producer_message_max_bytes(100'000), librdkafka_default_message_max_bytes);
-  EXPECT_EQ(librdkafka_default_message_max_bytes, 1'000'000);
-}
-
 }  // namespace
 }  // namespace courier
