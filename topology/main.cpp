@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include "core/config/config.hpp"
+#include "core/kafka/client_log.hpp"
 #include "core/log/json_log.hpp"
 #include "core/log/log_output.hpp"
 #include "core/version.hpp"
 #include "demo/demo.hpp"
 #include "topology/cli.hpp"
+#include "topology/kafka_log.hpp"
 #include "topology/preflight.hpp"
 #include "topology/service.hpp"
 
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   courier::log::set_format(courier::log::resolve_format(*format, isatty(STDERR_FILENO) != 0));
+  courier::kafka::set_client_log_sink(&courier::topology::log_librdkafka);
   try {
     switch (cmd.what) {
       case cli_command::kind::version:

@@ -1,5 +1,6 @@
 #include "core/kafka/conf.hpp"
 
+#include "core/kafka/client_log.hpp"
 #include "core/kafka/error.hpp"
 
 #include <array>
@@ -9,6 +10,7 @@ namespace courier::kafka {
 
 conf_ptr make_conf(const std::map<std::string, std::string>& properties) {
   conf_ptr conf{rd_kafka_conf_new()};
+  rd_kafka_conf_set_log_cb(conf.get(), &forward_client_log);
   for (const auto& [name, value] : properties) {
     std::array<char, 512> reason{};
     const rd_kafka_conf_res_t res =

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -32,6 +34,8 @@ std::filesystem::path write_config(const stand& s, const std::filesystem::path& 
 
 TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
   stand s{2};
+  // A consumer property, which the retry router's producer is given too: librdkafka warns.
+  s.cfg.kafka.properties["auto.commit.interval.ms"] = "1000";
   s.seed(200);
   const temp_dir scratch{"service-sigterm", temp_dir::keep_if_failed};
   const auto& dir = scratch.path();
@@ -49,6 +53,18 @@ TEST(CourierRun, DeliversThenStopsOnSigtermAndCommitsWhatItDelivered) {
   EXPECT_NE(log.find("\"signal\":\"SIGTERM\""), std::string::npos) << log;
   EXPECT_NE(log.find("\"event\":\"consumer closed\""), std::string::npos) << log;
   EXPECT_EQ(log.find("integration-secret"), std::string::npos) << "the secret leaked into logs";
+  // Every line is a JSON event, librdkafka's own among them (not its "%4|...|CONFWARN|" format).
+  std::istringstream lines{log};
+  std::string line;
+  bool librdkafka_warned = false;
+  while (std::getline(lines, line)) {
+    const auto doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(doc.is_object()) << "not a JSON event: " << line;
+    librdkafka_warned = librdkafka_warned || (doc.value("event", "") == "librdkafka" &&
+                                              doc.value("facility", "") == "CONFWARN" &&
+                                              doc.value("level", "") == "warn");
+  }
+  EXPECT_TRUE(librdkafka_warned) << log;
 
   EXPECT_EQ(s.committed_total(), 200)
       << "everything delivered is committed, so a restart fetches none of it";
