@@ -99,6 +99,17 @@ TEST(Cli, AFilterGivenAnEmptyValueIsAUsageErrorNamingIt) {
   EXPECT_NE(second.message.find("--error-class"), std::string::npos) << second.message;
 }
 
+// `--to "$TOPIC"` with TOPIC unset must not send every record back to its origin topic.
+TEST(Cli, AnOptionWithADefaultGivenAnEmptyValueIsAUsageErrorNamingIt) {
+  for (const char* option : {"--to", "--ledger", "--bootstrap"}) {
+    const auto r = parse({"--from", "d", option, ""});
+    EXPECT_FALSE(r.opts) << option;
+    EXPECT_EQ(r.exit_code, exit_usage) << option;
+    EXPECT_NE(r.message.find(std::string{option} + ": empty value"), std::string::npos)
+        << r.message;
+  }
+}
+
 TEST(Cli, ABareNumberTimeIsRefusedWithBothFormsInTheMessage) {
   for (const char* option : {"--since", "--until"}) {
     const auto r = parse({"--from", "d", option, "90"});

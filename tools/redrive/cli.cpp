@@ -41,10 +41,17 @@ CLI::Validator time_check(std::int64_t now_ms) {
 constexpr std::array<const char*, 6> filter_options{
     "--error-class", "--origin-topic", "--origin-partition", "--since", "--until", "--key"};
 
-// The first filter option given with an empty value. Left out, a filter selects every record;
+// The options with a default that an empty value must not silently stand for (`--to "$TOPIC"`
+// with TOPIC unset): --to each record's origin topic, --ledger <from>.redriven, --bootstrap
+// $KAFKA_BROKERS or 127.0.0.1:9092.
+constexpr std::array<const char*, 3> defaulted_options{"--to", "--ledger", "--bootstrap"};
+
+// The first of `options` given with an empty value. Left out, a filter selects every record;
 // an empty value (`--key "$KEY"` with KEY unset) must not mean the same.
-std::optional<std::string> filter_given_empty(const CLI::App& app) {
-  for (const char* name : filter_options) {
+template <std::size_t N>
+std::optional<std::string> given_empty(const CLI::App& app,
+                                       const std::array<const char*, N>& options) {
+  for (const char* name : options) {
     const auto& values = app.get_option(name)->results();
     if (std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {
       return std::string{name};
@@ -182,9 +189,12 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   if (o.from.empty()) {
     return fail("--from: a DLQ topic is required");
   }
-  if (const auto name = filter_given_empty(app)) {
+  if (const auto name = given_empty(app, filter_options)) {
     return fail(*name + ": empty value; it would select every record (give a value or leave " +
                 *name + " out)");
+  }
+  if (const auto name = given_empty(app, defaulted_options)) {
+    return fail(*name + ": empty value (give one, or leave " + *name + " out for its default)");
   }
   for (const auto& entry : kafka_properties) {
     if (const auto error = kafka_property_error(entry)) {
