@@ -1,9 +1,13 @@
 #include "topology/admin_listener.hpp"
 
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <optional>
+#include <string>
 #include <utility>
 
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -39,8 +43,28 @@ constexpr int max_sessions = 64;
 // After a failed accept (EMFILE: the process is out of descriptors) the pending connection is
 // still queued; accepting again at once would fail again at once, a busy loop.
 constexpr std::chrono::milliseconds accept_retry{100};
+// How long a refused connection is read from (and what arrives dropped) before it is closed.
+constexpr std::chrono::seconds linger_timeout{1};
 constexpr std::uint32_t max_header_bytes = 8 * 1024;
 constexpr std::uint64_t max_body_bytes = std::uint64_t{8} * 1024;
+
+// The answer to a request that could not be read, or nothing when there is nobody to answer
+// (the client closed, went idle past the timeout, or the socket failed): 431 for headers over
+// max_header_bytes, 413 for a body over max_body_bytes, 400 for anything else HTTP's parser
+// refused. A client told why does not retry the same request blindly.
+std::optional<beast_http::status> answer_to_unreadable(const beast::error_code& ec) {
+  if (ec == beast_http::error::header_limit) {
+    return beast_http::status::request_header_fields_too_large;
+  }
+  if (ec == beast_http::error::body_limit) {
+    return beast_http::status::payload_too_large;
+  }
+  if (ec == beast_http::error::end_of_stream || ec == beast_http::error::partial_message ||
+      ec.category() != beast_http::make_error_code(beast_http::error::bad_target).category()) {
+    return std::nullopt;
+  }
+  return beast_http::status::bad_request;
+}
 
 class admin_session : public std::enable_shared_from_this<admin_session> {
  public:
@@ -74,7 +98,11 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
 
   void on_read(beast::error_code ec, std::size_t /*bytes*/) {
     if (ec) {
-      close();
+      if (const auto status = answer_to_unreadable(ec)) {
+        refuse(*status, ec.message());
+      } else {
+        close();
+      }
       return;
     }
     const auto& req = parser_->get();
@@ -101,6 +129,51 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
         beast::bind_front_handler(&admin_session::on_write, shared_from_this()));
   }
 
+  // Answers `status` with `why` as the body and closes: what follows an unreadable request on
+  // the connection cannot be told apart from it.
+  void refuse(beast_http::status status, const std::string& why) {
+    response_ = {};
+    response_.version(11);
+    response_.result(status);
+    response_.set(beast_http::field::server, courier::user_agent);
+    response_.set(beast_http::field::content_type, "text/plain; charset=utf-8");
+    response_.set(beast_http::field::cache_control, "no-store");
+    response_.keep_alive(false);
+    response_.body() = why + "\n";
+    response_.prepare_payload();
+    stream_.expires_after(idle_timeout);
+    beast_http::async_write(stream_, response_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) {
+                                self->close();
+                                return;
+                              }
+                              self->linger();
+                            });
+  }
+
+  // After a refusal the client may still be sending what was refused; closing with it unread
+  // would reset the connection, and the client could lose the answer before reading it. So the
+  // sending side closes first and what arrives is read and dropped until the client closes
+  // too, for at most linger_timeout.
+  void linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(linger_timeout);
+    drop_incoming();
+  }
+
+  void drop_incoming() {
+    stream_.async_read_some(net::buffer(dropped_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) {
+                                self->stream_.close();
+                                return;
+                              }
+                              self->drop_incoming();
+                            });
+  }
+
   void on_write(beast::error_code ec, std::size_t /*bytes*/) {
     if (ec || response_.need_eof()) {
       close();
@@ -117,6 +190,7 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
+  std::array<char, 4096> dropped_{};
   std::optional<beast_http::request_parser<beast_http::string_body>> parser_;
   beast_http::response<beast_http::string_body> response_;
   std::shared_ptr<const admin_handler> handler_;

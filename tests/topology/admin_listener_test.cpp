@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -52,6 +53,55 @@ double cpu_seconds_of_this_process() {
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// Writes `request` on a new connection, closes the sending side, and reads until the listener
+// closes it.
+std::string exchange(std::uint16_t port, const std::string& request) {
+  boost::asio::io_context io;
+  tcp::socket socket{io};
+  socket.connect(loopback(port));
+  boost::asio::write(socket, boost::asio::buffer(request));
+  socket.shutdown(tcp::socket::shutdown_send);
+  std::string answer;
+  std::array<char, 4096> chunk{};
+  boost::system::error_code ec;
+  while (!ec) {
+    const std::size_t n = socket.read_some(boost::asio::buffer(chunk), ec);
+    answer.append(chunk.data(), n);
+  }
+  return answer;
+}
+
+// A request the listener cannot read is answered with why, then the connection closes: a
+// client (or a person with curl) learns what is wrong instead of seeing the connection drop.
+TEST(AdminListener, AnswersARequestItCannotReadWithItsStatusAndCloses) {
+  admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve(ok);
+  const std::string big_header =
+      "GET /healthz HTTP/1.1\r\nHost: a\r\nX-Big: " + std::string(9000, 'a') + "\r\n\r\n";
+  const std::string big_body =
+      "POST /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 9000\r\n\r\n" + std::string(9000, 'b');
+  struct refusal {
+    std::string request;
+    std::string status_line;
+  };
+  for (const auto& [request, status_line] :
+       {refusal{big_header, "HTTP/1.1 431 Request Header Fields Too Large\r\n"},
+        refusal{big_body, "HTTP/1.1 413 Payload Too Large\r\n"},
+        refusal{"GET /healthz HTTP/9.9\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n"},
+        refusal{"GET /healthz HTTP/1.1\r\nNo colon here\r\n\r\n",
+                "HTTP/1.1 400 Bad Request\r\n"}}) {
+    const std::string answer = exchange(listener.port(), request);
+    EXPECT_EQ(answer.rfind(status_line, 0), 0U) << answer.substr(0, 200);
+    EXPECT_NE(answer.find("Connection: close\r\n"), std::string::npos) << answer.substr(0, 300);
+  }
+  // A request it can read is still served, and a client that closes says nothing.
+  EXPECT_EQ(
+      exchange(listener.port(), "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+          .rfind("HTTP/1.1 200 OK\r\n", 0),
+      0U);
+  EXPECT_EQ(exchange(listener.port(), "GET /heal"), "");
 }
 
 TEST(AdminListener, ClosesConnectionsBeyondItsLimitAndServesAgainOnceTheyGo) {
