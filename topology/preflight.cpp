@@ -1,8 +1,7 @@
 #include "topology/preflight.hpp"
 
-#include <algorithm>
 #include <array>
-#include <cctype>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +12,7 @@
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/producer.hpp"
+#include "core/model/decimal.hpp"
 #include "topology/topics.hpp"
 
 namespace courier::topology {
@@ -54,15 +54,6 @@ std::optional<std::string> kept_value(const kafka::conf_ptr& conf, const std::st
   return std::string{value.data()};
 }
 
-bool is_whole_number(std::string_view text) {
-  if (!text.empty() && text.front() == '-') {
-    text.remove_prefix(1);
-  }
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c)) != 0;
-  });
-}
-
 void check_kafka_properties(const kafka_config& kafka) {
   for (const auto& [name, value] : kafka.properties) {
     for (const auto& owned : courier_owned_properties) {
@@ -81,7 +72,7 @@ void check_kafka_properties(const kafka_config& kafka) {
     // librdkafka reads an integer property with strtol and keeps 32 bits of it: "30s" is 30 ms,
     // 4294967297 is 1. A number must be written as the number librdkafka keeps.
     if (const auto kept = kept_value(conf, name);
-        kept && is_whole_number(*kept) && *kept != value) {
+        kept && parse_decimal<std::int64_t>(*kept) && *kept != value) {
       throw config_error{"kafka.properties." + name,
                          "expected a whole number (in the property's unit, e.g. milliseconds for "
                          "*.ms) within 32 bits, got \"" +
