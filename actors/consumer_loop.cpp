@@ -129,7 +129,7 @@ void check_drained(self_ptr self) {
 void poll_turn(self_ptr self) {
   auto& st = self->state;
   if (st.core->refill_due()) {
-    st.core->release_overflow();
+    st.core->release_overflow(unix_now_ms());
     if (const auto free = st.core->room(); free > 0) {
       st.waiting_for_room = false;
       const auto started = std::chrono::steady_clock::now();

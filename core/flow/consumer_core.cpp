@@ -36,7 +36,8 @@ void consumer_core::assign(const std::vector<partition_id>& ps, std::int64_t now
                                                                 settings_.head_of_line_age.count()},
                                              std::nullopt,
                                              {},
-                                             std::nullopt});
+                                             std::nullopt,
+                                             {}});
     if (fresh) {
       (void)it->second.head.check(it->second.tracker, now_ms);
     }
@@ -96,7 +97,7 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   ++accounts_[p].consumed;
   intake result = intake::gated;
   if (settings_.gated_topics.count(r.topic) == 0) {
-    result = hand_out(std::move(r));
+    result = hand_out(e, std::move(r));
   } else {
     std::int64_t due = 0;
     try {
@@ -117,7 +118,7 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
     }
     const bool was_holding = gate_.holds(p);
     if (auto admitted = gate_.admit(std::move(r), due, now_ms)) {
-      result = hand_out(std::move(*admitted));
+      result = hand_out(e, std::move(*admitted));
     } else if (!was_holding) {
       apply(pauses_.set(p, pause_reason::retry_due, true));
     }
@@ -172,11 +173,21 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, complet
   return true;
 }
 
-void consumer_core::release_overflow() {
+void consumer_core::release_overflow(std::int64_t now_ms) {
+  std::set<partition_id> released;
   while (room() > 0 && !overflow_.empty()) {
     auto r = std::move(overflow_.front());
     overflow_.pop_front();
+    partition_id p{r.topic, r.partition};
+    // Revoked partitions' records left the overflow with their entry: every one here has one.
+    auto& e = book_.at(p);
+    e.overflowed.pop_front();
     io_.dispatch(std::move(r));
+    released.insert(std::move(p));
+  }
+  // A head that was waiting here is in the delivery pool now: the guard dates it from here.
+  for (const auto& p : released) {
+    check_head(p, book_.at(p), now_ms);
   }
 }
 
@@ -196,7 +207,7 @@ void consumer_core::wake(const partition_id& p, std::int64_t now_ms,
     auto due = gate_.release(p, now_ms);
     releasing_ = due.size();  // out of the gate, not yet handed out: not outstanding either
     for (auto& r : due) {
-      (void)hand_out(std::move(r));
+      (void)hand_out(e, std::move(r));
       --releasing_;
     }
     if (!gate_.holds(p)) {
@@ -310,8 +321,9 @@ std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_
   return out;
 }
 
-consumer_core::intake consumer_core::hand_out(record r) {
+consumer_core::intake consumer_core::hand_out(partition_entry& e, record r) {
   if (room() == 0 || !overflow_.empty()) {
+    e.overflowed.push_back(r.offset);
     overflow_.push_back(std::move(r));
     return intake::overflowed;
   }
@@ -340,10 +352,11 @@ void consumer_core::store(const partition_id& p, const offset_tracker& t) {
 // The head-of-line bound: a head that holds its partition back too far is moved on by the
 // delivery pool (to the next retry tier, unless it is held by the breaker or the endpoint).
 void consumer_core::check_head(const partition_id& p, partition_entry& e, std::int64_t now_ms) {
-  // A head still waiting for its due time in the gate is not stuck: the delivery pool does not
-  // have it yet, so it could not move it on, and the bound would be spent on it. The guard
-  // sees it (and dates it) once it is released.
-  if (!head_in_gate(p, e)) {
+  // A head still waiting for its due time in the gate, or for room in overflow, is not stuck: the
+  // delivery pool does not have it yet, so it could not move it on (an expedite would find
+  // nothing, and the head would count as reported), and the bound would be spent on it. The
+  // guard sees it (and dates it) once it is handed out.
+  if (!head_waiting(p, e)) {
     if (const auto head = e.head.check(e.tracker, now_ms)) {
       io_.expedite(p, *head);
     }
@@ -351,9 +364,16 @@ void consumer_core::check_head(const partition_id& p, partition_entry& e, std::i
   arm_wake(p, e);
 }
 
-bool consumer_core::head_in_gate(const partition_id& p, const partition_entry& e) const {
+bool consumer_core::head_waiting(const partition_id& p, const partition_entry& e) const {
+  const auto head = e.tracker.head();
+  if (!head) {
+    return false;
+  }
+  if (!e.overflowed.empty() && e.overflowed.front() == *head) {
+    return true;
+  }
   const auto held = gate_.first_held_offset(p);
-  return held && held == e.tracker.head();
+  return held && held == head;
 }
 
 // One pending wake per partition at most, for the earlier of its gate's next due time and its
@@ -363,7 +383,7 @@ void consumer_core::arm_wake(const partition_id& p, partition_entry& e) {
   if (auto due = gate_.next_due(p)) {
     at = *due + 1;
   }
-  if (auto deadline = e.head.age_deadline_ms(); deadline && !head_in_gate(p, e)) {
+  if (auto deadline = e.head.age_deadline_ms(); deadline && !head_waiting(p, e)) {
     at = at ? std::min(*at, *deadline) : *deadline;
   }
   if (!at || (e.wake_armed_ms && *e.wake_armed_ms <= *at)) {

@@ -129,8 +129,9 @@ class consumer_core {
   // not in flight.
   bool complete(const partition_id& p, std::int64_t offset, completion how, std::int64_t now_ms);
 
-  // Hands out overflow records while there is room, oldest first.
-  void release_overflow();
+  // Hands out overflow records while there is room, oldest first; a partition whose head was
+  // among them has its head-of-line bound checked from `now_ms` on.
+  void release_overflow(std::int64_t now_ms);
 
   // The backend's wake_at fired: releases the partition's due records, checks its head's age.
   // `armed_for_ms`: the time that wake_at asked for, when the caller knows it. A timer runs on
@@ -203,14 +204,16 @@ class consumer_core {
     std::optional<std::int64_t> wake_armed_ms;  // the earliest wake_at still to fire
     std::set<std::int64_t> blocked;             // offsets whose onward produce is failing
     std::optional<std::int64_t> paused_since_ms;
+    std::deque<std::int64_t> overflowed;  // its records' offsets in overflow_, in order
   };
 
-  intake hand_out(record r);
+  intake hand_out(partition_entry& e, record r);
   void apply(const partition_pauses::change& c);
   void store(const partition_id& p, const offset_tracker& t);
   void check_head(const partition_id& p, partition_entry& e, std::int64_t now_ms);
-  // The partition's head is its first record held in the due gate (not yet handed out).
-  [[nodiscard]] bool head_in_gate(const partition_id& p, const partition_entry& e) const;
+  // The partition's head is not handed out yet: its first record held in the due gate, or in
+  // overflow waiting for room.
+  [[nodiscard]] bool head_waiting(const partition_id& p, const partition_entry& e) const;
   void update_backpressure(const partition_id& p, const offset_tracker& t);
   void arm_wake(const partition_id& p, partition_entry& e);
 
