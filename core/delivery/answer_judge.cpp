@@ -15,7 +15,10 @@ answer_verdict answer_judge::judge(int status, transport_error error, bool probe
     // same way, so it is held like a 401, never dead-lettered.
     return answer_verdict::endpoint_failure;
   }
-  if (error != transport_error::none) {
+  // A final status with an error: its headers were read whole and then its body failed (longer
+  // than max_response_bytes, cut off, too slow). The receiver decided: a 2xx was delivered and
+  // is not sent again, a 4xx is refused; the status judges it.
+  if (error != transport_error::none && !is_final_status(status)) {
     switch (classify_transport(error)) {
       case delivery_class::delivered:
         return answer_verdict::delivered;

@@ -42,8 +42,10 @@ delivery_class classify_transport(transport_error error) {
   return delivery_class::retriable;
 }
 
+bool is_final_status(int status) { return status >= 200 && status <= 599; }
+
 std::string error_class(int status, transport_error error) {
-  if (error != transport_error::none) {
+  if (error != transport_error::none && !is_final_status(status)) {
     return std::string{to_string(error)};
   }
   if (status == 401 || status == 403 || status == 410 || status == 429 || status == 503) {

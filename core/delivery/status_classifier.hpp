@@ -19,7 +19,13 @@ delivery_class classify_status(int status);
 // which is permanent: it is about the route, not the receiver's mood.
 delivery_class classify_transport(transport_error error);
 
-// Stable, machine-readable error class: "http_503", "http_429", "http_401", "http_403",
+// A final answer's status (200-599). Reported with a transport error, it is an answer whose
+// headers were read whole and whose body then failed: the status, not the error, says what the
+// receiver decided (DESIGN.md section 3: a 2xx is delivered).
+bool is_final_status(int status);
+
+// Stable, machine-readable error class (of the status when is_final_status, even beside an
+// error): "http_503", "http_429", "http_401", "http_403",
 // "http_410", "http_4xx" (other 4xx), "http_3xx", "http_5xx" (other 5xx), "timeout", "connect",
 // "dns", "reset", "tls", "protocol", "response_too_large", "ssrf_blocked". Used in logs, metrics
 // and (later) DLQ headers.

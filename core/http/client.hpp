@@ -60,7 +60,9 @@ struct request {
 };
 
 struct response {
-  int status = 0;  // 0 when no status line was read
+  // 0 when no final answer's headers were read whole; with an error, the answer whose body
+  // could not be read (longer than max_response_bytes, cut off, too slow).
+  int status = 0;
   courier::transport_error error = courier::transport_error::none;
   std::string error_message;  // empty on success
   std::string body;           // at most max_response_bytes

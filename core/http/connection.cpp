@@ -427,11 +427,16 @@ void connection::too_large(bool headers) {
       headers ? "response headers exceed " + std::to_string(settings.max_header_bytes) + " bytes"
               : "response body exceeds " + std::to_string(settings.max_response_bytes) + " bytes";
   r.reused_connection = reused_;
-  if (parser_->is_header_done()) {
-    r.status = parser_->status();
-  }
+  keep_status(r);
   // The rest of the body is still on the wire: the connection cannot carry another request.
   finish(std::move(r), /*reusable=*/false);
+}
+
+void connection::keep_status(response& r) const {
+  if (parser_ && parser_->is_header_done() && parser_->status() >= 200) {
+    r.status = parser_->status();
+    r.retry_after = parser_->retry_after();
+  }
 }
 
 bool connection::retry_if_stale(beast::error_code ec) {
@@ -475,9 +480,11 @@ void connection::fail(step where, beast::error_code ec) {
         r.error_message += " sending the request";
         break;
       case step::read:
-        r.error_message += " waiting for the response";
+        r.error_message += parser_ && parser_->is_header_done() ? " reading the response body"
+                                                                : " waiting for the response";
         break;
     }
+    keep_status(r);
     finish(std::move(r), /*reusable=*/false);
     return;
   }
@@ -488,6 +495,7 @@ void connection::fail(step where, beast::error_code ec) {
     r.error_message = (where == step::handshake ? "TLS handshake with " + where_to + " failed: "
                                                 : "TLS failure talking to " + where_to + ": ") +
                       tls_reason(ec);
+    keep_status(r);
     finish(std::move(r), /*reusable=*/false);
     return;
   }
@@ -519,6 +527,7 @@ void connection::fail(step where, beast::error_code ec) {
       }
       break;
   }
+  keep_status(r);
   finish(std::move(r), /*reusable=*/false);
 }
 

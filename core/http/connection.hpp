@@ -93,6 +93,10 @@ class connection : public std::enable_shared_from_this<connection> {
   // A reused connection the server had already closed: retry once on a fresh one.
   bool retry_if_stale(boost::beast::error_code ec);
   void too_large(bool headers);
+  // Sets the status (and Retry-After) of an answer whose headers were read whole on `r`, which
+  // ends in an error while its body was read: the receiver decided, whatever happened to the
+  // body afterwards (answer_judge judges by the status then).
+  void keep_status(response& r) const;
   void fail(step where, boost::beast::error_code ec);
   void blocked(const std::string& why);
   // Why a TLS handshake or a TLS record failed: the peer's certificate verification result

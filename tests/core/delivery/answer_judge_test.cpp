@@ -24,6 +24,21 @@ TEST(AnswerJudge, ClassifiesSingleAnswersLikeTheStatusTable) {
   EXPECT_EQ(judge_once(301), answer_verdict::dead_letter);
 }
 
+// The client reports a status beside an error only when the answer's headers were read whole and
+// its body then failed: the receiver decided. A 2xx with a body over max_response_bytes was
+// retried, moved through the tiers and dead-lettered although the partner took it every time.
+TEST(AnswerJudge, AStatusReadWholeDecidesWhateverHappenedToItsBody) {
+  for (const auto error :
+       {transport_error::response_too_large, transport_error::timeout, transport_error::reset,
+        transport_error::protocol, transport_error::tls}) {
+    EXPECT_EQ(judge_once(200, error), answer_verdict::delivered) << to_string(error);
+    EXPECT_EQ(judge_once(400, error), answer_verdict::dead_letter) << to_string(error);
+    EXPECT_EQ(judge_once(503, error), answer_verdict::retry) << to_string(error);
+    EXPECT_EQ(judge_once(401, error), answer_verdict::endpoint_failure) << to_string(error);
+    EXPECT_EQ(judge_once(0, error), answer_verdict::retry) << "no status: " << to_string(error);
+  }
+}
+
 TEST(AnswerJudge, GoneIsAboutTheEndpointEvenAsTheProbeAndInARun) {
   EXPECT_EQ(judge_once(410), answer_verdict::endpoint_gone);
   answer_judge j{answer_judge_settings{{401, 403}, 2}};

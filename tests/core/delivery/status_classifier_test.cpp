@@ -93,8 +93,10 @@ TEST(Classifier, ErrorClassOfATransportErrorIsItsName) {
   EXPECT_EQ(error_class(0, transport_error::tls), "tls");
   EXPECT_EQ(error_class(0, transport_error::protocol), "protocol");
   EXPECT_EQ(error_class(0, transport_error::response_too_large), "response_too_large");
-  // A transport failure wins over a status that may have been read before it.
-  EXPECT_EQ(error_class(200, transport_error::response_too_large), "response_too_large");
+  // A final status read whole is the receiver's answer, whatever happened to its body.
+  EXPECT_EQ(error_class(400, transport_error::response_too_large), "http_4xx");
+  EXPECT_EQ(error_class(503, transport_error::timeout), "http_503");
+  EXPECT_EQ(error_class(101, transport_error::reset), "reset");
 }
 
 TEST(Classifier, NamesDeliveryClasses) {

@@ -355,7 +355,27 @@ TEST(HttpClient, SlowDripHeadersEndAtTheRequestTimeout) {
   const auto start = std::chrono::steady_clock::now();
   const auto r = post_and_wait(c, delivery("{}", "k"));
   EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+  EXPECT_EQ(r.status, 0) << "headers never read whole: no answer";
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+// An answer whose headers were read whole keeps its status when its body then fails (here too
+// slow; cut off: ConnectionDroppedMidBodyIsAResetWithTheStatus): the receiver decided
+// (answer_judge judges by the status), and the connection is not reused.
+TEST(HttpClient, ABodyTooSlowAfterItsHeadersEndsAtTheTimeoutWithTheStatusAndRetryAfter) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(
+        s, "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\nbusy");
+    std::this_thread::sleep_for(1s);  // the scripted peer's pace, not the test's wait
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1, 300ms));
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("reading the response body"));
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.retry_after, std::optional<std::string>{"7"});
 }
 
 // asio's resolver.cancel() does not stop a lookup getaddrinfo is running (a DNS server that
@@ -633,10 +653,22 @@ TEST(HttpClient, MalformedResponseIsAProtocolError) {
   EXPECT_EQ(r.error, transport_error::protocol) << r.error_message;
 }
 
-TEST(HttpClient, ConnectionDroppedMidResponseIsAReset) {
+TEST(HttpClient, ConnectionDroppedMidBodyIsAResetWithTheStatus) {
   scripted_server server(1, [](tcp::socket& s) {
     scripted_server::read_request(s);
     scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
+  });  // and closes: 7 bytes of the body never come
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick());
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::reset) << r.error_message;
+  EXPECT_EQ(r.status, 200) << "the headers were read whole: the receiver answered 200";
+}
+
+TEST(HttpClient, ConnectionDroppedMidHeadersIsAResetWithoutAStatus) {
+  scripted_server server(1, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Len");
   });
   io_runner io;
   client c(io.context(), parse_endpoint(server.url()), quick());
