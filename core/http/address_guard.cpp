@@ -75,17 +75,20 @@ bool in_v6(const ip::address_v6::bytes_type& addr, const std::array<std::uint8_t
   return true;
 }
 
-// Mapped addresses are unmapped before this table is consulted.
-const std::array<v6_range, 9> v6_reserved{{
+// NAT64's well-known prefix (RFC 6052): 64:ff9b::/96, the IPv4 address in the last 32 bits.
+constexpr std::array<std::uint8_t, 16> nat64_well_known{0x00, 0x64, 0xff, 0x9b};
+
+// Mapped and NAT64 well-known-prefix addresses are judged by their IPv4 address before this
+// table is consulted.
+const std::array<v6_range, 8> v6_reserved{{
     {{}, 128, "unspecified"},                                             // ::
     {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 128, "loopback"},  // ::1
     {{}, 96, "ipv4-compatible"},                                          // ::/96
-    {{0x00, 0x64, 0xff, 0x9b}, 96, "nat64"},                              // 64:ff9b::/96
-    {{0x00, 0x64, 0xff, 0x9b, 0x00, 0x01}, 48, "nat64"},                  // 64:ff9b:1::/48
-    {{0x20, 0x02}, 16, "6to4"},                                           // 2002::/16
-    {{0xfc}, 7, "unique-local"},                                          // fc00::/7
-    {{0xfe, 0x80}, 10, "link-local"},                                     // fe80::/10
-    {{0xff}, 8, "multicast"},                                             // ff00::/8
+    {{0x00, 0x64, 0xff, 0x9b, 0x00, 0x01}, 48, "nat64"},  // 64:ff9b:1::/48, local use
+    {{0x20, 0x02}, 16, "6to4"},                           // 2002::/16
+    {{0xfc}, 7, "unique-local"},                          // fc00::/7
+    {{0xfe, 0x80}, 10, "link-local"},                     // fe80::/10
+    {{0xff}, 8, "multicast"},                             // ff00::/8
 }};
 
 std::optional<std::string_view> reserved_v6(const ip::address_v6& a) {
@@ -93,6 +96,14 @@ std::optional<std::string_view> reserved_v6(const ip::address_v6& a) {
     return reserved_v4(ip::make_address_v4(ip::v4_mapped, a));
   }
   const auto bytes = a.to_bytes();
+  if (in_v6(bytes, nat64_well_known, 96)) {
+    // On an IPv6-only host behind DNS64 every IPv4-only partner resolves here; the gateway
+    // connects to the IPv4 address it carries, so that address is the one to judge (RFC 6052
+    // forbids the prefix for non-global addresses, but a hostile DNS answer need not care).
+    return reserved_v4(ip::address_v4{(std::uint32_t{bytes[12]} << 24U) |
+                                      (std::uint32_t{bytes[13]} << 16U) |
+                                      (std::uint32_t{bytes[14]} << 8U) | bytes[15]});
+  }
   for (const auto& r : v6_reserved) {
     if (in_v6(bytes, r.network, r.prefix)) {
       return r.name;

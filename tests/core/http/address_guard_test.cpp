@@ -76,9 +76,14 @@ TEST(AddressGuard, RefusesEveryReservedRangeAndOnlyThose) {
       {"::ffff:10.0.0.1", "rfc1918"},
       {"::ffff:169.254.169.254", "link-local"},
       {"::ffff:8.8.8.8", "public"},
-      {"64:ff9b::", "nat64"},
-      {"64:ff9b::7f00:1", "nat64"},
-      {"64:ff9b::808:808", "nat64"},
+      // NAT64's well-known prefix: judged by the IPv4 address it carries (DNS64 on an
+      // IPv6-only host synthesizes it for every IPv4-only partner).
+      {"64:ff9b::", "this-network"},
+      {"64:ff9b::7f00:1", "loopback"},
+      {"64:ff9b::a9fe:a9fe", "link-local"},
+      {"64:ff9b::a00:1", "rfc1918"},
+      {"64:ff9b::808:808", "public"},
+      {"64:ff9b::5db8:d822", "public"},
       {"64:ff9b:1::1", "nat64"},
       {"64:ff9c::1", "public"},
       {"2002::", "6to4"},
