@@ -402,7 +402,10 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   r.body = std::move(parser_->body());
   r.retry_after = parser_->retry_after();
   r.reused_connection = reused_;
-  finish(std::move(r), /*reusable=*/parser_->keep_alive());
+  // After a 101 the server speaks another protocol on this connection (Beast's keep_alive()
+  // does not look at Upgrade): it never carries another request.
+  const bool reusable = parser_->keep_alive() && r.status != 101;
+  finish(std::move(r), reusable);
 }
 
 bool connection::read_failed(beast::error_code ec) {

@@ -429,6 +429,28 @@ TEST(HttpClient, AnInterimAnswerIsNotTheAnswer) {
   EXPECT_EQ(c.connections_opened(), 1U);
 }
 
+// A 101 Switching Protocols (courier never asks for one) is the answer, and the connection then
+// belongs to another protocol: the next request goes over a new one, not into its bytes.
+TEST(HttpClient, AConnectionThatAnswered101CarriesNoOtherRequest) {
+  scripted_server server(2, [](tcp::socket& s) {
+    scripted_server::read_request(s);
+    scripted_server::write_raw(
+        s, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+    scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");  // not HTTP
+    boost::system::error_code ec;
+    std::array<char, 256> rest{};
+    s.read_some(boost::asio::buffer(rest), ec);  // until the client closes
+  });
+  io_runner io;
+  client c(io.context(), parse_endpoint(server.url()), quick(1));
+  const auto first = post_and_wait(c, delivery("{}", "k1"));
+  EXPECT_EQ(first.status, 101) << first.error_message;
+  const auto second = post_and_wait(c, delivery("{}", "k2"));
+  EXPECT_EQ(second.status, 101) << "read the other protocol's bytes as its answer";
+  EXPECT_FALSE(second.reused_connection);
+  EXPECT_EQ(c.connections_opened(), 2U);
+}
+
 // A server that sent a 1xx for a request has it: a close after that is not a stale kept-alive
 // connection, and the request is not sent again on a fresh one.
 TEST(HttpClient, AConnectionClosedAfterAnInterimAnswerIsNotRetriedAsStale) {
