@@ -29,6 +29,7 @@ http::client_settings client_settings_for(const route_config& r) {
   s.max_header_bytes = static_cast<std::uint32_t>(r.http.max_header_bytes);
   s.allow_private_targets = r.allow_private_targets;
   s.tls = tls_settings_of(r.tls);
+  s.max_connection_age = r.http.max_connection_age;
   return s;
 }
 

@@ -49,6 +49,8 @@ struct http_config {
   // wake it at once); 0 wakes it for every first answer.
   // A light load then wakes the pool once for many answers, not for every few.
   std::chrono::milliseconds gather_answers{1};
+  // A connection open this long is closed after its answer; the next resolves the host again.
+  std::chrono::milliseconds max_connection_age{std::chrono::minutes{5}};
 };
 
 // TLS for an https:// url. The peer is always verified; paths are read at start-up.

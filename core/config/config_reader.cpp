@@ -241,15 +241,16 @@ retry_config parse_retry(const json& obj, const std::string& path) {
 }
 
 http_config parse_http(const json& obj, const std::string& path) {
-  check_object(
-      obj, path,
-      {"max_connections", "timeout", "max_response_bytes", "max_header_bytes", "gather_answers"});
+  check_object(obj, path,
+               {"max_connections", "timeout", "max_response_bytes", "max_header_bytes",
+                "gather_answers", "max_connection_age"});
   http_config h;
   h.max_connections = read_size(obj, path, "max_connections", h.max_connections);
   h.timeout = read_duration(obj, path, "timeout", h.timeout);
   h.max_response_bytes = read_size(obj, path, "max_response_bytes", h.max_response_bytes);
   h.max_header_bytes = read_size(obj, path, "max_header_bytes", h.max_header_bytes);
   h.gather_answers = read_duration(obj, path, "gather_answers", h.gather_answers);
+  h.max_connection_age = read_duration(obj, path, "max_connection_age", h.max_connection_age);
   return h;
 }
 

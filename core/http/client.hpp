@@ -46,6 +46,11 @@ struct client_settings {
   // closes a kept-alive connection that soon, and one that did (FIN or RST) is caught by the
   // one transparent retry of a reused connection that read nothing. 0 checks every reuse.
   std::chrono::milliseconds idle_check_after{100};
+  // A connection that has been open this long is closed after its current answer instead of
+  // going back to the pool, so the next one resolves the host again: a partner that moves to
+  // other addresses (a DNS failover, a new load balancer) while the old ones still answer gets
+  // the traffic within this long. 0: every connection carries one request.
+  std::chrono::milliseconds max_connection_age{std::chrono::minutes{5}};
   // Replaces the system resolver (tests: a name that resolves to chosen addresses without
   // DNS). Runs on an io thread; an empty result or an exception is a DNS failure.
   std::function<std::vector<boost::asio::ip::address>(const std::string& host)> resolver;

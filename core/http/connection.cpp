@@ -267,6 +267,7 @@ void connection::on_connect(beast::error_code ec, const tcp::endpoint& /*peer*/)
     return;
   }
   pool_->note_connection_opened();
+  connected_at_ = std::chrono::steady_clock::now();
   // Header and body go out in one write anyway; this keeps small requests from waiting on
   // the peer's delayed ACK.
   beast::error_code ignored;
@@ -555,6 +556,8 @@ std::string connection::tls_reason(const beast::error_code& ec) {
 void connection::finish(response r, bool reusable) {
   if (reusable) {
     answered_at_ = std::chrono::steady_clock::now();
+    // Old enough: the next request resolves the host again (client_settings).
+    reusable = answered_at_ - connected_at_ < pool_->settings().max_connection_age;
   }
   auto on_done = std::move(current_.on_done);
   current_ = exchange{};

@@ -128,7 +128,8 @@ class connection : public std::enable_shared_from_this<connection> {
   std::optional<response_parser> parser_;
   exchange current_;
   bool connected_ = false;
-  std::chrono::steady_clock::time_point answered_at_{};  // when the last answer ended
+  std::chrono::steady_clock::time_point answered_at_{};   // when the last answer ended
+  std::chrono::steady_clock::time_point connected_at_{};  // when its TCP connection was made
   bool reused_ = false;   // the current attempt runs over a kept-alive connection
   bool retried_ = false;  // the one transparent retry is spent
   bool aborted_ = false;

@@ -348,6 +348,19 @@ TEST(Config, ReadsAndBoundsTheAnswerGathering) {
   EXPECT_NE(std::string{e.what()}.find("at most 100ms"), std::string::npos) << e.what();
 }
 
+TEST(Config, ReadsTheConnectionAgeAndRefusesZero) {
+  json route = minimal_route();
+  EXPECT_EQ(parse_config(doc_with_route(route)).routes.at(0).http.max_connection_age,
+            std::chrono::minutes{5});
+  route["http"] = {{"max_connection_age", "30s"}};
+  EXPECT_EQ(parse_config(doc_with_route(route)).routes.at(0).http.max_connection_age,
+            std::chrono::seconds{30});
+  route["http"] = {{"max_connection_age", "0"}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].http.max_connection_age");
+  route["http"] = {{"max_connection_age", "forever"}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].http.max_connection_age");
+}
+
 TEST(Config, ReadsAndBoundsTheHttpIoThreads) {
   json doc = doc_with_route(minimal_route());
   EXPECT_EQ(parse_config(doc).http_io_threads, courier_config{}.http_io_threads);

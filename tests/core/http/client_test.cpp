@@ -68,6 +68,32 @@ TEST(HttpClient, ReusesOneConnectionForSequentialRequests) {
   EXPECT_EQ(c.idle_connections(), 1U);
 }
 
+// A connection past max_connection_age is closed after its answer, so the next request resolves
+// the host again (a partner that moved its addresses gets the traffic). At 0 every connection
+// carries one request.
+TEST(HttpClient, AConnectionPastItsAgeIsClosedAfterItsAnswerAndTheNextOneIsNew) {
+  for (const auto age : {std::chrono::milliseconds{0}, std::chrono::milliseconds{60'000}}) {
+    scripted_server server(3, [](tcp::socket& s) {
+      for (int i = 0; i < 3; ++i) {
+        if (scripted_server::read_request(s).target().empty()) {
+          return;  // the client closed the connection
+        }
+        scripted_server::write_raw(s, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+      }
+    });
+    io_runner io;
+    auto settings = quick(1);
+    settings.max_connection_age = age;
+    client c(io.context(), parse_endpoint(server.url()), settings);
+    for (int i = 0; i < 3; ++i) {
+      const auto r = post_and_wait(c, delivery("{}", "k" + std::to_string(i)));
+      EXPECT_EQ(r.status, 200) << r.error_message;
+      EXPECT_EQ(r.reused_connection, age.count() != 0 && i > 0) << age.count() << " ms, " << i;
+    }
+    EXPECT_EQ(c.connections_opened(), age.count() == 0 ? 3U : 1U) << age.count() << " ms";
+  }
+}
+
 TEST(HttpClient, NeverOpensMoreThanMaxConnectionsAndQueuesTheRest) {
   mock::server_settings settings;
   settings.initial.latency = 20ms;
