@@ -6,6 +6,7 @@
 
 #include "core/log/json_log.hpp"
 #include "core/retry/retry_headers.hpp"
+#include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 
 namespace courier::actors {
@@ -151,20 +152,14 @@ void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
 }  // namespace
 
 caf::behavior retry_router(self_ptr self, std::string bootstrap,
-                           std::map<std::string, std::string> properties,
+                           const std::map<std::string, std::string>& properties,
                            std::shared_ptr<router_metrics> metrics) {
   log_failures(self, "retry_router", "");
   auto& st = self->state;
   st.metrics = std::move(metrics);
   st.bootstrap = std::move(bootstrap);
-  st.properties = std::move(properties);
-  // Consumer-only properties would make the producer refuse to start.
-  for (const auto* consumer_only :
-       {"group.id", "session.timeout.ms", "heartbeat.interval.ms", "fetch.wait.max.ms",
-        "max.poll.interval.ms", "auto.offset.reset", "enable.auto.commit",
-        "enable.auto.offset.store", "partition.assignment.strategy"}) {
-    st.properties.erase(consumer_only);
-  }
+  // The properties it shares with the consumers: a consumer's would only make it warn.
+  st.properties = kafka::for_client(RD_KAFKA_PRODUCER, properties);
   rebuild_producer(self);
   self->send(self, poll_atom::value);
   return {

@@ -50,7 +50,7 @@ struct retry_router_state {
 // is told once, (blocked_atom, produce_blocked{blocked = true}), and again once it is through.
 //   route_atom, dispatch_request -> bool (true once acknowledged)
 caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
-                           std::map<std::string, std::string> properties,
+                           const std::map<std::string, std::string>& properties,
                            std::shared_ptr<router_metrics> metrics);
 
 }  // namespace courier::actors

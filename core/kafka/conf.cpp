@@ -4,6 +4,11 @@
 #include "core/kafka/error.hpp"
 
 #include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+#include <string>
 #include <utility>
 
 namespace courier::kafka {
@@ -43,6 +48,63 @@ void check_client_conf(rd_kafka_type_t type, const std::map<std::string, std::st
         reason.data());
   }
   static_cast<void>(conf.release());  // rd_kafka_new took ownership
+}
+
+namespace {
+
+// Each property's role as librdkafka lists it: 'C', 'P' or '*'; a name listed twice (a global
+// and a topic property) with different roles counts as '*'.
+std::map<std::string, char> property_roles() {
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  if (out == nullptr) {
+    return {};
+  }
+  rd_kafka_conf_properties_show(out);
+  std::fclose(out);
+  const std::unique_ptr<char, decltype(&std::free)> owned{text, &std::free};
+  std::map<std::string, char> roles;
+  std::istringstream lines{std::string{text, size}};
+  std::string line;
+  const auto trimmed = [](const std::string& s) {
+    const auto first = s.find_first_not_of(' ');
+    const auto last = s.find_last_not_of(' ');
+    return first == std::string::npos ? std::string{} : s.substr(first, last - first + 1);
+  };
+  while (std::getline(lines, line)) {
+    const auto bar = line.find('|');
+    const auto next = bar == std::string::npos ? bar : line.find('|', bar + 1);
+    if (next == std::string::npos) {
+      continue;
+    }
+    const std::string name = trimmed(line.substr(0, bar));
+    const std::string role = trimmed(line.substr(bar + 1, next - bar - 1));
+    if (name.empty() || role.size() != 1 || (role != "C" && role != "P" && role != "*")) {
+      continue;  // the header, its rule, anything else
+    }
+    const auto [it, fresh] = roles.emplace(name, role.front());
+    if (!fresh && it->second != role.front()) {
+      it->second = '*';
+    }
+  }
+  return roles;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> for_client(
+    rd_kafka_type_t type, const std::map<std::string, std::string>& properties) {
+  static const std::map<std::string, char> roles = property_roles();
+  const char other = type == RD_KAFKA_CONSUMER ? 'P' : 'C';
+  std::map<std::string, std::string> taken;
+  for (const auto& [name, value] : properties) {
+    const auto it = roles.find(name);
+    if (it == roles.end() || it->second != other) {
+      taken.emplace(name, value);
+    }
+  }
+  return taken;
 }
 
 std::map<std::string, std::string> with_overrides(std::map<std::string, std::string> defaults,

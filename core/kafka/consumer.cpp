@@ -80,7 +80,7 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
           // bounds it (85-87 MiB on 128) at the same rate; docs/performance.md.
           {"fetch.max.bytes", fetch_max_bytes(s.extra)},
       },
-      s.extra);
+      for_client(RD_KAFKA_CONSUMER, s.extra));
 }
 
 consumer::consumer(const consumer_settings& s, callbacks cb) : cb_(std::move(cb)) {
