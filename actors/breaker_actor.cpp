@@ -78,7 +78,8 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
       const bool granted = m.try_acquire(self->clock().now());
       return breaker_permit{granted, granted && probe, m.generation()};
     },
-    [=](outcome_atom, bool ok, bool probe, std::uint64_t generation, bool gone) {
+    [=](outcome_atom, bool ok, bool probe, std::uint64_t generation, bool gone,
+        std::int64_t retry_after_ms) {
       auto& m = *self->state.machine;
       if (gone) {
         // A 410 speaks for the endpoint now, whichever generation its delivery began in.
@@ -101,7 +102,8 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
         return;
       }
       const auto now = self->clock().now();
-      publish_if(self, ok ? m.on_success(now) : m.on_failure(now));
+      publish_if(self, ok ? m.on_success(now)
+                          : m.on_failure(now, std::chrono::milliseconds{retry_after_ms}));
     },
     [=](open_expired_atom, std::uint64_t trips) {
       auto& m = *self->state.machine;

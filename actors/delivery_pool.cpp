@@ -45,7 +45,8 @@ struct shell {
   }
 
   void operator()(policy::breaker_outcome& a) const {
-    self->send(self->state.breaker, outcome_atom::value, a.success, a.probe, a.generation, a.gone);
+    self->send(self->state.breaker, outcome_atom::value, a.success, a.probe, a.generation, a.gone,
+               static_cast<std::int64_t>(a.retry_after.count()));
   }
 
   void operator()(policy::produce_onward& a) const {

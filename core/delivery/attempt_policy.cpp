@@ -64,7 +64,8 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
 // While the breaker is known Closed and has been told no failure since the last success, a
 // success would reset a count that is already zero: it is not sent (one message per delivery
 // saved on the hot path). Probes, failures and the success after a failure always go.
-void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out, bool gone) {
+void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out, bool gone,
+                                  std::chrono::milliseconds retry_after) {
   if (success && !d.probe && !failure_told_ && breaker_known_ == breaker_state::closed &&
       d.breaker_generation == breaker_generation_) {
     return;
@@ -73,7 +74,7 @@ void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out,
     // A stale outcome is dropped by the breaker: it neither counts a failure nor resets one.
     failure_told_ = !success;
   }
-  out.emplace_back(breaker_outcome{success, d.probe, d.breaker_generation, gone});
+  out.emplace_back(breaker_outcome{success, d.probe, d.breaker_generation, gone, retry_after});
 }
 
 // -- events -----------------------------------------------------------------------------------
@@ -456,7 +457,7 @@ void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_a
 // it waits while the breaker is Open). The attempt does not count toward the record's attempts.
 void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a,
                           const std::string& error_class, time_point now, actions& out, bool gone) {
-  tell_breaker(false, d, out, gone);
+  tell_breaker(false, d, out, gone, retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
   d.probe = false;
   --d.attempts;
   ++d.held_attempts;
@@ -478,7 +479,8 @@ void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a
 // record moves to the next tier (or the DLQ after the last one).
 void attempt_policy::give_up(std::uint64_t id, delivery& d, const attempt_answer& a,
                              const std::string& error_class, time_point now, actions& out) {
-  tell_breaker(false, d, out);
+  tell_breaker(false, d, out, /*gone=*/false,
+               retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
   d.probe = false;
   route_onward(id, d, /*permanent=*/false, error_class, a, now, out);
 }

@@ -135,6 +135,9 @@ class attempt_policy {
     bool probe = false;
     std::uint64_t generation = 0;  // of the permit of the delivery's latest attempt
     bool gone = false;  // the receiver answered 410: open at once and stay open (breaker::on_gone)
+    // A failure's Retry-After, unclamped: the Open it leads to lasts at least that long
+    // (breaker::on_failure).
+    std::chrono::milliseconds retry_after{0};
   };
   // Produce `onward` (a retry-tier or DLQ record, headers from retry_headers) and call
   // on_onward_acked(id) once the broker acknowledged it, or on_onward_failed(id, why).
@@ -268,7 +271,8 @@ class attempt_policy {
   void route_onward(std::uint64_t id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out);
   void finish(std::uint64_t id, outcome how, int status, std::string error_class, actions& out);
-  void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false);
+  void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false,
+                    std::chrono::milliseconds retry_after = std::chrono::milliseconds{0});
   actions answer(const attempt_answer& a, time_point now);
   void sample_limit(const attempt_answer& a, time_point now);
   void release_slots(time_point now, actions& out);

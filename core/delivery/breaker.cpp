@@ -52,18 +52,26 @@ std::optional<breaker_transition> breaker::on_success(clock::time_point now) {
   return std::nullopt;
 }
 
-std::optional<breaker_transition> breaker::on_failure(clock::time_point now) {
+std::optional<breaker_transition> breaker::on_failure(clock::time_point now,
+                                                      std::chrono::milliseconds retry_after) {
+  const auto open_with_hold = [&] {
+    const auto hold = std::min(std::max(asked_hold_, retry_after), settings_.max_retry_after_hold);
+    const auto t = move_to(breaker_state::open, now);
+    hold_until_ = now + hold;
+    return t;
+  };
   switch (state_) {
     case breaker_state::closed:
       ++consecutive_failures_;
+      asked_hold_ = std::max(asked_hold_, retry_after);
       if (consecutive_failures_ >= settings_.trip_after) {
-        return move_to(breaker_state::open, now);
+        return open_with_hold();
       }
       return std::nullopt;
     case breaker_state::open:
       return std::nullopt;
     case breaker_state::half_open:
-      return move_to(breaker_state::open, now);
+      return open_with_hold();
   }
   return std::nullopt;
 }
@@ -95,7 +103,7 @@ std::optional<breaker::clock::time_point> breaker::next_probe_at() const {
       return std::nullopt;
     case breaker_state::open:
       if (!gone_) {
-        return opened_at_ + settings_.open_timeout;
+        return std::max(opened_at_ + settings_.open_timeout, hold_until_);
       }
       if (settings_.gone_probe_interval.count() <= 0) {
         return std::nullopt;
@@ -132,6 +140,8 @@ breaker_transition breaker::move_to(breaker_state next, clock::time_point now) {
   // A new generation: counts from the previous state say nothing about this one.
   consecutive_failures_ = 0;
   outstanding_probes_ = 0;
+  asked_hold_ = std::chrono::milliseconds{0};
+  hold_until_ = now;
   if (next == breaker_state::closed) {
     gone_ = false;  // a probe got through: the endpoint is back
   }

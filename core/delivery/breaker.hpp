@@ -20,6 +20,10 @@ struct breaker_settings {
   // Once the receiver said the endpoint is gone (410), Open lasts this long instead of
   // open_timeout before one probe goes out; 0: never (only a restart closes it).
   std::chrono::milliseconds gone_probe_interval{std::chrono::minutes{5}};
+  // A failure that opens the breaker with the receiver's Retry-After longer than open_timeout
+  // (an announced maintenance: 503 with Retry-After: 3600) keeps it Open that long instead, up
+  // to this: no probe goes out before the receiver asked for one.
+  std::chrono::milliseconds max_retry_after_hold{std::chrono::minutes{10}};
 };
 
 struct breaker_transition {
@@ -49,7 +53,11 @@ class breaker {
 
   // Closed: one more consecutive failure; the trip_after-th -> open. Half-open: -> open.
   // Open: ignored. Every entry into open records opened_at = now and counts a trip.
-  std::optional<breaker_transition> on_failure(clock::time_point now);
+  // `retry_after`: what the receiver asked for with the failure (its Retry-After, unclamped);
+  // the Open it leads to lasts at least that long (the longest of the failures that tripped
+  // it), up to max_retry_after_hold.
+  std::optional<breaker_transition> on_failure(
+      clock::time_point now, std::chrono::milliseconds retry_after = std::chrono::milliseconds{0});
 
   // The receiver said the endpoint is gone (410): closed or half-open -> open at once, whatever
   // the failure count; open stays open. Until a probe succeeds the breaker is `gone`: Open lasts
@@ -59,8 +67,9 @@ class breaker {
   // Open and now >= next_probe_at(): -> half-open. Otherwise nullopt.
   std::optional<breaker_transition> on_open_timeout(clock::time_point now);
 
-  // While open: when it may go half-open (opened_at + open_timeout, or + gone_probe_interval
-  // while gone); nullopt while gone with a gone_probe_interval of 0, and when not open.
+  // While open: when it may go half-open (opened_at + open_timeout, or the Retry-After it
+  // opened with if later, or + gone_probe_interval while gone); nullopt while gone with a
+  // gone_probe_interval of 0, and when not open.
   [[nodiscard]] std::optional<clock::time_point> next_probe_at() const;
   // A 410 flagged it and no probe succeeded since.
   [[nodiscard]] bool gone() const;
@@ -88,6 +97,9 @@ class breaker {
   int consecutive_failures_ = 0;
   int outstanding_probes_ = 0;
   clock::time_point opened_at_{};
+  std::chrono::milliseconds asked_hold_{
+      0};                           // the longest Retry-After of this generation's failures
+  clock::time_point hold_until_{};  // Open: no probe before this
   std::uint64_t trips_ = 0;
   std::uint64_t generation_ = 0;
   bool gone_ = false;

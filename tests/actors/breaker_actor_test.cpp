@@ -52,7 +52,7 @@ struct BreakerActor : ::testing::Test {
   void succeed(bool probe = false) { outcome(true, probe, generation); }
   void outcome(bool ok, bool probe, std::uint64_t of_generation) {
     caf::anon_send(breaker, actors::outcome_atom::value, ok, probe, of_generation,
-                   /*gone=*/false);
+                   /*gone=*/false, retry_after_ms);
     d.run();
   }
 
@@ -64,6 +64,7 @@ struct BreakerActor : ::testing::Test {
   }
 
   std::uint64_t generation = 0;
+  std::int64_t retry_after_ms = 0;  // of the outcomes sent next
 
   deterministic_system d;
   std::shared_ptr<actors::route_metrics> metrics;
@@ -92,8 +93,24 @@ TEST_F(BreakerActor, OpensAfterTripAfterConsecutiveFailedDeliveriesAndPublishesI
   EXPECT_FALSE(ask().granted);
 }
 
+// A partner that announced a maintenance (503, Retry-After: 120) is not probed before it asked.
+TEST_F(BreakerActor, AFailureWithALongRetryAfterKeepsItOpenThatLong) {
+  retry_after_ms = 120'000;
+  fail();
+  fail();
+  fail();
+  ASSERT_EQ(changes->size(), 1U);
+  EXPECT_EQ(changes->back().to, breaker_state::open);
+  d.advance(119'999ms);
+  EXPECT_EQ(changes->size(), 1U) << "probed before the Retry-After";
+  d.advance(1ms);
+  ASSERT_EQ(changes->size(), 2U);
+  EXPECT_EQ(changes->back().to, breaker_state::half_open);
+}
+
 TEST_F(BreakerActor, GoneOpensAtOnceAndProbesOnlyAfterTheGoneInterval) {
-  caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation, /*gone=*/true);
+  caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation, /*gone=*/true,
+                 std::int64_t{0});
   d.run();
   ASSERT_EQ(changes->size(), 1U);
   EXPECT_EQ(changes->back().to, breaker_state::open);
@@ -112,7 +129,8 @@ TEST_F(BreakerActor, GoneWhileOpenMovesItsProbeToTheGoneInterval) {
   fail();
   fail();
   fail();
-  caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation, /*gone=*/true);
+  caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation, /*gone=*/true,
+                 std::int64_t{0});
   d.run();
   d.advance(1000ms);
   EXPECT_EQ(changes->size(), 1U);

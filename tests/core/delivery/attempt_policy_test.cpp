@@ -216,6 +216,22 @@ TEST(AttemptPolicy, HonoursTheReceiversRetryAfterUpToItsClamp) {
   EXPECT_EQ(only<policy::schedule_retry>(p.on_answer(a, t0)).delay, 5000ms);
 }
 
+// The record's own retries stay within the clamp; the breaker hears the whole Retry-After, so an
+// Open it leads to lasts what the receiver asked for (breaker::on_failure caps it).
+TEST(AttemptPolicy, AFailedDeliveryTellsTheBreakerTheReceiversWholeRetryAfter) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(1));
+  auto a = answer(id, 503);
+  a.retry_after = "3600";
+  p.on_answer(a, t0);
+  next_attempt(p, id);
+  p.on_answer(a, t0);
+  next_attempt(p, id);
+  const auto last = p.on_answer(a, t0);
+  ASSERT_EQ(kinds(last), "breaker log onward");
+  EXPECT_EQ(only<policy::breaker_outcome>(last).retry_after, 3'600'000ms);
+}
+
 // -- moving on ------------------------------------------------------------------------------------
 
 TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTier) {
@@ -228,6 +244,7 @@ TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTie
   const auto last = p.on_answer(answer(id, 503), t0);
   ASSERT_EQ(kinds(last), "breaker log onward");
   EXPECT_FALSE(only<policy::breaker_outcome>(last).success);
+  EXPECT_EQ(only<policy::breaker_outcome>(last).retry_after, 0ms) << "none asked for";
   const auto onward = only<policy::produce_onward>(last);
   EXPECT_EQ(onward.id, id);
   EXPECT_EQ(onward.to.what, destination::kind::tier);

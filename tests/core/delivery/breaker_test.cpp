@@ -43,6 +43,43 @@ TEST(Breaker, DefaultsMatchTheDesign) {
   EXPECT_EQ(s.open_timeout, milliseconds{15000});
   EXPECT_EQ(s.half_open_max_requests, 1);
   EXPECT_EQ(s.gone_probe_interval, milliseconds{300000});
+  EXPECT_EQ(s.max_retry_after_hold, milliseconds{600000});
+}
+
+// An announced maintenance (503, Retry-After: 3600) is not probed every open_timeout: the Open
+// lasts what the receiver asked for with the failures that tripped it, up to
+// max_retry_after_hold; a shorter Retry-After leaves open_timeout in charge.
+TEST(Breaker, TheRetryAfterOfTheFailuresThatTripItKeepsItOpenThatLong) {
+  breaker b{settings(3, milliseconds{1000})};
+  (void)b.on_failure(t0, milliseconds{120'000});  // the longest of the three counts
+  (void)b.on_failure(t0);
+  expect_transition(b.on_failure(t0 + milliseconds{5}, milliseconds{500}), breaker_state::closed,
+                    breaker_state::open);
+  EXPECT_EQ(b.next_probe_at(), t0 + milliseconds{5} + milliseconds{120'000});
+  EXPECT_EQ(b.on_open_timeout(t0 + milliseconds{1005}), std::nullopt);
+  expect_transition(b.on_open_timeout(t0 + milliseconds{120'005}), breaker_state::open,
+                    breaker_state::half_open);
+
+  // The probe fails with a Retry-After over the cap: Open for the cap.
+  auto s = settings(3, milliseconds{1000});
+  s.max_retry_after_hold = milliseconds{600'000};
+  breaker c = opened(s, t0);
+  EXPECT_EQ(c.next_probe_at(), t0 + milliseconds{1000}) << "no Retry-After: open_timeout";
+  (void)c.on_open_timeout(t0 + milliseconds{1000});
+  ASSERT_TRUE(c.try_acquire(t0 + milliseconds{1000}));
+  expect_transition(c.on_failure(t0 + milliseconds{1100}, std::chrono::hours{2}),
+                    breaker_state::half_open, breaker_state::open);
+  EXPECT_EQ(c.next_probe_at(), t0 + milliseconds{1100} + milliseconds{600'000});
+
+  // Closed again, the next trip owes nothing to the earlier Retry-After.
+  (void)c.on_open_timeout(t0 + milliseconds{601'100});
+  ASSERT_TRUE(c.try_acquire(t0 + milliseconds{601'100}));
+  (void)c.on_success(t0 + milliseconds{601'200});
+  ASSERT_EQ(c.state(), breaker_state::closed);
+  for (int i = 0; i < 3; ++i) {
+    (void)c.on_failure(t0 + milliseconds{700'000});
+  }
+  EXPECT_EQ(c.next_probe_at(), t0 + milliseconds{701'000});
 }
 
 TEST(Breaker, StartsClosedAndLetsEverythingThrough) {
