@@ -97,9 +97,10 @@ class breaker {
   int consecutive_failures_ = 0;
   int outstanding_probes_ = 0;
   clock::time_point opened_at_{};
-  std::chrono::milliseconds asked_hold_{
-      0};                           // the longest Retry-After of this generation's failures
-  clock::time_point hold_until_{};  // Open: no probe before this
+  // The longest Retry-After of this generation's failures.
+  std::chrono::milliseconds asked_hold_{0};
+  // Open: no probe before this.
+  clock::time_point hold_until_{};
   std::uint64_t trips_ = 0;
   std::uint64_t generation_ = 0;
   bool gone_ = false;

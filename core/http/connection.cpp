@@ -467,6 +467,7 @@ void connection::fail(step where, beast::error_code ec) {
     finish(std::move(r), /*reusable=*/false);
     return;
   }
+  keep_status(r);
   if (timed_out_ || ec == beast::error::timeout) {
     r.error = transport_error::timeout;
     r.error_message = "timed out after " + std::to_string(settings.timeout.count()) + " ms";
@@ -488,7 +489,6 @@ void connection::fail(step where, beast::error_code ec) {
                                                                 : " waiting for the response";
         break;
     }
-    keep_status(r);
     finish(std::move(r), /*reusable=*/false);
     return;
   }
@@ -499,7 +499,6 @@ void connection::fail(step where, beast::error_code ec) {
     r.error_message = (where == step::handshake ? "TLS handshake with " + where_to + " failed: "
                                                 : "TLS failure talking to " + where_to + ": ") +
                       tls_reason(ec);
-    keep_status(r);
     finish(std::move(r), /*reusable=*/false);
     return;
   }
@@ -531,7 +530,6 @@ void connection::fail(step where, beast::error_code ec) {
       }
       break;
   }
-  keep_status(r);
   finish(std::move(r), /*reusable=*/false);
 }
 
