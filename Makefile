@@ -1,20 +1,31 @@
-# The developer's entry points. Everything installs what it needs first (scripts/install-deps.sh).
+# The developer's entry points. Everything installs what it needs first (scripts/install-deps.sh):
+# the demo and the courier executable only what building and running courier needs (deps-build),
+# the tests, lint, fuzz and bench targets the rest too (deps).
 PRESET ?= release
 BUILD_DIR := build/$(PRESET)
-COURIER := $(BUILD_DIR)/topology/courier
+COURIER := $(BUILD_DIR)/app/courier
 MOCK_URL ?= http://127.0.0.1:8090
 DEMO_ARGS ?=
 
-.PHONY: deps build test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench bench-quick bench-one-partition bench-paced \
+.PHONY: deps deps-build build build-courier test test-unit test-kafka asan tsan demo demo-outage demo-chaos bench bench-quick bench-one-partition bench-paced \
         mock-webhook kafka-up kafka-down chaos-fail-50 chaos-clear clean \
         lint lint-format lint-tidy format fuzz fuzz-smoke
 
 deps:
-	bash scripts/install-deps.sh
+	bash scripts/install-deps.sh all
 
+deps-build:
+	bash scripts/install-deps.sh build
+
+# Everything, the test suites included.
 build: deps
-	cmake --preset $(PRESET)
+	cmake --preset $(PRESET) -DCOURIER_BUILD_TESTS=ON
 	cmake --build --preset $(PRESET)
+
+# Only the courier executable, in the same build tree (a later `make build` reuses its objects).
+build-courier: deps-build
+	cmake --preset $(PRESET) -DCOURIER_BUILD_TESTS=OFF
+	cmake --build --preset $(PRESET) --target courier
 
 # The whole suite: unit, integration (mock cluster + real mock_webhook server) and kafka
 # (courier and mock_webhook processes against a real Apache Kafka from tools/kafka-local).
@@ -73,14 +84,14 @@ tsan: deps
 	ctest --preset tsan -L 'unit|integration' -j2
 
 # courier on an embedded Kafka (librdkafka's mock cluster) and an in-process mock webhook.
-demo: build
+demo: build-courier
 	$(COURIER) demo $(DEMO_ARGS)
 
 # The seed's scenario: the receiver answers 503 to everything for 3 s.
-demo-outage: build
+demo-outage: build-courier
 	$(COURIER) demo --records 2000 --outage 3s --pause-after 1s --cb-open-timeout 1s $(DEMO_ARGS)
 
-demo-chaos: build
+demo-chaos: build-courier
 	$(COURIER) demo --records 2000 --fail-rate-503 0.5 $(DEMO_ARGS)
 
 # The benchmark (docs/performance.md): courier on a real broker (tools/kafka-local) against nginx
@@ -151,7 +162,7 @@ up-mock:
 
 # The source topic (PARTITIONS partitions, if missing), its retry tiers and the DLQ, on
 # $(KAFKA_BROKERS), with the locally built courier (the stand's `topics` service does the same).
-topic-create: build
+topic-create: build-courier
 	KAFKA_BROKERS=$(KAFKA_BROKERS) $(COURIER) topics ensure --config topology/courier.json \
 	  --partitions $(PARTITIONS)
 
@@ -172,6 +183,6 @@ seed:
 
 # courier from the local build against the stand (or any Kafka: KAFKA_BROKERS=..., WEBHOOK_URL=...).
 # The HMAC secret comes from the environment (default change-me, as the stand's mock-webhook).
-run-courier: build
+run-courier: build-courier
 	KAFKA_BROKERS=$(KAFKA_BROKERS) WEBHOOK_URL=$(WEBHOOK_URL) HMAC_SECRET="$${HMAC_SECRET:-change-me}" \
 	  $(COURIER) run --config topology/courier.json

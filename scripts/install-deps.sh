@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
-# Installs courier's build and test dependencies from Debian bookworm. Idempotent:
-# packages already present are left alone. Used by the Makefile (so the README's commands and
-# .ci/run) and docker/Dockerfile.
+# Installs courier's dependencies from Debian bookworm. Idempotent: packages already present are
+# left alone. Two sets:
+#   install-deps.sh build   what building and running the courier executable needs (make demo,
+#                           docker/Dockerfile's build stage)
+#   install-deps.sh [all]   that, plus what the tests, the static checks, the fuzzers and the
+#                           benchmarks need (make build, make test, .ci/run)
+# With --list after the set, prints its packages one a line and installs nothing.
 set -euo pipefail
 
-# docker/Dockerfile's build stage runs this script; its runtime stage installs
+profile=${1:-all}
+list_only=false
+if [[ ${2:-} == --list ]]; then list_only=true; fi
+case "$profile" in
+  build | all) ;;
+  *)
+    echo "install-deps: unknown set '$profile'; expected build or all" >&2
+    exit 2
+    ;;
+esac
+
+# docker/Dockerfile's build stage runs `install-deps.sh build`; its runtime stage installs
 # scripts/runtime-packages.txt (tests/docker checks both).
-packages=(
+build_packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev
   librdkafka-dev
   libboost-dev libboost-system-dev
   libssl-dev
   nlohmann-json3-dev
-  googletest libgtest-dev libgmock-dev
   libcli11-dev
   libspdlog-dev libfmt-dev
   # The courier executable's allocator (tcmalloc_minimal; CMakeLists.txt says why).
   libgoogle-perftools-dev
+)
+
+test_packages=(
+  # The GoogleTest suites (tests/).
+  googletest libgtest-dev libgmock-dev
   # Tests and tools/kafka-local: kcat reads the DLQ as an operator would; Java 17 runs the real
   # Kafka broker and Maven resolves it from Maven Central into ~/.cache/courier.
   kcat
@@ -40,6 +59,17 @@ packages=(
   curl jq
 )
 
+packages=("${build_packages[@]}")
+if [[ $profile == all ]]; then
+  packages+=("${test_packages[@]}")
+fi
+
+if $list_only; then
+  printf '%s\n' "${packages[@]}"
+  if [[ $profile == all ]]; then printf '%s\n' nodejs npm; fi
+  exit 0
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -49,12 +79,12 @@ done
 # tests/interop: the standardwebhooks npm package (test-only) verifies courier's signatures under
 # node; its fixture runs `npm ci`. Checked by command, not by package: a node from elsewhere
 # (NodeSource's nodejs bundles npm and conflicts with Debian's npm package) is left alone.
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+if [[ $profile == all ]] && { ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; }; then
   missing+=(nodejs npm)
 fi
 
 if ((${#missing[@]} == 0)); then
-  echo "install-deps: all ${#packages[@]} packages present"
+  echo "install-deps: all ${#packages[@]} packages of the $profile set present"
   exit 0
 fi
 

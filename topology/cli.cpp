@@ -202,6 +202,17 @@ cli_result parse_cli(int argc, const char* const* argv) {
       ->check(CLI::Range(1, 10000));
   add_override_flags(*ensure, cmd.flags);
 
+  CLI::App* config = app.add_subcommand("config", "Inspect a config file");
+  config->require_subcommand(1);
+  CLI::App* check = config->add_subcommand(
+      "check",
+      "Validate a config as `run` would (environment and flags included), connecting to "
+      "nothing: exit 0, or 2 naming the first key that cannot work");
+  check->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
+      ->type_name("PATH");
+  add_override_flags(*check, cmd.flags);
+  add_admin_flag(*check, cmd.flags);
+
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
   cli_result result;
@@ -220,9 +231,9 @@ cli_result parse_cli(int argc, const char* const* argv) {
     if (app.get_subcommands().empty()) {
       const auto extras = app.remaining();
       result.message = extras.empty() ? "courier: a command is required: run, demo, "
-                                        "topics or version"
+                                        "topics, config or version"
                                       : "courier: unknown command '" + extras.front() +
-                                            "'; expected run, demo, topics or version";
+                                            "'; expected run, demo, topics, config or version";
     }
     return result;
   }
@@ -232,6 +243,8 @@ cli_result parse_cli(int argc, const char* const* argv) {
     cmd.what = cli_command::kind::demo;
   } else if (ensure->parsed()) {
     cmd.what = cli_command::kind::topics_ensure;
+  } else if (check->parsed()) {
+    cmd.what = cli_command::kind::config_check;
   } else if (version->parsed()) {
     cmd.what = cli_command::kind::version;
   }
@@ -244,6 +257,7 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   switch (cmd.what) {
     case cli_command::kind::run:
     case cli_command::kind::topics_ensure:
+    case cli_command::kind::config_check:
       cfg = load_config_file(cmd.config_path);
       break;
     case cli_command::kind::demo:

@@ -26,9 +26,9 @@ struct demo_options {
 };
 
 struct cli_command {
-  enum class kind { run, demo, topics_ensure, version };
+  enum class kind { run, demo, topics_ensure, config_check, version };
   kind what = kind::run;
-  // run: --config, relative to the working directory.
+  // run, topics ensure, config check: --config, relative to the working directory.
   std::filesystem::path config_path = "topology/courier.json";
   demo_options demo;
   // topics ensure: partitions of a source topic that does not exist yet.
@@ -52,11 +52,12 @@ struct cli_result {
 // The demo route's URL until the demo knows its in-process webhook's port.
 inline constexpr std::string_view demo_webhook_placeholder = "http://127.0.0.1:0/deliver";
 
-// Parses the `courier` command line: `run`, `demo` or `version`, plus the
+// Parses the `courier` command line: `run`, `demo`, `topics ensure`, `config check` or
+// `version`, plus the
 // global --log-level and --log-format. Never throws and never prints.
 cli_result parse_cli(int argc, const char* const* argv);
 
-// run: the --config file; demo: one built-in route "shipments" on
+// run, topics ensure and config check: the --config file; demo: one built-in route "shipments" on
 // brew.shipments.v1 with demo_webhook_placeholder as URL, signing with X-Signature
 // ("demo-secret") and Standard Webhooks (a demo whsec_ secret). Then environment
 // overrides, then flags (flags win), then validate(). Throws config_error.

@@ -2,7 +2,8 @@
 # The module lists are enforced, not advisory (issue 8): in a copy of the tree, configuring
 # must fail loudly
 #   1. when a module's CMakeLists.txt no longer lists one of its sources, naming the file;
-#   2. when a module includes a header of a module it does not declare in USES, naming both;
+#   2. when a module includes a header of a module it does not declare in USES, naming both
+#      (core/flow including actors/; topology including demo/);
 # and must succeed on the unchanged copy. Usage: check_module_lists.sh <repository root>
 set -uo pipefail
 root=${1:?usage: check_module_lists.sh <repository root>}
@@ -26,8 +27,9 @@ configure "$work/clean" "$work/clean.log" || fail "the unchanged tree does not c
 
 # 1. core/model stops listing record.cpp.
 copy_tree "$work/unlisted"
-sed -i 's/SOURCES record.cpp idempotency_key.cpp/SOURCES idempotency_key.cpp/' "$work/unlisted/core/model/CMakeLists.txt"
-grep -q 'SOURCES idempotency_key.cpp)' "$work/unlisted/core/model/CMakeLists.txt" || fail "could not edit core/model's list"
+sed -i 's/ record\.cpp//' "$work/unlisted/core/model/CMakeLists.txt"
+grep -q 'courier_module(model' "$work/unlisted/core/model/CMakeLists.txt" &&
+  ! grep -q 'record\.cpp' "$work/unlisted/core/model/CMakeLists.txt" || fail "could not edit core/model's list"
 if configure "$work/unlisted" "$work/unlisted.log"; then
   fail "a source left out of core/model's list configured silently"
 elif ! grep -q 'core/model/record.cpp' "$work/unlisted.log"; then
@@ -41,6 +43,16 @@ if configure "$work/upward" "$work/upward.log"; then
   fail "core/flow including actors/ configured silently"
 elif ! grep -q "module 'actors'" "$work/upward.log"; then
   fail "the error does not name the undeclared module: $(tail -5 "$work/upward.log")"
+fi
+
+# 3. the wiring includes the demo (an arrow up the house: topology sits below demo and app).
+copy_tree "$work/wiring"
+sed -i 's|#include "topology/pipeline.hpp"|#include "topology/pipeline.hpp"\n#include "demo/demo.hpp"|' "$work/wiring/topology/pipeline.cpp"
+grep -q '#include "demo/demo.hpp"' "$work/wiring/topology/pipeline.cpp" || fail "could not edit topology/pipeline.cpp"
+if configure "$work/wiring" "$work/wiring.log"; then
+  fail "topology including demo/ configured silently"
+elif ! grep -q "module 'demo'" "$work/wiring.log"; then
+  fail "the error does not name the demo module: $(tail -5 "$work/wiring.log")"
 fi
 
 ((failures == 0)) && echo "check_module_lists: OK"

@@ -72,8 +72,8 @@ grep -iE '^[[:space:]]*RUN[[:space:]]' <<<"$build_stage" | grep -qE 'cmake --pre
   fail "the build stage does not configure with 'cmake --preset release -DCOURIER_BUILD_TESTS=OFF'"
 grep -iE '^[[:space:]]*RUN[[:space:]]' <<<"$build_stage" | grep -qE 'cmake --build --preset release --target courier mock_webhook' ||
   fail "the build stage does not build 'cmake --build --preset release --target courier mock_webhook'"
-deps_packages=$(sed -n '/^packages=(/,/^)/p' "$deps_script" | sed -e '1d;$d' -e 's/#.*//' | tr -s ' \t' '\n' | sed '/^$/d')
-[[ -n $deps_packages ]] || die "could not read the packages=( ... ) list of scripts/install-deps.sh"
+deps_packages=$(sed -n '/^build_packages=(/,/^)/p' "$deps_script" | sed -e '1d;$d' -e 's/#.*//' | tr -s ' \t' '\n' | sed '/^$/d')
+[[ -n $deps_packages ]] || die "could not read the build_packages=( ... ) list of scripts/install-deps.sh"
 # The build stage installs through the script only: no apt-get install of its own.
 build_installs=$(grep -E 'apt(-get)?[[:space:]]+(-[^[:space:]]+[[:space:]]+)*install' <<<"$build_stage")
 [[ -z $build_installs ]] ||

@@ -43,7 +43,7 @@
 #   BENCH_SCRAPE      when set, courier's admin listener is on (127.0.0.1:19464) and /metrics
 #                     and /state are scraped every second during each run, as Prometheus and
 #                     an operator would: the cost of observability shows in the figures
-#   COURIER_BIN       courier (default build/release/topology/courier)
+#   COURIER_BIN       courier (default build/release/app/courier)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bench_name=bench
@@ -83,7 +83,7 @@ records_for() {  # records_for LATENCY_MS MAX_IN_FLIGHT
 }
 
 bench_work=$(mktemp -d "${TMPDIR:-/tmp}/courier-bench-XXXXXX")
-bench_courier=${COURIER_BIN:-build/release/topology/courier}
+bench_courier=${COURIER_BIN:-build/release/app/courier}
 bench_setup_env
 trap bench_cleanup EXIT
 bench_need nginx kcat wrk openssl

@@ -22,7 +22,7 @@ source tools/bench/lib.sh
 records=${1:-50000}
 latency_ms=${2:-20}
 bench_work=$(mktemp -d "${TMPDIR:-/tmp}/courier-bench-XXXXXX")
-bench_courier=${COURIER_BIN:-build/release/topology/courier}
+bench_courier=${COURIER_BIN:-build/release/app/courier}
 bench_setup_env
 trap bench_cleanup EXIT
 

@@ -64,7 +64,7 @@ bench_is_uint "$outage" 0 600 || bench_die "OUTAGE_SECONDS: 0..600, not '$outage
 bench_is_uint "$partitions" 1 256 || bench_die "PACED_PARTITIONS: 1..256, not '$partitions'"
 
 bench_work=$(mktemp -d "${TMPDIR:-/tmp}/courier-paced-XXXXXX")
-bench_courier=${COURIER_BIN:-build/release/topology/courier}
+bench_courier=${COURIER_BIN:-build/release/app/courier}
 bench_setup_env
 trap bench_cleanup EXIT
 bench_need nginx kcat python3 curl

@@ -63,6 +63,12 @@ int main(int argc, char** argv) {
         return 0;
       case cli_command::kind::run:
         return courier::topology::run_service(checked_config(cmd));
+      case cli_command::kind::config_check: {
+        const auto cfg = checked_config(cmd);
+        std::printf("courier: %s: valid (%zu route%s)\n", cmd.config_path.string().c_str(),
+                    cfg.routes.size(), cfg.routes.size() == 1 ? "" : "s");
+        return 0;
+      }
       case cli_command::kind::topics_ensure:
         return courier::topology::run_topics_ensure(checked_config(cmd), cmd.source_partitions);
       case cli_command::kind::demo:
