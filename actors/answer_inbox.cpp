@@ -4,7 +4,7 @@
 
 namespace courier::actors {
 
-void push_answer(const std::shared_ptr<answer_sink>& sink, attempt_result r) {
+void push_answer(const std::shared_ptr<answer_sink>& sink, attempt_answer r) {
   const std::size_t wake_at = sink->gather.count() > 0 ? answers_that_wake_the_pool : 1;
   const auto pushed = sink->inbox.push(std::move(r), wake_at);
   switch (pushed.next) {

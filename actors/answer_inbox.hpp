@@ -13,6 +13,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
+#include "core/delivery/attempt_policy.hpp"
 
 namespace courier::actors {
 
@@ -39,7 +40,7 @@ class answer_inbox {
   // answer's push never comes first.
   void expect() { unanswered_.fetch_add(1, std::memory_order_relaxed); }
 
-  pushed push(attempt_result r, std::size_t wake_at) {
+  pushed push(attempt_answer r, std::size_t wake_at) {
     // An answer nobody expect()ed (a test's) counts as the last too.
     const bool last = unanswered_.fetch_sub(1, std::memory_order_relaxed) <= 1;
     std::lock_guard<std::mutex> lock{mutex_};
@@ -67,7 +68,7 @@ class answer_inbox {
 
   // Everything that arrived, into `taken` (emptied first). The two vectors trade places, so
   // each keeps its capacity: a burst is not pushed into a vector grown afresh from nothing.
-  void take(std::vector<attempt_result>& taken) {
+  void take(std::vector<attempt_answer>& taken) {
     taken.clear();
     std::lock_guard<std::mutex> lock{mutex_};
     items_.swap(taken);
@@ -77,7 +78,7 @@ class answer_inbox {
 
  private:
   std::mutex mutex_;
-  std::vector<attempt_result> items_;
+  std::vector<attempt_answer> items_;
   bool woken_ = false;                       // the pool was sent answers_atom and has not taken yet
   std::uint64_t batch_ = 0;                  // taken batches so far
   std::atomic<std::int64_t> unanswered_{0};  // attempts posted and not pushed yet
@@ -107,6 +108,6 @@ struct answer_sink {
 // From an attempt's completion: into the inbox, and the pool woken as the inbox's rule says.
 // A later wake-up waits on the calling io thread's own timer (http::defer_on_this_io_thread);
 // on any other thread it is done at once.
-void push_answer(const std::shared_ptr<answer_sink>& sink, attempt_result r);
+void push_answer(const std::shared_ptr<answer_sink>& sink, attempt_answer r);
 
 }  // namespace courier::actors

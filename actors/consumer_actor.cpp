@@ -64,7 +64,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       const auto now = unix_now_ms();
       // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
       for (const auto& o : outcomes) {
-        s.core->complete(partition_id{o.topic, o.partition}, o.offset, to_completion(o.kind), now);
+        s.core->complete(partition_id{o.topic, o.partition}, o.offset, o.kind, now);
       }
       publish(self);
       if (s.waiting_for_room && s.core->refill_due()) {

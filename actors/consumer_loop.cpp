@@ -89,18 +89,6 @@ void publish(self_ptr self) {
   }
 }
 
-completion to_completion(outcome_kind k) {
-  switch (k) {
-    case outcome_kind::delivered:
-      return completion::delivered;
-    case outcome_kind::retried:
-      return completion::retried;
-    case outcome_kind::dead_lettered:
-      return completion::dead_lettered;
-  }
-  return completion::delivered;
-}
-
 void close_consumer(self_ptr self) {
   auto& st = self->state;
   if (st.closed) {

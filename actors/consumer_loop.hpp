@@ -21,8 +21,6 @@ std::string name_of(const partition_id& p);
 // and the partitions' statuses when a pause changed (else at most once a second).
 void publish(self_ptr self);
 
-completion to_completion(outcome_kind k);
-
 // Stores every commit point, closes librdkafka's consumer (leaving the group) and quits.
 void close_consumer(self_ptr self);
 // Draining and nothing handed out any more: close.

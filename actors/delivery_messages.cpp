@@ -27,10 +27,8 @@ signing_settings signing_of(route_config& route) {
 
 attempt_policy_settings settings_of(route_config route) {
   attempt_policy_settings s;
+  s.topics = topics_of(route);
   s.route = std::move(route.name);
-  s.source_topic = std::move(route.topic);
-  s.retry_tiers = std::move(route.retry_tiers);
-  s.dlq_topic = std::move(route.dlq_topic);
   s.content_type = std::move(route.content_type);
   s.signing = signing_of(route);
   s.backoff = backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
@@ -46,44 +44,20 @@ attempt_policy_settings settings_of(route_config route) {
   return s;
 }
 
-attempt_result to_attempt_result(std::uint64_t id, const http::response& r,
-                                 std::chrono::nanoseconds duration) {
-  attempt_result out;
-  out.duration_ns = duration.count();
+attempt_answer answer_of(std::uint64_t id, const http::response& r,
+                         std::chrono::nanoseconds duration) {
+  attempt_answer out;
   out.delivery_id = id;
   out.status = r.status;
-  out.transport = static_cast<std::uint8_t>(r.error);
+  out.transport = r.error;
   out.error_message = r.error_message;
-  out.has_retry_after = r.retry_after.has_value();
-  out.retry_after = r.retry_after.value_or(std::string{});
+  out.retry_after = r.retry_after;
   // Only a failure's body travels on (into the retry headers): a 2xx's is not copied.
   if (r.status < 200 || r.status >= 300) {
     out.body = r.body.substr(0, max_header_value);
   }
+  out.duration = duration;
   return out;
-}
-
-attempt_answer to_answer(const attempt_result& r) {
-  return attempt_answer{
-    r.delivery_id,
-    r.status,
-    static_cast<transport_error>(r.transport),
-    r.error_message,
-    r.has_retry_after ? std::optional<std::string>{r.retry_after} : std::nullopt,
-    r.body,
-    std::chrono::nanoseconds{r.duration_ns}};
-}
-
-outcome_kind to_outcome_kind(attempt_policy::outcome how) {
-  switch (how) {
-    case attempt_policy::outcome::delivered:
-      return outcome_kind::delivered;
-    case attempt_policy::outcome::retried:
-      return outcome_kind::retried;
-    case attempt_policy::outcome::dead_lettered:
-      return outcome_kind::dead_lettered;
-  }
-  return outcome_kind::delivered;
 }
 
 void publish(delivery_pool_state& st) {

@@ -20,13 +20,10 @@ signing_settings signing_of(route_config& route);
 // The route's settings as the attempt policy takes them.
 attempt_policy_settings settings_of(route_config route);
 
-// On the HTTP client's thread: what travels back to the actor (the body capped for headers).
-attempt_result to_attempt_result(std::uint64_t id, const http::response& r,
-                                 std::chrono::nanoseconds duration);
-
-attempt_answer to_answer(const attempt_result& r);
-
-outcome_kind to_outcome_kind(attempt_policy::outcome how);
+// On the HTTP client's thread: the attempt's answer as the policy takes it (a failure's body
+// capped for the retry headers; a 2xx's not copied).
+attempt_answer answer_of(std::uint64_t id, const http::response& r,
+                         std::chrono::nanoseconds duration);
 
 // Adds what the policy counted since the last event to the route's metrics.
 void publish(delivery_pool_state& st);

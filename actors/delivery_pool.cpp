@@ -23,9 +23,7 @@ struct shell {
     const auto id = a.id;
     self->request(self->state.breaker, caf::infinite, permit_atom::value)
       .then([s = self, id](const breaker_permit& p) {
-        carry_out(s,
-                  s->state.policy->on_permit(id, attempt_permit{p.granted, p.probe, p.generation},
-                                             std::chrono::system_clock::now()));
+        carry_out(s, s->state.policy->on_permit(id, p, std::chrono::system_clock::now()));
       });
   }
 
@@ -36,7 +34,7 @@ struct shell {
       std::move(a.request), [sink = self->state.sink, id = a.id, started](const http::response& r) {
         const auto took = std::chrono::steady_clock::now() - started;
         sink->metrics->request_seconds.observe(std::chrono::duration<double>(took).count());
-        push_answer(sink, to_attempt_result(id, r, took));
+        push_answer(sink, answer_of(id, r, took));
       });
   }
 
@@ -75,7 +73,7 @@ struct shell {
   }
 
   void operator()(policy::report_outcome& a) const {
-    if (a.how == policy::outcome::delivered && a.record_timestamp_ms > 0) {
+    if (a.how == delivery_end::delivered && a.record_timestamp_ms > 0) {
       const auto now_ms = unix_now_ms();
       // A producer's clock ahead of ours is not a negative latency.
       self->state.metrics->delivery_seconds.observe(
@@ -91,9 +89,8 @@ struct shell {
     if (to == st.outbox.end()) {
       to = st.outbox.emplace(st.outbox.end(), it->second, outcome_batch{});
     }
-    to->second.push_back(delivery_outcome{std::move(a.topic), a.partition, a.offset,
-                                          to_outcome_kind(a.how), a.attempts, a.status,
-                                          std::move(a.error_class)});
+    to->second.push_back(delivery_outcome{std::move(a.topic), a.partition, a.offset, a.how,
+                                          a.attempts, a.status, std::move(a.error_class)});
     st.consumers.erase(it);
   }
 
@@ -193,7 +190,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
       policy::actions todo;
       self->state.sink->inbox.take(self->state.answers);
       for (const auto& r : self->state.answers) {
-        append(todo, self->state.policy->on_answer(to_answer(r), at));
+        append(todo, self->state.policy->on_answer(r, at));
       }
       carry_out(self, std::move(todo));
     },

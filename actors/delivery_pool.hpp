@@ -31,7 +31,7 @@ struct delivery_pool_state {
   // Outcomes decided by the current event, per consumer, sent as one batch at its end.
   std::vector<std::pair<caf::actor, outcome_batch>> outbox;
   std::shared_ptr<answer_sink> sink;    // where the io thread leaves the answers
-  std::vector<attempt_result> answers;  // the latest take of the inbox; keeps its capacity
+  std::vector<attempt_answer> answers;  // the latest take of the inbox; keeps its capacity
   std::shared_ptr<route_metrics> metrics;
   attempt_policy::counters published;  // the policy's counters as far as `metrics` has them
   std::string route;

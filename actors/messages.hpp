@@ -11,6 +11,8 @@
 
 #include "core/delivery/breaker.hpp"
 #include "core/flow/partition_pauses.hpp"
+#include "core/model/breaker_permit.hpp"
+#include "core/model/delivery_end.hpp"
 #include "core/model/record.hpp"
 
 namespace courier {
@@ -40,24 +42,21 @@ typename Inspector::result_type inspect(Inspector& f, record& x) {
            x.headers, x.timestamp_ms, restore_key);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, breaker_permit& x) {
+  return f(caf::meta::type_name("breaker_permit"), x.granted, x.probe, x.generation);
+}
+
 }  // namespace courier
 
 namespace courier::actors {
 
 // How a record's delivery ended, as the delivery pool reports it to the record's consumer.
-enum class outcome_kind : std::uint8_t {
-  delivered,      // the receiver answered 2xx
-  retried,        // the broker acknowledged it in the next retry tier
-  dead_lettered,  // the broker acknowledged it in the DLQ
-};
-
-std::string to_string(outcome_kind k);
-
 struct delivery_outcome {
   std::string topic;
   std::int32_t partition = 0;
   std::int64_t offset = 0;
-  outcome_kind kind = outcome_kind::delivered;
+  delivery_end kind = delivery_end::delivered;
   std::int32_t attempts = 0;
   std::int32_t status = 0;
   std::string error_class;
@@ -73,18 +72,6 @@ typename Inspector::result_type inspect(Inspector& f, delivery_outcome& x) {
 // poll turn, the outcomes one event of the pool decided (one message per batch, not per record).
 using record_batch = std::vector<record>;
 using outcome_batch = std::vector<delivery_outcome>;
-
-// The breaker's answer to a permit request.
-struct breaker_permit {
-  bool granted = false;
-  bool probe = false;  // granted in Half-Open: the result decides the breaker's next state
-  std::uint64_t generation = 0;  // the breaker's; the outcome of this attempt carries it back
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, breaker_permit& x) {
-  return f(caf::meta::type_name("breaker_permit"), x.granted, x.probe, x.generation);
-}
 
 struct breaker_change {
   std::string route;
@@ -145,32 +132,13 @@ typename Inspector::result_type inspect(Inspector& f, produce_blocked& x) {
 using courier::pause_reason;
 using courier::to_string;
 
-// One finished HTTP attempt, handed back to the delivery pool from the HTTP client's thread
-// through its answer_inbox.
-struct attempt_result {
-  std::uint64_t delivery_id = 0;
-  std::int32_t status = 0;
-  std::uint8_t transport = 0;  // courier::transport_error
-  std::string error_message;
-  std::string retry_after;
-  bool has_retry_after = false;
-  std::string body;              // the receiver's answer, as far as the client read it
-  std::int64_t duration_ns = 0;  // from the request handed to the client to its answer
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
-  return f(caf::meta::type_name("attempt_result"), x.delivery_id, x.status, x.transport,
-           x.error_message, x.retry_after, x.has_retry_after, x.body, x.duration_ns);
-}
-
 }  // namespace courier::actors
 
 CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
 
   CAF_ADD_TYPE_ID(courier, (courier::record))
   CAF_ADD_TYPE_ID(courier, (courier::actors::delivery_outcome))
-  CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_permit))
+  CAF_ADD_TYPE_ID(courier, (courier::breaker_permit))
   CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_change))
   CAF_ADD_TYPE_ID(courier, (courier::pause_reason))
   CAF_ADD_TYPE_ID(courier, (courier::actors::dispatch_request))

@@ -29,7 +29,6 @@ namespace courier::demo {
 using topology::demo_options;
 using topology::pipeline;
 using topology::pipeline_options;
-using topology::dlq_topic_of;
 using topology::required_topics;
 namespace {
 
@@ -215,7 +214,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
     tally.trips = metrics.breaker_trips;
     tally.pauses = metrics.pauses;
     tally.moved_to_tiers = metrics.retried_to_tier;
-    const auto dlq = read_topic(cfg.kafka.brokers, dlq_topic_of(route), metrics.dead_lettered,
+    const auto dlq = read_topic(cfg.kafka.brokers, topics_of(route).dlq, metrics.dead_lettered,
                                 std::chrono::seconds{30});
     std::set<std::string> delivered;
     for (const auto& a : receiver.arrivals()) {

@@ -69,7 +69,8 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     auto& g = routes_.emplace_back();
     g.name = route.name;
     g.topic = route.topic;
-    g.dlq_topic = dlq_topic_of(route);
+    const auto topics = topics_of(route);
+    g.dlq_topic = topics.dlq;
     g.metrics = std::make_shared<actors::route_metrics>(
         std::chrono::duration<double>(route.http.timeout).count());
     g.client = std::make_shared<http::client>(io_.contexts(), http::parse_endpoint(route.url),
@@ -84,10 +85,10 @@ void pipeline::spawn_graph(const courier_config& cfg) {
 
     actors::consumer_actor_settings cs;
     cs.kafka = route_consumer_settings(cfg.kafka, route);
-    cs.core.gated_topics = {cs.kafka.topics.begin() + 1, cs.kafka.topics.end()};
-    for (const auto delay : route.retry_tiers) {
-      cs.core.longest_retry_delay = std::max(cs.core.longest_retry_delay, delay);
+    for (const auto& tier : topics.tiers) {
+      cs.core.gated_topics.insert(tier.topic);
     }
+    cs.core.longest_retry_delay = topics.longest_delay();
     cs.route = route.name;
     cs.core.max_in_flight = route.max_in_flight;
     cs.core.max_in_flight_per_partition = route.max_in_flight_per_partition;

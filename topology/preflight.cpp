@@ -88,7 +88,7 @@ void check_routes_apart(const courier_config& cfg) {
   std::map<std::string, std::size_t> consumed_by;  // topic -> the route consuming it
   for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
     const auto& route = cfg.routes[i];
-    for (const auto& topic : route_topics_to_consume(route)) {
+    for (const auto& topic : topics_of(route).consumed()) {
       const auto [it, fresh] = consumed_by.emplace(topic, i);
       if (!fresh) {
         throw config_error{
@@ -100,7 +100,7 @@ void check_routes_apart(const courier_config& cfg) {
     }
   }
   for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
-    const auto dlq = dlq_topic_of(cfg.routes[i]);
+    const auto dlq = topics_of(cfg.routes[i]).dlq;
     if (const auto it = consumed_by.find(dlq); it != consumed_by.end()) {
       throw config_error{"routes[" + std::to_string(i) + "].dlq_topic",
                          "\"" + dlq + "\" is a source or retry topic of route \"" +
@@ -159,7 +159,7 @@ http::tls_settings tls_settings_of(const tls_config& tls) {
 kafka::consumer_settings route_consumer_settings(const kafka_config& kafka,
                                                  const route_config& route) {
   auto s = consumer_settings_of(kafka);
-  s.topics = route_topics_to_consume(route);
+  s.topics = topics_of(route).consumed();
   // Every route's consumer joins the one group: a static member id must differ between them, or
   // the broker fences all but one (FENCED_INSTANCE_ID).
   if (const auto it = s.extra.find("group.instance.id"); it != s.extra.end()) {

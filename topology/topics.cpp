@@ -10,7 +10,6 @@
 #include "core/kafka/error.hpp"
 #include "core/kafka/max_message_bytes.hpp"
 #include "core/retry/header_allowance.hpp"
-#include "core/retry/retry_tiers.hpp"
 
 namespace courier::topology {
 namespace {
@@ -87,25 +86,12 @@ kafka::cluster cluster_of(const courier_config& cfg) {
   return {cfg.kafka.brokers, kafka::connection_properties(cfg.kafka.properties)};
 }
 
-std::vector<std::string> route_topics_to_consume(const route_config& route) {
-  std::vector<std::string> topics{route.topic};
-  for (const auto delay : route.retry_tiers) {
-    topics.push_back(tier_topic(route.topic, delay));
-  }
-  return topics;
-}
-
-std::string dlq_topic_of(const route_config& route) {
-  return route.dlq_topic.empty() ? default_dlq_topic(route.topic) : route.dlq_topic;
-}
-
 std::vector<std::string> required_topics(const courier_config& cfg) {
   std::vector<std::string> out;
   for (const auto& route : cfg.routes) {
-    for (auto& t : route_topics_to_consume(route)) {
+    for (auto& t : topics_of(route).all()) {
       out.push_back(std::move(t));
     }
-    out.push_back(dlq_topic_of(route));
   }
   return out;
 }
@@ -135,10 +121,7 @@ ensure_report ensure_topics_report(const courier_config& cfg, int source_partiti
     // The effective value: the topic's override, else the broker's default.
     const std::int64_t needed =
         tier_max_message_bytes(kafka::max_message_bytes(brokers, route.topic, timeout));
-    auto derived = route_topics_to_consume(route);
-    derived.erase(derived.begin());
-    derived.push_back(dlq_topic_of(route));
-    for (const auto& t : derived) {
+    for (const auto& t : topics_of(route).onward()) {
       topic_size size;
       size.topic = t;
       size.source = route.topic;

@@ -17,13 +17,8 @@ namespace courier::topology {
 // connection properties (security, SASL, SSL) of kafka.properties.
 kafka::cluster cluster_of(const courier_config& cfg);
 
-// The route's source topic first, then its retry tiers in order.
-std::vector<std::string> route_topics_to_consume(const route_config& route);
-
-// The DLQ topic of a route (configured, or derived from its source topic).
-std::string dlq_topic_of(const route_config& route);
-
-// Every topic the configuration needs: each route's source, tiers and DLQ.
+// Every topic the configuration needs: each route's source, tiers and DLQ (topics_of, in
+// core/config, names a route's topics).
 std::vector<std::string> required_topics(const courier_config& cfg);
 
 // The required topics the broker does not have.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/config/config_key.hpp"
+#include "core/retry/retry_tiers.hpp"
 
 namespace courier {
 namespace {
@@ -90,6 +91,10 @@ std::string_view to_string(idempotency_key_format f) {
 bool signs_with(const route_config& r, signing_scheme s) {
   return std::find(r.signing.schemes.begin(), r.signing.schemes.end(), s) !=
          r.signing.schemes.end();
+}
+
+route_topics topics_of(const route_config& r) {
+  return route_topics_named(r.topic, r.retry_tiers, r.dlq_topic);
 }
 
 config_error::config_error(std::string key, std::string problem)

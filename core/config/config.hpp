@@ -14,6 +14,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/model/route_topics.hpp"
+
 namespace courier {
 
 struct breaker_config {
@@ -209,6 +211,10 @@ std::vector<std::string> read_secret_lines(const std::string& path, const std::s
 
 // Whether the route signs with `s`.
 bool signs_with(const route_config& r, signing_scheme s);
+
+// The route's topics: its source, a retry tier per retry_tiers delay, its DLQ (dlq_topic, or the
+// default one). The one place a route's topics are named from its config.
+route_topics topics_of(const route_config& r);
 
 // Whether validate() insists on the secrets: `courier topics ensure` sends nothing, so it
 // needs none (but a secret that is given must still be well-formed).

@@ -53,12 +53,6 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
   if (settings_.adaptive) {
     limit_.emplace(*settings_.adaptive);
   }
-  if (settings_.dlq_topic.empty()) {
-    settings_.dlq_topic = default_dlq_topic(settings_.source_topic);
-  }
-  for (const auto delay : settings_.retry_tiers) {
-    tier_topics_.push_back(tier_topic(settings_.source_topic, delay));
-  }
 }
 
 // While the breaker is known Closed and has been told no failure since the last success, a
@@ -95,7 +89,7 @@ attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const attempt_permit& permit,
+attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const breaker_permit& permit,
                                                   time_point now) {
   actions out;
   auto it = pending_.find(id);
@@ -188,7 +182,7 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
     case answer_verdict::delivered:
       tell_breaker(true, d, out);
       ++counters_.delivered;
-      finish(id, outcome::delivered, a.status, {}, out);
+      finish(id, delivery_end::delivered, a.status, {}, out);
       return out;
     case answer_verdict::endpoint_failure:
       hold(id, d, a, klass, now, out);
@@ -276,7 +270,7 @@ attempt_policy::actions attempt_policy::on_onward_acked(std::uint64_t id) {
   } else {
     ++counters_.dead_lettered;
   }
-  finish(id, d.to_tier ? outcome::retried : outcome::dead_lettered, d.final_status,
+  finish(id, d.to_tier ? delivery_end::retried : delivery_end::dead_lettered, d.final_status,
          std::move(d.final_error_class), out);
   return out;
 }
@@ -492,8 +486,8 @@ void attempt_policy::route_onward(std::uint64_t id, delivery& d, bool permanent,
                                   time_point now, actions& out) {
   d.moving_on = true;
   const auto now_ms = to_ms(now);
-  auto dest = next_destination(tier_of(d.rec.topic), permanent, settings_.retry_tiers,
-                               settings_.source_topic, settings_.dlq_topic);
+  auto dest =
+      next_destination(settings_.topics.tier_index(d.rec.topic), permanent, settings_.topics);
   failure_info f;
   f.error_class = error_class;
   f.error_message = failure_message(a);
@@ -524,7 +518,7 @@ void attempt_policy::route_onward(std::uint64_t id, delivery& d, bool permanent,
   out.emplace_back(produce_onward{id, std::move(dest), std::move(onward)});
 }
 
-void attempt_policy::finish(std::uint64_t id, outcome how, int status, std::string error_class,
+void attempt_policy::finish(std::uint64_t id, delivery_end how, int status, std::string error_class,
                             actions& out) {
   auto it = pending_.find(id);
   const auto& d = it->second;
@@ -542,16 +536,6 @@ void attempt_policy::forget(std::unordered_map<std::uint64_t, delivery>::iterato
     by_coordinates_.erase(at);
   }
   pending_.erase(it);
-}
-
-// The tier a record was fetched from, or -1 for the route's source topic.
-int attempt_policy::tier_of(const std::string& topic) const {
-  for (std::size_t i = 0; i < tier_topics_.size(); ++i) {
-    if (topic == tier_topics_[i]) {
-      return static_cast<int>(i);
-    }
-  }
-  return -1;
 }
 
 }  // namespace courier

@@ -36,16 +36,17 @@
 #include "core/delivery/delivery_request.hpp"
 #include "core/http/client.hpp"  // http::request
 #include "core/http/transport_error.hpp"
+#include "core/model/breaker_permit.hpp"
+#include "core/model/delivery_end.hpp"
 #include "core/model/record.hpp"
+#include "core/model/route_topics.hpp"
 #include "core/retry/retry_tiers.hpp"
 
 namespace courier {
 
 struct attempt_policy_settings {
-  std::string route;         // the route's name, for the retry headers and log lines
-  std::string source_topic;  // the route's topic; its tiers are named after it
-  std::vector<std::chrono::milliseconds> retry_tiers;
-  std::string dlq_topic;  // empty: default_dlq_topic(source_topic)
+  std::string route;    // the route's name, for the retry headers and log lines
+  route_topics topics;  // its source, retry tiers and DLQ
   std::string content_type = "application/json";
   signing_settings signing;
   backoff_policy backoff;
@@ -64,13 +65,6 @@ struct attempt_answer {
   std::optional<std::string> retry_after;  // the receiver's Retry-After header
   std::string body;                        // the first bytes of the receiver's answer
   std::chrono::nanoseconds duration{0};    // from the request handed to the client to here
-};
-
-// The breaker's answer to a permit request.
-struct attempt_permit {
-  bool granted = false;
-  bool probe = false;  // granted in Half-Open: this delivery decides the breaker's next state
-  std::uint64_t generation = 0;
 };
 
 class attempt_policy {
@@ -99,13 +93,6 @@ class attempt_policy {
     bool to_tier = false;
     int final_status = 0;
     std::string final_error_class;
-  };
-
-  // How a record's delivery ended.
-  enum class outcome {
-    delivered,      // the receiver answered 2xx
-    retried,        // the broker acknowledged it in the next retry tier
-    dead_lettered,  // the broker acknowledged it in the DLQ
   };
 
   enum class log_level { debug, info, warn, error };
@@ -152,7 +139,7 @@ class attempt_policy {
     std::string topic;
     std::int32_t partition = 0;
     std::int64_t offset = 0;
-    outcome how = outcome::delivered;
+    delivery_end how = delivery_end::delivered;
     int attempts = 0;  // all attempts, held ones included
     int status = 0;
     std::string error_class;
@@ -202,7 +189,7 @@ class attempt_policy {
 
   // The breaker's answer to request_permit{id}. Denied: the record is parked until the breaker
   // leaves Open, spending nothing.
-  actions on_permit(std::uint64_t id, const attempt_permit& permit, time_point now);
+  actions on_permit(std::uint64_t id, const breaker_permit& permit, time_point now);
 
   // The answer to post_attempt{answer.delivery_id}.
   actions on_answer(const attempt_answer& answer, time_point now);
@@ -270,20 +257,19 @@ class attempt_policy {
                const std::string& error_class, time_point now, actions& out);
   void route_onward(std::uint64_t id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out);
-  void finish(std::uint64_t id, outcome how, int status, std::string error_class, actions& out);
+  void finish(std::uint64_t id, delivery_end how, int status, std::string error_class,
+              actions& out);
   void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false,
                     std::chrono::milliseconds retry_after = std::chrono::milliseconds{0});
   actions answer(const attempt_answer& a, time_point now);
   void sample_limit(const attempt_answer& a, time_point now);
   void release_slots(time_point now, actions& out);
   void forget(std::unordered_map<std::uint64_t, delivery>::iterator it);
-  [[nodiscard]] int tier_of(const std::string& topic) const;
 
   attempt_policy_settings settings_;
   request_signing signing_;
   full_jitter_backoff backoff_;
   answer_judge judge_;
-  std::vector<std::string> tier_topics_;  // tier_topic(source, delay) of each tier, in order
   std::unordered_map<std::uint64_t, delivery> pending_;
   std::unordered_map<coordinates, std::uint64_t, coordinates_hash> by_coordinates_;
   std::deque<std::uint64_t> parked_;  // waiting for the breaker to leave Open

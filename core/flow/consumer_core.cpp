@@ -129,7 +129,7 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   return result;
 }
 
-bool consumer_core::complete(const partition_id& p, std::int64_t offset, completion how,
+bool consumer_core::complete(const partition_id& p, std::int64_t offset, delivery_end how,
                              std::int64_t now_ms) {
   if (auto o = orphans_.find(p); o != orphans_.end()) {
     if (auto copy = o->second.find(offset); copy != o->second.end()) {
@@ -154,13 +154,13 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, complet
   --tracked_;
   auto& account = accounts_[p];
   switch (how) {
-    case completion::delivered:
+    case delivery_end::delivered:
       ++account.delivered;
       break;
-    case completion::retried:
+    case delivery_end::retried:
       ++account.retried;
       break;
-    case completion::dead_lettered:
+    case delivery_end::dead_lettered:
       ++account.dead_lettered;
       break;
   }

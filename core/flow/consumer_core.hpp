@@ -14,6 +14,7 @@
 #include "core/flow/head_of_line.hpp"
 #include "core/flow/offset_tracker.hpp"
 #include "core/flow/partition_pauses.hpp"
+#include "core/model/delivery_end.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
 
@@ -57,13 +58,6 @@ struct consumer_core_settings {
 // How far a tier record's due time may lie beyond now plus the longest retry delay: clocks of
 // courier instances set a little apart.
 constexpr std::chrono::milliseconds due_skew_allowance{5 * 60 * 1000};
-
-// How the delivery pool finished a record.
-enum class completion : std::uint8_t {
-  delivered,      // the receiver answered 2xx
-  retried,        // acknowledged in a retry tier
-  dead_lettered,  // acknowledged in the DLQ
-};
 
 // One partition's records since this consumer first had it. The identity
 // consumed = delivered + retried + dead_lettered + released + in flight holds at every step:
@@ -127,7 +121,7 @@ class consumer_core {
   // The delivery pool finished the record (delivered, or acknowledged in a tier or the DLQ).
   // False for one of a partition no longer assigned, one handed out before a revoke, or one
   // not in flight.
-  bool complete(const partition_id& p, std::int64_t offset, completion how, std::int64_t now_ms);
+  bool complete(const partition_id& p, std::int64_t offset, delivery_end how, std::int64_t now_ms);
 
   // Hands out overflow records while there is room, oldest first; a partition whose head was
   // among them has its head-of-line bound checked from `now_ms` on.

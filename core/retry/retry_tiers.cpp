@@ -1,6 +1,7 @@
 #include "core/retry/retry_tiers.hpp"
 
 #include <cstddef>
+#include <utility>
 
 #include "core/time/duration.hpp"
 
@@ -37,16 +38,25 @@ std::string default_dlq_topic(std::string_view source_topic) {
   return topic;
 }
 
-destination next_destination(int current_tier, bool permanent,
-                             const std::vector<std::chrono::milliseconds>& tiers,
-                             std::string_view source_topic, std::string_view dlq_topic) {
-  const int next = (current_tier < -1 ? -1 : current_tier) + 1;
-  if (permanent || static_cast<std::size_t>(next) >= tiers.size()) {
-    return destination{destination::kind::dlq, -1, std::string{dlq_topic},
-                       std::chrono::milliseconds{0}};
+route_topics route_topics_named(std::string source,
+                                const std::vector<std::chrono::milliseconds>& delays,
+                                std::string dlq) {
+  route_topics t;
+  for (const auto delay : delays) {
+    t.tiers.push_back(retry_tier{tier_topic(source, delay), delay});
   }
-  const auto delay = tiers[static_cast<std::size_t>(next)];
-  return destination{destination::kind::tier, next, tier_topic(source_topic, delay), delay};
+  t.dlq = dlq.empty() ? default_dlq_topic(source) : std::move(dlq);
+  t.source = std::move(source);
+  return t;
+}
+
+destination next_destination(int current_tier, bool permanent, const route_topics& topics) {
+  const int next = (current_tier < -1 ? -1 : current_tier) + 1;
+  if (permanent || static_cast<std::size_t>(next) >= topics.tiers.size()) {
+    return destination{destination::kind::dlq, -1, topics.dlq, std::chrono::milliseconds{0}};
+  }
+  const auto& tier = topics.tiers[static_cast<std::size_t>(next)];
+  return destination{destination::kind::tier, next, tier.topic, tier.delay};
 }
 
 }  // namespace courier

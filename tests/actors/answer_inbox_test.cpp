@@ -14,8 +14,8 @@ namespace {
 using actors::answer_inbox;
 using then = answer_inbox::then;
 
-actors::attempt_result answer(std::uint64_t id) {
-  actors::attempt_result r;
+attempt_answer answer(std::uint64_t id) {
+  attempt_answer r;
   r.delivery_id = id;
   r.status = 200;
   return r;
@@ -28,7 +28,7 @@ void expect(answer_inbox& inbox, int n) {
   }
 }
 
-std::vector<std::uint64_t> ids(const std::vector<actors::attempt_result>& rs) {
+std::vector<std::uint64_t> ids(const std::vector<attempt_answer>& rs) {
   std::vector<std::uint64_t> out;
   out.reserve(rs.size());
   for (const auto& r : rs) {
@@ -42,7 +42,7 @@ TEST(AnswerInbox, WakeAtOneWakesThePoolForTheFirstAnswerOfEachBatchOnly) {
   expect(inbox, 5);
   EXPECT_EQ(inbox.push(answer(1), 1).next, then::wake_now);
   EXPECT_EQ(inbox.push(answer(2), 1).next, then::nothing);
-  std::vector<actors::attempt_result> taken;
+  std::vector<attempt_answer> taken;
   inbox.take(taken);
   EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2}));
   EXPECT_EQ(inbox.push(answer(3), 1).next, then::wake_now);
@@ -58,7 +58,7 @@ TEST(AnswerInbox, TheFirstAnswerWaitsForMoreAndTheOneThatReachesWakeAtWakesThePo
   // The moment passes after the pool was woken: nobody wakes it twice.
   EXPECT_FALSE(inbox.due(first.batch));
   EXPECT_EQ(inbox.push(answer(4), 3).next, then::nothing);
-  std::vector<actors::attempt_result> taken;
+  std::vector<attempt_answer> taken;
   inbox.take(taken);
   EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2, 3, 4}));
 }
@@ -73,7 +73,7 @@ TEST(AnswerInbox, AFewAnswersWakeThePoolWhenTheirMomentIsDueOnce) {
   EXPECT_FALSE(inbox.due(first.batch));
   // Woken, not yet taken: more answers join the batch without another wake-up.
   EXPECT_EQ(inbox.push(answer(3), 16).next, then::nothing);
-  std::vector<actors::attempt_result> taken;
+  std::vector<attempt_answer> taken;
   inbox.take(taken);
   EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2, 3}));
 }
@@ -83,7 +83,7 @@ TEST(AnswerInbox, AnOldBatchsMomentDoesNotWakeThePoolForTheNextBatch) {
   expect(inbox, 10);
   const auto first = inbox.push(answer(1), 2);
   EXPECT_EQ(inbox.push(answer(2), 2).next, then::wake_now);
-  std::vector<actors::attempt_result> taken;
+  std::vector<attempt_answer> taken;
   inbox.take(taken);
   const auto second = inbox.push(answer(3), 2);
   EXPECT_EQ(second.next, then::wake_later);
@@ -100,7 +100,7 @@ TEST(AnswerInbox, TheLastUnansweredAttemptsAnswerWakesThePoolAtOnce) {
   EXPECT_EQ(inbox.push(answer(2), 16).next, then::nothing);
   EXPECT_EQ(inbox.push(answer(3), 16).next, then::wake_now) << "no more answers are coming";
   EXPECT_FALSE(inbox.due(first.batch));
-  std::vector<actors::attempt_result> taken;
+  std::vector<attempt_answer> taken;
   inbox.take(taken);
   EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2, 3}));
   // A single attempt in flight: its answer waits for nothing.
@@ -125,7 +125,7 @@ TEST(PushAnswer, OffTheIoThreadsAnAnswerThatWouldWaitWakesThePoolAtOnce) {
   actors::push_answer(sink, answer(2));
   d.run();
   EXPECT_EQ(*wakes, 1);
-  std::vector<actors::attempt_result> taken;
+  std::vector<attempt_answer> taken;
   sink->inbox.take(taken);
   EXPECT_EQ(ids(taken), (std::vector<std::uint64_t>{1, 2}));
   actors::push_answer(sink, answer(3));

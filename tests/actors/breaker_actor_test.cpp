@@ -9,7 +9,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using actors::breaker_change;
-using actors::breaker_permit;
 
 struct BreakerActor : ::testing::Test {
   BreakerActor() {

@@ -172,12 +172,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   r.offset = 17;
   r.timestamp_ms = 1'800'000'000'000;
   r.headers = headers;
-  const std::vector<std::chrono::milliseconds> tiers{std::chrono::seconds(5),
-                                                     std::chrono::seconds(30)};
+  static const route_topics topics =
+      route_topics_named("brew.shipments.v1", {std::chrono::seconds(5), std::chrono::seconds(30)},
+                         "brew.shipments.dlq");
   constexpr std::int64_t now_ms = 1'800'000'100'000;
-  check_write(r, next_destination(0, false, tiers, "brew.shipments.v1", "brew.shipments.dlq"),
-              now_ms);
-  check_write(r, next_destination(1, false, tiers, "brew.shipments.v1", "brew.shipments.dlq"),
-              now_ms);
+  check_write(r, next_destination(0, false, topics), now_ms);
+  check_write(r, next_destination(1, false, topics), now_ms);
   return 0;
 }

@@ -21,8 +21,7 @@ const policy::time_point t0 = policy::time_point{std::chrono::seconds{1'800'000'
 attempt_policy_settings test_settings() {
   attempt_policy_settings s;
   s.route = "shipments";
-  s.source_topic = source;
-  s.retry_tiers = {5s, 30s};
+  s.topics = route_topics_named(source, {5s, 30s}, "");
   s.signing.hmac_secret = "secret";
   // With the uniform source at the top of [0, 1), every delay is its ceiling: 100, 200, 400 ms.
   s.backoff = backoff_policy{100ms, 2.0, 1000ms, /*max_attempts=*/3, /*max_retry_after=*/5000ms};
@@ -101,14 +100,14 @@ std::string header_of(const record& r, std::string_view name) {
 std::uint64_t start(policy& p, record r, std::uint64_t generation = 1) {
   auto in = p.on_record(std::move(r), t0);
   EXPECT_EQ(kinds(in.todo), "permit");
-  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{true, false, generation}, t0)), "post");
+  EXPECT_EQ(kinds(p.on_permit(in.id, breaker_permit{true, false, generation}, t0)), "post");
   return in.id;
 }
 
 // The backoff of `id` ran out and the breaker granted the next attempt.
 void next_attempt(policy& p, std::uint64_t id, std::uint64_t generation = 1) {
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, false, generation}, t0)), "post");
+  EXPECT_EQ(kinds(p.on_permit(id, breaker_permit{true, false, generation}, t0)), "post");
 }
 
 // -- delivered ----------------------------------------------------------------------------------
@@ -120,7 +119,7 @@ TEST(AttemptPolicy, DeliversOnTheFirstTryAndReportsItOnce) {
   EXPECT_EQ(only<policy::request_permit>(in.todo).id, in.id);
   EXPECT_EQ(p.in_flight(), 1U);
 
-  const auto posted = p.on_permit(in.id, attempt_permit{true, false, 4}, t0);
+  const auto posted = p.on_permit(in.id, breaker_permit{true, false, 4}, t0);
   const auto post = only<policy::post_attempt>(posted);
   EXPECT_EQ(post.id, in.id);
   EXPECT_EQ(post.request.body, R"({"n":7})");
@@ -139,7 +138,7 @@ TEST(AttemptPolicy, DeliversOnTheFirstTryAndReportsItOnce) {
   EXPECT_EQ(r.id, in.id);
   EXPECT_EQ(r.topic, source);
   EXPECT_EQ(r.offset, 7);
-  EXPECT_EQ(r.how, policy::outcome::delivered);
+  EXPECT_EQ(r.how, delivery_end::delivered);
   EXPECT_EQ(r.attempts, 1);
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(p.in_flight(), 0U);
@@ -185,11 +184,11 @@ TEST(AttemptPolicy, EveryAttemptIsSignedAfreshWithTheTimeOfTheEventThatSendsIt) 
   auto p = make_policy(s);
   auto in = p.on_record(make_record(1), t0);
   const auto first =
-      only<policy::post_attempt>(p.on_permit(in.id, attempt_permit{true, false, 1}, t0)).request;
+      only<policy::post_attempt>(p.on_permit(in.id, breaker_permit{true, false, 1}, t0)).request;
   p.on_answer(answer(in.id, 503), t0 + 1s);
   EXPECT_EQ(kinds(p.on_retry_due(in.id, t0 + 2s)), "permit");
   const auto second =
-      only<policy::post_attempt>(p.on_permit(in.id, attempt_permit{true, false, 1}, t0 + 3s))
+      only<policy::post_attempt>(p.on_permit(in.id, breaker_permit{true, false, 1}, t0 + 3s))
           .request;
 
   EXPECT_EQ(header_in(first, "webhook-timestamp"), "1800000000");
@@ -264,7 +263,7 @@ TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTie
   const auto acked = p.on_onward_acked(id);
   ASSERT_EQ(kinds(acked), "report");
   const auto r = only<policy::report_outcome>(acked);
-  EXPECT_EQ(r.how, policy::outcome::retried);
+  EXPECT_EQ(r.how, delivery_end::retried);
   EXPECT_EQ(r.attempts, 3);
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.error_class, "http_503");
@@ -287,13 +286,13 @@ TEST(AttemptPolicy, ARecordFromATierMovesToTheNextAndFromTheLastTierToTheDlq) {
   EXPECT_EQ(onward.to.what, destination::kind::dlq);
   EXPECT_EQ(onward.onward.topic, "brew.shipments.dlq");
   const auto acked = p.on_onward_acked(from_last);
-  EXPECT_EQ(only<policy::report_outcome>(acked).how, policy::outcome::dead_lettered);
+  EXPECT_EQ(only<policy::report_outcome>(acked).how, delivery_end::dead_lettered);
   EXPECT_EQ(p.counts().dead_lettered, 1U);
 }
 
 TEST(AttemptPolicy, APermanentAnswerGoesStraightToTheDlqAndIsASuccessForTheBreaker) {
   auto settings = test_settings();
-  settings.dlq_topic = "shipments.parked";
+  settings.topics.dlq = "shipments.parked";
   auto p = make_policy(settings);
   const auto id = start(p, make_record(5), /*generation=*/2);
   const auto rejected = p.on_answer(answer(id, 422), t0);
@@ -310,7 +309,7 @@ TEST(AttemptPolicy, APermanentAnswerGoesStraightToTheDlqAndIsASuccessForTheBreak
   EXPECT_EQ(line.event, "record dead-lettered");
   EXPECT_TRUE(line.per_record) << "a line per record: the shell samples it";
   const auto r = only<policy::report_outcome>(p.on_onward_acked(id));
-  EXPECT_EQ(r.how, policy::outcome::dead_lettered);
+  EXPECT_EQ(r.how, delivery_end::dead_lettered);
   EXPECT_EQ(r.attempts, 1);
   EXPECT_EQ(r.status, 422);
 }
@@ -408,7 +407,7 @@ TEST(AttemptPolicy, AGoneProbeIsHeldNotDeadLettered) {
   auto p = make_policy();
   (void)p.on_breaker_change(breaker_state::half_open, 9, t0);
   const auto id = p.on_record(make_record(1), t0).id;
-  ASSERT_EQ(kinds(p.on_permit(id, attempt_permit{true, /*probe=*/true, 9}, t0)), "post");
+  ASSERT_EQ(kinds(p.on_permit(id, breaker_permit{true, /*probe=*/true, 9}, t0)), "post");
   const auto refused = p.on_answer(answer(id, 410), t0);
   EXPECT_FALSE(has<policy::produce_onward>(refused));
   const auto b = only<policy::breaker_outcome>(refused);
@@ -443,7 +442,7 @@ TEST(AttemptPolicy, ARunOfPermanentAnswersAcrossRecordsBecomesAnEndpointFailure)
 TEST(AttemptPolicy, ADeniedPermitParksTheRecordUntilTheBreakerLeavesOpen) {
   auto p = make_policy();
   auto in = p.on_record(make_record(1), t0);
-  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 3}, t0)), "");
+  EXPECT_EQ(kinds(p.on_permit(in.id, breaker_permit{false, false, 3}, t0)), "");
   EXPECT_EQ(p.parked(), 1U);
   EXPECT_EQ(p.find(in.id)->attempts, 0) << "parked records spend nothing";
   EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::open, 11, t0)), "");
@@ -454,7 +453,7 @@ TEST(AttemptPolicy, ADeniedPermitParksTheRecordUntilTheBreakerLeavesOpen) {
   EXPECT_EQ(only<policy::request_permit>(half_open).id, in.id);
   EXPECT_EQ(p.parked(), 0U);
 
-  EXPECT_EQ(kinds(p.on_permit(in.id, attempt_permit{false, false, 4}, t0)), "");
+  EXPECT_EQ(kinds(p.on_permit(in.id, breaker_permit{false, false, 4}, t0)), "");
   const auto closed = p.on_breaker_change(breaker_state::closed, 13, t0);
   EXPECT_EQ(kinds(closed), "post") << "a Closed breaker grants every attempt: no permit asked";
   EXPECT_EQ(p.find(in.id)->breaker_generation, 13U);
@@ -497,7 +496,7 @@ TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
   EXPECT_EQ(p.find(id)->attempts, 2);
 
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, /*probe=*/true, 8}, t0)), "post");
+  EXPECT_EQ(kinds(p.on_permit(id, breaker_permit{true, /*probe=*/true, 8}, t0)), "post");
   EXPECT_EQ(p.find(id)->attempts, 1) << "the probe's sequence starts afresh";
   EXPECT_TRUE(p.find(id)->probe);
   p.on_answer(answer(id, 503), t0);
@@ -517,7 +516,7 @@ TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
 TEST(AttemptPolicy, AProbeAnsweredUnauthorizedGivesUpItsPermit) {
   auto p = make_policy();
   auto in = p.on_record(make_record(1), t0);
-  p.on_permit(in.id, attempt_permit{true, true, 5}, t0);
+  p.on_permit(in.id, breaker_permit{true, true, 5}, t0);
   const auto refused = p.on_answer(answer(in.id, 401), t0);
   EXPECT_TRUE(only<policy::breaker_outcome>(refused).probe);
   EXPECT_FALSE(p.find(in.id)->probe);
@@ -592,9 +591,9 @@ TEST(AttemptPolicy, ExpediteWhileTheBreakerIsOpenWaitsForTheNextRetriableFailure
   EXPECT_TRUE(p.find(id)->expedited);
 
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{false, false, 2}, t0)), "");
+  EXPECT_EQ(kinds(p.on_permit(id, breaker_permit{false, false, 2}, t0)), "");
   EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::half_open, 15, t0)), "permit");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, true, 3}, t0)), "post");
+  EXPECT_EQ(kinds(p.on_permit(id, breaker_permit{true, true, 3}, t0)), "post");
   const auto failed = p.on_answer(answer(id, 503), t0);
   ASSERT_EQ(kinds(failed), "breaker log onward") << "moves at its next retriable failure";
   EXPECT_TRUE(only<policy::breaker_outcome>(failed).probe);
@@ -608,7 +607,7 @@ TEST(AttemptPolicy, ExpediteLeavesHeldAndParkedRecordsAlone) {
   EXPECT_FALSE(p.find(held)->moving_on);
 
   auto parked = p.on_record(make_record(2), t0);
-  p.on_permit(parked.id, attempt_permit{false, false, 1}, t0);
+  p.on_permit(parked.id, breaker_permit{false, false, 1}, t0);
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 2, t0)), "") << "parked: waits for the breaker";
   EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed, 16, t0)), "post")
       << "Closed: the parked record attempts at once";
@@ -657,7 +656,7 @@ TEST(AttemptPolicy, ReportsEachRecordExactlyOnceWhateverArrivesLate) {
   EXPECT_EQ(all_of<policy::report_outcome>(p.on_answer(answer(id, 200), t0)).size(), 1U);
   EXPECT_EQ(kinds(p.on_answer(answer(id, 200), t0)), "");
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "");
-  EXPECT_EQ(kinds(p.on_permit(id, attempt_permit{true, false, 1}, t0)), "");
+  EXPECT_EQ(kinds(p.on_permit(id, breaker_permit{true, false, 1}, t0)), "");
   EXPECT_EQ(kinds(p.on_onward_acked(id)), "");
   EXPECT_EQ(kinds(p.on_onward_failed(id, "late")), "");
 
@@ -750,7 +749,7 @@ TEST(AttemptPolicy, ARecordWaitingForASlotWhenTheBreakerOpensAsksItFirst) {
   const auto asked = all_of<policy::request_permit>(freed);
   ASSERT_EQ(asked.size(), 1U) << kinds(freed);
   EXPECT_EQ(asked.front().id, queued);
-  EXPECT_FALSE(has<policy::post_attempt>(p.on_permit(queued, attempt_permit{false, false, 2}, t0)));
+  EXPECT_FALSE(has<policy::post_attempt>(p.on_permit(queued, breaker_permit{false, false, 2}, t0)));
   EXPECT_EQ(p.parked(), 1U);
   EXPECT_EQ(p.waiting_for_limit(), 0U);
 }
@@ -765,7 +764,7 @@ TEST(AttemptPolicy, AHalfOpenProbeTakesTheNextFreeSlotFirst) {
   p.on_breaker_change(breaker_state::open, 2, t0);
   p.on_breaker_change(breaker_state::half_open, 3, t0);
   const auto probe = p.on_record(make_record(3), t0).id;
-  EXPECT_FALSE(has<policy::post_attempt>(p.on_permit(probe, attempt_permit{true, true, 3}, t0)))
+  EXPECT_FALSE(has<policy::post_attempt>(p.on_permit(probe, breaker_permit{true, true, 3}, t0)))
       << "the slot is still taken";
   ASSERT_EQ(p.waiting_for_limit(), 2U);
 
@@ -782,14 +781,14 @@ TEST(AttemptPolicy, AProbeWhoseBreakerReopenedAsksForAPermitAgain) {
   p.on_breaker_change(breaker_state::half_open, 2, t0);
   const auto a = p.on_record(make_record(1), t0).id;
   const auto b = p.on_record(make_record(2), t0).id;
-  ASSERT_EQ(kinds(p.on_permit(a, attempt_permit{true, true, 2}, t0)), "post");
-  ASSERT_EQ(kinds(p.on_permit(b, attempt_permit{true, true, 2}, t0)), "post");
+  ASSERT_EQ(kinds(p.on_permit(a, breaker_permit{true, true, 2}, t0)), "post");
+  ASSERT_EQ(kinds(p.on_permit(b, breaker_permit{true, true, 2}, t0)), "post");
   p.on_answer(answer(a, 503), t0);
   p.on_breaker_change(breaker_state::open, 3, t0);  // a's failure reopened it
   p.on_answer(answer(b, 503), t0);
   EXPECT_EQ(kinds(p.on_retry_due(b, t0)), "permit") << "not an attempt while Open";
   EXPECT_FALSE(p.find(b)->probe);
-  EXPECT_TRUE(p.on_permit(b, attempt_permit{false, false, 3}, t0).empty());
+  EXPECT_TRUE(p.on_permit(b, breaker_permit{false, false, 3}, t0).empty());
   EXPECT_EQ(p.parked(), 1U) << "it waits, spending nothing, until the breaker changes";
 }
 

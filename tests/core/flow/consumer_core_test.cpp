@@ -98,7 +98,7 @@ TEST(ConsumerCore, DispatchesWhileTheRouteHasRoomAndKeepsTheRestInOverflowInOrde
   EXPECT_EQ(core.in_flight(), 4U);
   EXPECT_TRUE(io.paused.empty()) << "a full route pauses nothing: it polls rarely instead";
 
-  ASSERT_TRUE(core.complete(p0, 1, completion::delivered, 0));
+  ASSERT_TRUE(core.complete(p0, 1, delivery_end::delivered, 0));
   core.release_overflow(0);
   ASSERT_EQ(io.dispatched.size(), 3U);
   EXPECT_EQ(io.dispatched.back().offset, 2) << "oldest first";
@@ -117,11 +117,11 @@ TEST(ConsumerCore, AFullRouteIsDueARefillOnlyOnceAThirtySecondOfItsBoundIsFree) 
   }
   EXPECT_FALSE(core.refill_due());
   for (std::int64_t o = 0; o < 9; ++o) {
-    ASSERT_TRUE(core.complete(p0, o, completion::delivered, 0));
+    ASSERT_TRUE(core.complete(p0, o, delivery_end::delivered, 0));
   }
   EXPECT_EQ(core.room(), 9U);
   EXPECT_FALSE(core.refill_due()) << "room, but less than a refill";
-  ASSERT_TRUE(core.complete(p0, 9, completion::delivered, 0));
+  ASSERT_TRUE(core.complete(p0, 9, delivery_end::delivered, 0));
   EXPECT_TRUE(core.refill_due());
   EXPECT_EQ(core.take(rec(p0, 320), 0), consumer_core::intake::dispatched)
       << "what is taken with room is handed out, due or not";
@@ -138,7 +138,7 @@ TEST(ConsumerCore, ASmallRouteIsDueARefillAsSoonAsOneRecordIsFree) {
       core.take(rec(p0, o), 0);
     }
     EXPECT_FALSE(core.refill_due()) << bound;
-    core.complete(p0, 0, completion::delivered, 0);
+    core.complete(p0, 0, delivery_end::delivered, 0);
     EXPECT_TRUE(core.refill_due()) << bound;
   }
 }
@@ -150,15 +150,15 @@ TEST(ConsumerCore, StoresTheLowestOffsetStillInFlightAsRecordsCompleteOutOfOrder
   for (std::int64_t o = 10; o < 14; ++o) {
     core.take(rec(p0, o), 0);
   }
-  core.complete(p0, 12, completion::delivered, 0);
+  core.complete(p0, 12, delivery_end::delivered, 0);
   EXPECT_EQ(io.stored.at(p0), 10) << "10 is still in flight";
-  core.complete(p0, 10, completion::delivered, 0);
+  core.complete(p0, 10, delivery_end::delivered, 0);
   EXPECT_EQ(io.stored.at(p0), 11);
-  core.complete(p0, 11, completion::delivered, 0);
+  core.complete(p0, 11, delivery_end::delivered, 0);
   EXPECT_EQ(io.stored.at(p0), 13);
-  core.complete(p0, 13, completion::delivered, 0);
+  core.complete(p0, 13, delivery_end::delivered, 0);
   EXPECT_EQ(io.stored.at(p0), 14) << "nothing in flight: the next one to read";
-  EXPECT_FALSE(core.complete(p0, 13, completion::delivered, 0))
+  EXPECT_FALSE(core.complete(p0, 13, delivery_end::delivered, 0))
       << "an outcome twice changes nothing";
   EXPECT_EQ(core.outstanding(), 0U);
 }
@@ -169,13 +169,13 @@ TEST(ConsumerCore, DropsARecordSeenAgainAfterARewindWithoutDisturbingTheCounts) 
   core.assign({p0}, 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);
-  core.complete(p0, 0, completion::delivered, 0);
+  core.complete(p0, 0, delivery_end::delivered, 0);
   EXPECT_EQ(core.take(rec(p0, 0), 0), consumer_core::intake::duplicate) << "finished";
   EXPECT_EQ(core.take(rec(p0, 1), 0), consumer_core::intake::duplicate) << "still in flight";
   EXPECT_EQ(core.counts().rewound_duplicates, 2U);
   EXPECT_EQ(io.dispatched.size(), 2U);
   EXPECT_EQ(core.outstanding(), 1U);
-  core.complete(p0, 1, completion::delivered, 0);
+  core.complete(p0, 1, delivery_end::delivered, 0);
   EXPECT_EQ(core.outstanding(), 0U) << "no underflow";
   EXPECT_EQ(core.room(), 4U);
 }
@@ -189,14 +189,14 @@ TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) 
   core.take(rec(p1, 0), 0);
   EXPECT_EQ(core.set_route_reason(pause_reason::breaker, true), (ids{p0, p1}));
   EXPECT_EQ(io.paused, (std::set<partition_id>{p0, p1}));
-  core.complete(p0, 6, completion::delivered, 0);
+  core.complete(p0, 6, delivery_end::delivered, 0);
 
   core.revoke({p0});
   io.paused.erase(p0);  // the librdkafka wrapper resumes a revoked partition itself
   EXPECT_EQ(io.stored.at(p0), 5);
   EXPECT_FALSE(core.assigned(p0));
   EXPECT_EQ(core.outstanding(), 1U) << "p0's record in flight no longer counts";
-  EXPECT_FALSE(core.complete(p0, 5, completion::delivered, 0))
+  EXPECT_FALSE(core.complete(p0, 5, delivery_end::delivered, 0))
       << "its outcome comes too late: the next owner has it";
   EXPECT_EQ(core.take(rec(p0, 7), 0), consumer_core::intake::not_assigned);
 
@@ -226,19 +226,19 @@ TEST(ConsumerCore, AnOutcomeFromBeforeARevokeDoesNotFinishTheRecordFetchedAgain)
   EXPECT_EQ(core.take(rec(p0, 10), 1), consumer_core::intake::overflowed) << "fetched again";
   EXPECT_EQ(core.take(rec(p0, 11), 1), consumer_core::intake::overflowed);
 
-  EXPECT_FALSE(core.complete(p0, 10, completion::delivered, 2)) << "the old copy's outcome";
-  EXPECT_FALSE(core.complete(p0, 11, completion::delivered, 2));
+  EXPECT_FALSE(core.complete(p0, 10, delivery_end::delivered, 2)) << "the old copy's outcome";
+  EXPECT_FALSE(core.complete(p0, 11, delivery_end::delivered, 2));
   EXPECT_EQ(core.outstanding(), 2U);
   EXPECT_EQ(core.in_flight(), 4U) << "p0's new copies are still to deliver";
   EXPECT_EQ(io.stored.at(p0), 10) << "nor is anything of p0 committed for them";
-  EXPECT_TRUE(core.complete(p1, 5, completion::delivered, 2));
-  EXPECT_TRUE(core.complete(p1, 6, completion::delivered, 2));
+  EXPECT_TRUE(core.complete(p1, 5, delivery_end::delivered, 2));
+  EXPECT_TRUE(core.complete(p1, 6, delivery_end::delivered, 2));
   EXPECT_EQ(core.outstanding(), 0U);
   EXPECT_TRUE(core.refill_due());
   core.release_overflow(0);
   ASSERT_EQ(io.dispatched.size(), 6U) << "the new copies go out";
-  EXPECT_TRUE(core.complete(p0, 10, completion::delivered, 3));
-  EXPECT_TRUE(core.complete(p0, 11, completion::delivered, 3));
+  EXPECT_TRUE(core.complete(p0, 10, delivery_end::delivered, 3));
+  EXPECT_TRUE(core.complete(p0, 11, delivery_end::delivered, 3));
   EXPECT_EQ(io.stored.at(p0), 12);
   EXPECT_EQ(core.in_flight(), 0U);
 }
@@ -253,12 +253,12 @@ TEST(ConsumerCore, AfterARevokeAnOffsetCompletesOnlyWhenBothCopiesAreIn) {
   core.revoke({p0});
   core.assign({p0}, 1);
   EXPECT_EQ(core.take(rec(p0, 3), 1), consumer_core::intake::dispatched);
-  EXPECT_FALSE(core.complete(p0, 3, completion::delivered, 2));
+  EXPECT_FALSE(core.complete(p0, 3, delivery_end::delivered, 2));
   EXPECT_EQ(core.in_flight(), 1U);
   EXPECT_EQ(io.stored.at(p0), 3);
-  EXPECT_TRUE(core.complete(p0, 3, completion::retried, 3));
+  EXPECT_TRUE(core.complete(p0, 3, delivery_end::retried, 3));
   EXPECT_EQ(io.stored.at(p0), 4);
-  EXPECT_FALSE(core.complete(p0, 3, completion::delivered, 4)) << "nothing is owed any more";
+  EXPECT_FALSE(core.complete(p0, 3, delivery_end::delivered, 4)) << "nothing is owed any more";
 }
 
 // Records never handed out (in the due gate, in overflow) report no outcome: nothing waits
@@ -273,13 +273,13 @@ TEST(ConsumerCore, RecordsNotHandedOutBeforeARevokeOweNoOutcome) {
   core.revoke({p0, tier0});
   io.paused.erase(tier0);  // the librdkafka wrapper resumes a revoked partition itself
   core.assign({p0, tier0}, 2'000);
-  EXPECT_FALSE(core.complete(p0, 0, completion::delivered, 2'000)) << "p0@0 was handed out";
+  EXPECT_FALSE(core.complete(p0, 0, delivery_end::delivered, 2'000)) << "p0@0 was handed out";
   EXPECT_EQ(core.take(rec(p0, 0), 2'000), consumer_core::intake::dispatched);
-  EXPECT_TRUE(core.complete(p0, 0, completion::delivered, 2'000));
+  EXPECT_TRUE(core.complete(p0, 0, delivery_end::delivered, 2'000));
   EXPECT_EQ(core.take(rec(p0, 1), 2'000), consumer_core::intake::dispatched);
-  EXPECT_TRUE(core.complete(p0, 1, completion::delivered, 2'000)) << "p0@1 was not";
+  EXPECT_TRUE(core.complete(p0, 1, delivery_end::delivered, 2'000)) << "p0@1 was not";
   EXPECT_EQ(core.take(due_rec(tier0, 7, 1'500), 2'000), consumer_core::intake::dispatched);
-  EXPECT_TRUE(core.complete(tier0, 7, completion::delivered, 2'000)) << "nor was tier0@7";
+  EXPECT_TRUE(core.complete(tier0, 7, delivery_end::delivered, 2'000)) << "nor was tier0@7";
   EXPECT_EQ(core.in_flight(), 0U);
 }
 
@@ -419,11 +419,11 @@ TEST(ConsumerCore, AHeadThatHoldsThePartitionBackBeyondTheRecordBoundIsExpedited
   core.assign({p0}, 0);
   for (std::int64_t o = 0; o < 6; ++o) {
     core.take(rec(p0, o), 0);
-    core.complete(p0, o == 0 ? -1 : o, completion::delivered, 0);  // all but the head finish
+    core.complete(p0, o == 0 ? -1 : o, delivery_end::delivered, 0);  // all but the head finish
   }
   using hit = std::pair<partition_id, std::int64_t>;
   EXPECT_EQ(io.expedited, (std::vector<hit>{{p0, 0}}));
-  core.complete(p0, 0, completion::delivered, 0);  // moved to a tier and acknowledged
+  core.complete(p0, 0, delivery_end::delivered, 0);  // moved to a tier and acknowledged
   EXPECT_EQ(io.stored.at(p0), 6);
 }
 
@@ -442,7 +442,7 @@ TEST(ConsumerCore, AHeadOlderThanTheAgeBoundIsExpeditedWhenItsWakeFires) {
   core.wake(p0, 31'000);
   using hit = std::pair<partition_id, std::int64_t>;
   EXPECT_EQ(io.expedited, (std::vector<hit>{{p0, 0}}));
-  core.complete(p0, 0, completion::delivered, 32'000);  // offset 1 takes over as the head now
+  core.complete(p0, 0, delivery_end::delivered, 32'000);  // offset 1 takes over as the head now
   EXPECT_EQ(io.wakes.back(), (std::pair<partition_id, std::int64_t>{p0, 62'000}));
 }
 
@@ -493,7 +493,7 @@ TEST(ConsumerCore, AHeadWaitingInOverflowIsAgedFromItsDispatchNotFromItsFetch) {
   core.wake(p0, 31'000);  // had one been armed
   EXPECT_TRUE(io.expedited.empty()) << "nothing to move on while it waits in overflow";
 
-  core.complete(p1, 0, completion::delivered, 40'000);
+  core.complete(p1, 0, delivery_end::delivered, 40'000);
   core.release_overflow(40'000);
   ASSERT_EQ(io.dispatched.size(), 2U);
   EXPECT_EQ(io.dispatched.back().offset, 0);
@@ -514,9 +514,9 @@ TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
   }
   EXPECT_EQ(io.paused, std::set<partition_id>{p0});
   EXPECT_EQ(core.counts().backpressure_pauses, 1U);
-  core.complete(p0, 0, completion::delivered, 0);
+  core.complete(p0, 0, delivery_end::delivered, 0);
   EXPECT_TRUE(io.paused.count(p0)) << "3 > 4/2";
-  core.complete(p0, 1, completion::delivered, 0);
+  core.complete(p0, 1, delivery_end::delivered, 0);
   EXPECT_TRUE(io.paused.empty());
   core.take(rec(p1, 0), 0);
   EXPECT_TRUE(io.paused.empty()) << "the other partition was never touched";
@@ -535,7 +535,7 @@ TEST(ConsumerCore, ARecordThatCannotBeWrittenOnwardHoldsOnlyItsPartitionUntilItI
   EXPECT_EQ(core.blocked_count(p0), 2U);
   EXPECT_FALSE(core.set_blocked(p0, 0, false)) << "offset 1 still holds it";
   EXPECT_TRUE(io.paused.count(p0));
-  core.complete(p0, 1, completion::delivered,
+  core.complete(p0, 1, delivery_end::delivered,
                 0);  // the router got it through: its outcome releases it too
   EXPECT_TRUE(io.paused.empty());
   EXPECT_EQ(core.blocked_count(p0), 0U);
@@ -556,8 +556,8 @@ TEST(ConsumerCore, DrainWithEverythingInFlightStoresEachCommitPointAndCountsDown
   EXPECT_EQ(io.stored.at(p0), 0);
   EXPECT_EQ(io.stored.at(p1), 100);
   for (std::int64_t o = 0; o < 3; ++o) {
-    core.complete(p0, o, completion::delivered, 0);
-    core.complete(p1, 100 + o, completion::delivered, 0);
+    core.complete(p0, o, delivery_end::delivered, 0);
+    core.complete(p1, 100 + o, delivery_end::delivered, 0);
   }
   EXPECT_EQ(core.outstanding(), 0U);
   core.store_all();
@@ -658,7 +658,7 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
             const auto done = owed[i];
             owed[i] = owed.back();
             owed.pop_back();
-            const auto how = static_cast<completion>(pick(3));
+            const auto how = static_cast<delivery_end>(pick(3));
             if (auto o = orphaned.find(done); o != orphaned.end()) {
               // The first outcome for a revoked record's offset is taken for the old copy's.
               EXPECT_FALSE(core.complete(done.first, done.second, how, step));
@@ -762,10 +762,10 @@ TEST(ConsumerCore, ARevokedPartitionKeepsItsCountersAndReleasesWhatWasInFlight) 
   for (std::int64_t o = 0; o < 4; ++o) {
     core.take(rec(p0, o), 0);
   }
-  core.complete(p0, 0, completion::delivered, 0);
-  core.complete(p0, 1, completion::dead_lettered, 0);
+  core.complete(p0, 0, delivery_end::delivered, 0);
+  core.complete(p0, 1, delivery_end::dead_lettered, 0);
   core.revoke({p0});
-  EXPECT_FALSE(core.complete(p0, 2, completion::delivered, 0)) << "too late: not counted";
+  EXPECT_FALSE(core.complete(p0, 2, delivery_end::delivered, 0)) << "too late: not counted";
   const auto st = core.statuses(0);
   ASSERT_EQ(st.size(), 1u);
   EXPECT_FALSE(st[0].assigned);

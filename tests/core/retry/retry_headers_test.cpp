@@ -53,11 +53,13 @@ failure_info http_503(int attempts, std::int64_t at) {
 }
 
 destination to_tier(int index) {
-  return next_destination(index - 1, false, tiers, "brew.shipments.v1", "brew.shipments.dlq");
+  return next_destination(index - 1, false,
+                          route_topics_named("brew.shipments.v1", tiers, "brew.shipments.dlq"));
 }
 
 destination to_dlq() {
-  return next_destination(-1, true, tiers, "brew.shipments.v1", "brew.shipments.dlq");
+  return next_destination(-1, true,
+                          route_topics_named("brew.shipments.v1", tiers, "brew.shipments.dlq"));
 }
 
 // The record as the tier consumer will read it back.
