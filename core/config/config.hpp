@@ -62,7 +62,7 @@ struct tls_config {
   std::string client_key_file;
 };
 
-// How a route signs its requests (README, "Signing").
+// How a route signs its requests (docs/delivery-contract.md, "Signing").
 enum class signing_scheme {
   x_signature,        // "x-signature": X-Signature, hex HMAC-SHA256 of the body (hmac_secret)
   standard_webhooks,  // "standard-webhooks": webhook-id, webhook-timestamp, webhook-signature

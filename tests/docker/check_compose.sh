@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks docker/docker-compose.yml without a Docker engine: the compose client parses,
-# validates and interpolates it (`config -q`), and the stand has the services the README and
-# the Makefile name. Usage: check_compose.sh <repository root>
+# validates and interpolates it (`config -q`), and the stand has the services docs/operations.md
+# and the Makefile name. Usage: check_compose.sh <repository root>
 set -uo pipefail
 
 root=${1:?usage: check_compose.sh <repository root>}

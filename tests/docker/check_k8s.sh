@@ -28,7 +28,7 @@ exec python3 - "$dir" "$courier_bin" <<'PY'
 import glob, json, os, re, subprocess, sys, tempfile
 import yaml
 
-DRAIN_TIMEOUT_S = 10  # README "Operations": SIGTERM drains in-flight deliveries for up to 10 s
+DRAIN_TIMEOUT_S = 10  # docs/operations.md, "Stopping": SIGTERM drains in-flight deliveries for up to 10 s
 ADMIN_PORT = 9464
 PLACEHOLDERS = {"REPLACE_ME", "CHANGE_ME", "changeme", "<placeholder>"}
 EXAMPLE = "secret.example.yaml"
