@@ -31,17 +31,17 @@ void publish(self_ptr self, const breaker_transition& t) {
   st.metrics->breaker_state = static_cast<int>(t.to);
   st.metrics->breaker_since_ms = unix_now_ms();
   if (t.to == breaker_state::open && t.from == breaker_state::closed) {
-    ++st.metrics->breaker_trips;
+    ++st.metrics->actors[route_counter::breaker_trips];
   }
   switch (t.to) {
     case breaker_state::closed:
-      ++st.metrics->breaker_to_closed;
+      ++st.metrics->actors[route_counter::breaker_to_closed];
       break;
     case breaker_state::open:
-      ++st.metrics->breaker_to_open;
+      ++st.metrics->actors[route_counter::breaker_to_open];
       break;
     case breaker_state::half_open:
-      ++st.metrics->breaker_to_half_open;
+      ++st.metrics->actors[route_counter::breaker_to_half_open];
       break;
   }
   log::info("breaker state change", {{"route", st.route},

@@ -30,7 +30,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
     log::warn("kafka consumer error", {{"route", self->state.settings.route}, {"error", message}});
   };
   cb.on_commit_failed = [self](const std::string& why) {
-    ++self->state.metrics->commit_failures;
+    ++self->state.metrics->actors[route_counter::commit_failures];
     log::warn("offset commit failed", {{"route", self->state.settings.route}, {"error", why}});
   };
   cb.on_broker_up = [self](bool up) {

@@ -76,9 +76,9 @@ void publish(self_ptr self) {
   auto& st = self->state;
   st.io->flush();
   const auto& c = st.core->counts();
-  st.metrics->fetched = c.fetched;
-  st.metrics->rewound_duplicates = c.rewound_duplicates;
-  st.metrics->backpressure_pauses = c.backpressure_pauses;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    st.metrics->consumer.at_index(i) = c.at_index(i);
+  }
   st.metrics->paused_partitions = static_cast<std::int64_t>(st.core->paused_count());
   const auto now = self->clock().now();
   if (st.core->pause_changes() != st.published_pause_changes ||
@@ -160,7 +160,7 @@ void on_positions(self_ptr self, const std::vector<kafka::partition_position>& p
   if (!v) {
     return;
   }
-  ++st.metrics->fetch_starved;
+  ++st.metrics->actors[route_counter::fetch_starved];
   if (now - st.starvation_logged_ms < starvation_log_interval_ms) {
     return;
   }

@@ -64,22 +64,16 @@ void publish(delivery_pool_state& st) {
   const auto& now = st.policy->counts();
   auto& was = st.published;
   auto& m = *st.metrics;
-  m.attempts += now.attempts - was.attempts;
-  m.delivered += now.delivered - was.delivered;
-  m.retries += now.retries - was.retries;
-  m.exhausted += now.exhausted - was.exhausted;
-  m.permanent += now.permanent - was.permanent;
-  m.endpoint_failures += now.endpoint_failures - was.endpoint_failures;
-  m.ssrf_blocked += now.ssrf_blocked - was.ssrf_blocked;
-  m.endpoint_blocked = st.policy->endpoint_blocked();
-  m.gone += now.gone - was.gone;
-  m.endpoint_gone = st.policy->endpoint_gone();
-  m.head_of_line_moves += now.head_of_line_moves - was.head_of_line_moves;
-  m.retried_to_tier += now.retried_to_tier - was.retried_to_tier;
-  m.dead_lettered += now.dead_lettered - was.dead_lettered;
-  for (std::size_t c = 0; c < now.answers_by_class.size(); ++c) {
-    m.answers_by_class[c] += now.answers_by_class[c] - was.answers_by_class[c];
+  for (std::size_t c = 0; c < now.size(); ++c) {
+    m.deliveries.at_index(c) += now.at_index(c) - was.at_index(c);
   }
+  m.endpoint_blocked = st.policy->endpoint_blocked();
+  m.endpoint_gone = st.policy->endpoint_gone();
+  const auto& answers = st.policy->answers_by_class();
+  for (std::size_t c = 0; c < answers.size(); ++c) {
+    m.answers_by_class[c] += answers[c] - st.published_answers[c];
+  }
+  st.published_answers = answers;
   was = now;
   m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
   m.concurrency_limit = st.policy->concurrency_limit();

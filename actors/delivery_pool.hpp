@@ -33,7 +33,8 @@ struct delivery_pool_state {
   std::shared_ptr<answer_sink> sink;    // where the io thread leaves the answers
   std::vector<attempt_answer> answers;  // the latest take of the inbox; keeps its capacity
   std::shared_ptr<route_metrics> metrics;
-  attempt_policy::counters published;  // the policy's counters as far as `metrics` has them
+  delivery_counts published;  // the policy's counters as far as `metrics` has them
+  attempt_policy::answer_classes published_answers{};
   std::string route;
   // The policy's per-record lines (dead-lettered, moved to a tier, retry scheduled, held): the
   // first 10 of each per 10 s, then a count; the metrics count every record.

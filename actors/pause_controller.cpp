@@ -31,7 +31,7 @@ void pause_all(self_ptr self) {
     return;
   }
   st.paused = true;
-  ++st.metrics->pauses;
+  ++st.metrics->actors[route_counter::pauses];
   for (const auto& c : st.consumers) {
     pause_consumer(self, c);
   }
@@ -43,7 +43,7 @@ void resume_all(self_ptr self) {
     return;
   }
   st.paused = false;
-  ++st.metrics->resumes;
+  ++st.metrics->actors[route_counter::resumes];
   for (const auto& c : st.consumers) {
     resume_consumer(self, c);
   }

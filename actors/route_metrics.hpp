@@ -5,6 +5,9 @@
 #include <cstdint>
 
 #include "actors/partition_board.hpp"
+#include "actors/route_counters.hpp"
+#include "core/delivery/delivery_counters.hpp"
+#include "core/flow/consumer_counters.hpp"
 #include "core/metrics/exposition.hpp"
 
 namespace courier::actors {
@@ -33,35 +36,15 @@ struct route_metrics {
   // one inside it. Observed by the consumer.
   metrics::histogram fetch_seconds;
 
-  std::atomic<std::uint64_t> fetched{0};
-  std::atomic<std::uint64_t> rewound_duplicates{0};  // fetched again after a rewind: dropped
-  std::atomic<std::uint64_t> delivered{0};
-  std::atomic<std::uint64_t> attempts{0};
-  std::atomic<std::uint64_t> retries{0};
-  std::atomic<std::uint64_t> exhausted{0};           // attempt sequences that ran out
-  std::atomic<std::uint64_t> permanent{0};           // permanent rejections by the receiver
-  std::atomic<std::uint64_t> endpoint_failures{0};   // answers that hold their record
-  std::atomic<std::uint64_t> ssrf_blocked{0};        // attempts refused by the SSRF guard
-  std::atomic<std::uint64_t> gone{0};                // 410 Gone answers (records held)
-  std::atomic<std::uint64_t> head_of_line_moves{0};  // moved on by the head-of-line bound
-  std::atomic<std::uint64_t> retried_to_tier{0};     // acknowledged in a retry tier
-  std::atomic<std::uint64_t> dead_lettered{0};       // acknowledged in the DLQ
-  std::atomic<std::uint64_t> breaker_trips{0};
-  // Every breaker transition by the state it went to: closed, open, half_open.
-  std::atomic<std::uint64_t> breaker_to_closed{0};
-  std::atomic<std::uint64_t> breaker_to_open{0};
-  std::atomic<std::uint64_t> breaker_to_half_open{0};
-  std::atomic<std::uint64_t> commit_failures{0};  // offset commits the broker refused
-  // Statistics intervals in which the route starved for records its partitions held
-  // (core/flow/fetch_starvation.hpp).
-  std::atomic<std::uint64_t> fetch_starved{0};
+  // The counters, one table each (a counter is one enumerator and one row of its table):
+  // the attempt policy's, the consumer core's and those the route's actors keep themselves.
+  metrics::counter_array<delivery_counter, std::atomic<std::uint64_t>> deliveries;
+  metrics::counter_array<consumer_counter, std::atomic<std::uint64_t>> consumer;
+  metrics::counter_array<route_counter, std::atomic<std::uint64_t>> actors;
   // HTTP answers by status class: [0] none (a transport error), [1]..[5] 1xx..5xx.
   std::array<std::atomic<std::uint64_t>, 6> answers_by_class{};
-  std::atomic<std::uint64_t> pauses{0};
-  std::atomic<std::uint64_t> resumes{0};
-  std::atomic<std::uint64_t> backpressure_pauses{0};  // a partition paused at its own bound
-  std::atomic<int> breaker_state{0};                  // courier::breaker_state as int
-  std::atomic<std::int64_t> breaker_since_ms{0};      // Unix ms of its last change; 0: none
+  std::atomic<int> breaker_state{0};              // courier::breaker_state as int
+  std::atomic<std::int64_t> breaker_since_ms{0};  // Unix ms of its last change; 0: none
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<int> concurrency_limit{0};  // the adaptive limit of attempts in flight; 0: off
   std::atomic<std::int64_t> paused_partitions{0};

@@ -180,7 +180,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
     progress_bar bar{stderr, options.records, options.progress};
     bool outage_armed = options.outage.count() > 0;
     while (clock::now() < deadline) {
-      if (outage_armed && metrics.fetched > 0) {
+      if (outage_armed && metrics.consumer[consumer_counter::consumed] > 0) {
         receiver.set_outage_until(clock::now() + options.outage);
         log::info("demo outage started", {{"duration_ms", options.outage.count()}});
         outage_armed = false;
@@ -188,7 +188,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
       const auto s = receiver.snapshot();
       bar.update(s.ok, "breaker " + std::string{to_string(
                                         static_cast<breaker_state>(metrics.breaker_state.load()))});
-      if (s.ok + metrics.dead_lettered >= options.records) {
+      if (s.ok + metrics.deliveries[delivery_counter::dead_lettered] >= options.records) {
         break;
       }
       // The display refresh, which is also the supervisor's watch.
@@ -210,12 +210,13 @@ int run_demo(const demo_options& options, courier_config cfg) {
           [](const mock::arrival& a, const mock::arrival& b) { return a.at < b.at; });
       tally.delivering_s = std::chrono::duration<double>(last->at - first->at).count();
     }
-    tally.retried = metrics.retries;
-    tally.trips = metrics.breaker_trips;
-    tally.pauses = metrics.pauses;
-    tally.moved_to_tiers = metrics.retried_to_tier;
-    const auto dlq = read_topic(cfg.kafka.brokers, topics_of(route).dlq, metrics.dead_lettered,
-                                std::chrono::seconds{30});
+    tally.retried = metrics.deliveries[delivery_counter::retries];
+    tally.trips = metrics.actors[actors::route_counter::breaker_trips];
+    tally.pauses = metrics.actors[actors::route_counter::pauses];
+    tally.moved_to_tiers = metrics.deliveries[delivery_counter::retried];
+    const auto dlq =
+        read_topic(cfg.kafka.brokers, topics_of(route).dlq,
+                   metrics.deliveries[delivery_counter::dead_lettered], std::chrono::seconds{30});
     std::set<std::string> delivered;
     for (const auto& a : receiver.arrivals()) {
       delivered.insert(a.idempotency_key);

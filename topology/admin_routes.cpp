@@ -31,12 +31,42 @@ const char* breaker_name(int state) {
   }
 }
 
-// One counter family with one sample per route.
-void counter(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
-             std::string_view help, std::uint64_t route_snapshot::*field) {
-  e.family(name, help, family_type::counter);
-  for (const auto& r : routes) {
-    e.sample(name, {{"route", r.name}}, r.*field);
+template <class E>
+void load(metrics::counter_array<E, std::uint64_t>& to,
+          const metrics::counter_array<E, std::atomic<std::uint64_t>>& from) {
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    to.at_index(i) = from.at_index(i).load(relaxed);
+  }
+}
+
+// A counter table's families, one sample per route and row.
+template <class E>
+void counters(exposition& e, const std::vector<route_snapshot>& routes,
+              metrics::counter_array<E, std::uint64_t> route_snapshot::*table) {
+  const auto& rows = metrics::counter_table<E>::rows;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    if (i == 0 || rows[i - 1].metric != row.metric) {
+      e.family(row.metric, row.help, family_type::counter);
+    }
+    for (const auto& r : routes) {
+      metrics::labels l{{"route", r.name}};
+      if (!row.label.empty()) {
+        l.emplace_back(std::string{row.label}, std::string{row.label_value});
+      }
+      e.sample(row.metric, l, (r.*table).at_index(i));
+    }
+  }
+}
+
+// A counter table's rows that /state shows, into its "counters" object.
+template <class E>
+void state_counters(json& out, const metrics::counter_array<E, std::uint64_t>& values) {
+  const auto& rows = metrics::counter_table<E>::rows;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].state_name.empty()) {
+      out[std::string{rows[i].state_name}] = values.at_index(i);
+    }
   }
 }
 
@@ -79,33 +109,14 @@ json flags_of(const route_snapshot& r) {
 route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   route_snapshot s;
   s.name = std::move(name);
-  s.consumed = m.fetched.load(relaxed);
-  s.rewound_duplicates = m.rewound_duplicates.load(relaxed);
-  s.delivered = m.delivered.load(relaxed);
-  s.retried = m.retried_to_tier.load(relaxed);
-  s.dead_lettered = m.dead_lettered.load(relaxed);
-  s.attempts = m.attempts.load(relaxed);
-  s.retries = m.retries.load(relaxed);
-  s.exhausted = m.exhausted.load(relaxed);
-  s.permanent = m.permanent.load(relaxed);
-  s.endpoint_failures = m.endpoint_failures.load(relaxed);
-  s.ssrf_blocked = m.ssrf_blocked.load(relaxed);
+  load(s.deliveries, m.deliveries);
+  load(s.consumer, m.consumer);
+  load(s.actors, m.actors);
   s.endpoint_blocked = m.endpoint_blocked.load(relaxed);
-  s.gone = m.gone.load(relaxed);
   s.endpoint_gone = m.endpoint_gone.load(relaxed);
-  s.head_of_line_moves = m.head_of_line_moves.load(relaxed);
-  s.breaker_trips = m.breaker_trips.load(relaxed);
-  s.breaker_to_closed = m.breaker_to_closed.load(relaxed);
-  s.breaker_to_open = m.breaker_to_open.load(relaxed);
-  s.breaker_to_half_open = m.breaker_to_half_open.load(relaxed);
-  s.commit_failures = m.commit_failures.load(relaxed);
-  s.fetch_starved = m.fetch_starved.load(relaxed);
   for (std::size_t c = 0; c < s.answers_by_class.size(); ++c) {
     s.answers_by_class[c] = m.answers_by_class[c].load(relaxed);
   }
-  s.pauses = m.pauses.load(relaxed);
-  s.resumes = m.resumes.load(relaxed);
-  s.backpressure_pauses = m.backpressure_pauses.load(relaxed);
   s.breaker_state = m.breaker_state.load(relaxed);
   s.in_flight = m.in_flight.load(relaxed);
   s.concurrency_limit = m.concurrency_limit.load(relaxed);
@@ -148,23 +159,9 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   e.family("courier_retry_producer_rebuilds_total",
            "Producer rebuilds after a fatal idempotent-producer error.", family_type::counter);
   e.sample("courier_retry_producer_rebuilds_total", {}, router.producer_rebuilds);
-  counter(e, routes, "courier_records_consumed_total", "Records fetched from the route's topics.",
-          &route_snapshot::consumed);
-  counter(e, routes, "courier_records_rewound_duplicates_total",
-          "Records fetched again after a rewind and dropped.", &route_snapshot::rewound_duplicates);
-  e.family("courier_deliveries_total",
-           "Records done by outcome: delivered to the webhook, retried (acknowledged in a retry "
-           "tier) or dead_lettered (acknowledged in the DLQ).",
-           family_type::counter);
-  for (const auto& r : routes) {
-    e.sample("courier_deliveries_total", {{"route", r.name}, {"outcome", "delivered"}},
-             r.delivered);
-    e.sample("courier_deliveries_total", {{"route", r.name}, {"outcome", "retried"}}, r.retried);
-    e.sample("courier_deliveries_total", {{"route", r.name}, {"outcome", "dead_lettered"}},
-             r.dead_lettered);
-  }
-  counter(e, routes, "courier_delivery_attempts_total", "HTTP requests sent to the webhook.",
-          &route_snapshot::attempts);
+  counters(e, routes, &route_snapshot::consumer);
+  counters(e, routes, &route_snapshot::deliveries);
+  counters(e, routes, &route_snapshot::actors);
   e.family("courier_delivery_answers_total",
            "HTTP attempts by the class of their answer's status; none: no answer (a transport "
            "error: timeout, connect, tls, ...).",
@@ -176,62 +173,14 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
                r.answers_by_class[c]);
     }
   }
-  counter(e, routes, "courier_delivery_retries_total",
-          "Attempts that were a retry of an earlier one.", &route_snapshot::retries);
-  counter(e, routes, "courier_attempts_exhausted_total",
-          "Attempt sequences that ran out of attempts.", &route_snapshot::exhausted);
-  counter(e, routes, "courier_permanent_rejections_total",
-          "Permanent rejections by the webhook (a 4xx about the record).",
-          &route_snapshot::permanent);
-  counter(e, routes, "courier_endpoint_failures_total",
-          "Answers about the endpoint (such as 401, 403) that hold their record.",
-          &route_snapshot::endpoint_failures);
-  counter(e, routes, "courier_ssrf_blocked_total",
-          "Attempts refused by the SSRF guard: the endpoint resolved to private addresses only.",
-          &route_snapshot::ssrf_blocked);
   gauge(e, routes, "courier_endpoint_blocked",
         "1 while the SSRF guard refuses the route's endpoint (records are held).",
         &route_snapshot::endpoint_blocked);
-  counter(e, routes, "courier_endpoint_gone_total",
-          "410 Gone answers: the receiver asks to disable the endpoint (records are held).",
-          &route_snapshot::gone);
   gauge(e, routes, "courier_endpoint_gone",
         "1 while the route is flagged gone: a 410 and no 2xx since (the breaker stays open).",
         &route_snapshot::endpoint_gone);
-  counter(e, routes, "courier_head_of_line_moves_total",
-          "Records moved to a retry tier by the head-of-line bound.",
-          &route_snapshot::head_of_line_moves);
   gauge(e, routes, "courier_breaker_state", "Circuit breaker state: 0 closed, 1 open, 2 half-open.",
         &route_snapshot::breaker_state);
-  counter(e, routes, "courier_breaker_trips_total", "Times the circuit breaker opened.",
-          &route_snapshot::breaker_trips);
-  e.family("courier_breaker_transitions_total",
-           "Circuit breaker state changes by the state entered (a failed probe re-enters open).",
-           family_type::counter);
-  for (const auto& r : routes) {
-    e.sample("courier_breaker_transitions_total", {{"route", r.name}, {"to", "closed"}},
-             r.breaker_to_closed);
-    e.sample("courier_breaker_transitions_total", {{"route", r.name}, {"to", "open"}},
-             r.breaker_to_open);
-    e.sample("courier_breaker_transitions_total", {{"route", r.name}, {"to", "half_open"}},
-             r.breaker_to_half_open);
-  }
-  counter(e, routes, "courier_commit_failures_total",
-          "Offset commits of the route's consumer that failed (its records are delivered again "
-          "after a restart or rebalance).",
-          &route_snapshot::commit_failures);
-  counter(e, routes, "courier_consumer_fetch_starved_total",
-          "Statistics intervals in which the route waited for records a quarter of the time "
-          "while its partitions lagged: librdkafka's prefetch (queued.max.messages.kbytes) is "
-          "smaller than a second of deliveries.",
-          &route_snapshot::fetch_starved);
-  counter(e, routes, "courier_pauses_total", "Times the route's partitions were paused.",
-          &route_snapshot::pauses);
-  counter(e, routes, "courier_resumes_total", "Times the route's partitions were resumed.",
-          &route_snapshot::resumes);
-  counter(e, routes, "courier_backpressure_pauses_total",
-          "Times a partition paused at its own in-flight bound.",
-          &route_snapshot::backpressure_pauses);
   gauge(e, routes, "courier_partitions_paused", "Partitions paused now.",
         &route_snapshot::paused_partitions);
   gauge(e, routes, "courier_in_flight", "Records in flight (taken, not yet done).",
@@ -324,6 +273,18 @@ verdict liveness(const std::vector<actor_answer>& answers, std::chrono::millisec
   return {true, dump({{"status", "healthy"}, {"actors", answers.size()}})};
 }
 
+namespace {
+
+json route_counters_json(const route_snapshot& r) {
+  json out = json::object();
+  state_counters(out, r.consumer);
+  state_counters(out, r.deliveries);
+  state_counters(out, r.actors);
+  return out;
+}
+
+}  // namespace
+
 std::string render_state(const std::vector<route_snapshot>& routes,
                          std::string_view build_version) {
   json out = {{"version", std::string{build_version}}, {"routes", json::array()}};
@@ -334,7 +295,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
          {{"state", breaker_name(r.breaker_state)},
           {"since",
            r.breaker_since_ms > 0 ? json(format_rfc3339_ms(r.breaker_since_ms)) : json(nullptr)},
-          {"trips", r.breaker_trips}}},
+          {"trips", r.actors[actors::route_counter::breaker_trips]}}},
         {"in_flight", r.in_flight},
         {"concurrency_limit", r.concurrency_limit},
         {"paused_partitions", r.paused_partitions},
@@ -342,23 +303,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"draining", r.draining},
         {"broker_reachable", r.broker_reachable},
         {"flags", flags_of(r)},
-        {"counters",
-         {{"consumed", r.consumed},
-          {"rewound_duplicates", r.rewound_duplicates},
-          {"delivered", r.delivered},
-          {"retried", r.retried},
-          {"dead_lettered", r.dead_lettered},
-          {"attempts", r.attempts},
-          {"retries", r.retries},
-          {"exhausted", r.exhausted},
-          {"permanent", r.permanent},
-          {"endpoint_failures", r.endpoint_failures},
-          {"ssrf_blocked", r.ssrf_blocked},
-          {"gone", r.gone},
-          {"head_of_line_moves", r.head_of_line_moves},
-          {"pauses", r.pauses},
-          {"resumes", r.resumes},
-          {"backpressure_pauses", r.backpressure_pauses}}},
+        {"counters", route_counters_json(r)},
         {"partitions", partitions_json(r)},
     });
   }

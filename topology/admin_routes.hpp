@@ -28,29 +28,11 @@ struct route_snapshot {
   std::string name;
   std::string topic;
   std::string dlq_topic;
-  std::uint64_t consumed = 0;            // fetched
-  std::uint64_t rewound_duplicates = 0;  // fetched again after a rewind: dropped
-  std::uint64_t delivered = 0;
-  std::uint64_t retried = 0;        // acknowledged in a retry tier
-  std::uint64_t dead_lettered = 0;  // acknowledged in the DLQ
-  std::uint64_t attempts = 0;
-  std::uint64_t retries = 0;
-  std::uint64_t exhausted = 0;
-  std::uint64_t permanent = 0;
-  std::uint64_t endpoint_failures = 0;
-  std::uint64_t ssrf_blocked = 0;
-  std::uint64_t gone = 0;  // 410 answers
-  std::uint64_t head_of_line_moves = 0;
-  std::uint64_t breaker_trips = 0;
-  std::uint64_t breaker_to_closed = 0;
-  std::uint64_t breaker_to_open = 0;
-  std::uint64_t breaker_to_half_open = 0;
-  std::uint64_t commit_failures = 0;
-  std::uint64_t fetch_starved = 0;
+  // The route's counter tables (actors/route_metrics.hpp), loaded.
+  delivery_counts deliveries;
+  consumer_counts consumer;
+  metrics::counter_array<actors::route_counter, std::uint64_t> actors;
   std::array<std::uint64_t, 6> answers_by_class{};  // none, 1xx .. 5xx
-  std::uint64_t pauses = 0;
-  std::uint64_t resumes = 0;
-  std::uint64_t backpressure_pauses = 0;
   int breaker_state = 0;  // courier::breaker_state: 0 closed, 1 open, 2 half-open
   std::int64_t in_flight = 0;
   int concurrency_limit = 0;  // the adaptive limit; 0: the route has none

@@ -164,9 +164,8 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
   if (it == pending_.end()) {
     return out;
   }
-  ++counters_.answers_by_class[a.status >= 100 && a.status < 600
-                                   ? static_cast<std::size_t>(a.status / 100)
-                                   : 0];
+  ++answers_by_class_[a.status >= 100 && a.status < 600 ? static_cast<std::size_t>(a.status / 100)
+                                                        : 0];
   const auto id = a.delivery_id;
   auto& d = it->second;
   const auto now_ms = to_ms(now);
@@ -181,7 +180,7 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
   switch (verdict) {
     case answer_verdict::delivered:
       tell_breaker(true, d, out);
-      ++counters_.delivered;
+      ++counters_[delivery_counter::delivered];
       finish(id, delivery_end::delivered, a.status, {}, out);
       return out;
     case answer_verdict::endpoint_failure:
@@ -194,7 +193,7 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
       // The receiver answered: it is up, so this counts as a success for the breaker.
       tell_breaker(true, d, out);
       d.probe = false;
-      ++counters_.permanent;
+      ++counters_[delivery_counter::permanent];
       route_onward(id, d, /*permanent=*/true, klass, a, now, out);
       return out;
     case answer_verdict::retry:
@@ -227,7 +226,7 @@ attempt_policy::actions attempt_policy::on_expedite(const std::string& topic,
   // While the breaker is Open nothing moves to a tier (DESIGN.md section 2): the record moves
   // at its next retriable failure, once the breaker let it try again.
   if (d.in_backoff && !breaker_open_) {
-    ++counters_.head_of_line_moves;
+    ++counters_[delivery_counter::head_of_line_moves];
     out.emplace_back(log_line{log_level::info,
                               "head of line moved to a retry tier",
                               {{"route", settings_.route},
@@ -266,9 +265,9 @@ attempt_policy::actions attempt_policy::on_onward_acked(std::uint64_t id) {
   }
   auto& d = it->second;
   if (d.to_tier) {
-    ++counters_.retried_to_tier;
+    ++counters_[delivery_counter::retried];
   } else {
-    ++counters_.dead_lettered;
+    ++counters_[delivery_counter::dead_lettered];
   }
   finish(id, d.to_tier ? delivery_end::retried : delivery_end::dead_lettered, d.final_status,
          std::move(d.final_error_class), out);
@@ -299,8 +298,6 @@ std::size_t attempt_policy::in_flight() const { return pending_.size(); }
 
 std::size_t attempt_policy::parked() const { return parked_.size(); }
 
-const attempt_policy::counters& attempt_policy::counts() const { return counters_; }
-
 bool attempt_policy::endpoint_blocked() const { return endpoint_blocked_; }
 
 bool attempt_policy::endpoint_gone() const { return endpoint_gone_; }
@@ -312,7 +309,7 @@ bool attempt_policy::endpoint_gone() const { return endpoint_gone_; }
 void attempt_policy::flag_endpoint(const attempt_answer& a, actions& out) {
   const bool blocked = a.transport == transport_error::ssrf_blocked;
   if (blocked) {
-    ++counters_.ssrf_blocked;
+    ++counters_[delivery_counter::ssrf_blocked];
   }
   if (blocked == endpoint_blocked_) {
     return;
@@ -335,7 +332,7 @@ void attempt_policy::flag_endpoint(const attempt_answer& a, actions& out) {
 // when it starts, cleared by the first 2xx (a probe got through); other answers leave it as is.
 void attempt_policy::flag_gone(const attempt_answer& a, answer_verdict verdict, actions& out) {
   if (verdict == answer_verdict::endpoint_gone) {
-    ++counters_.gone;
+    ++counters_[delivery_counter::gone];
     if (!endpoint_gone_) {
       endpoint_gone_ = true;
       out.emplace_back(log_line{log_level::error,
@@ -408,7 +405,7 @@ void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, tim
   d.probe = probe;
   ++d.attempts;
   ++d.total_attempts;
-  ++counters_.attempts;
+  ++counters_[delivery_counter::attempts];
   const auto attempt_time =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
   out.emplace_back(post_attempt{id, make_delivery_request(d.rec, d.idempotency_key, signing_,
@@ -418,13 +415,13 @@ void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, tim
 void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
                                   const std::string& error_class, time_point now, actions& out) {
   if (d.expedited) {
-    ++counters_.head_of_line_moves;
+    ++counters_[delivery_counter::head_of_line_moves];
     give_up(id, d, a, error_class, now, out);
     return;
   }
   if (backoff_.may_retry(d.attempts)) {
     const auto delay = backoff_.delay_after(d.attempts, retry_after_of(a, now));
-    ++counters_.retries;
+    ++counters_[delivery_counter::retries];
     // Debug: with a partner answering 503 to some attempts it would be a line per attempt.
     out.emplace_back(log_line{log_level::debug,
                               "delivery retry scheduled",
@@ -442,7 +439,7 @@ void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_a
     return;
   }
   // One delivery is one breaker event, however many attempts it took.
-  ++counters_.exhausted;
+  ++counters_[delivery_counter::exhausted];
   give_up(id, d, a, error_class, now, out);
 }
 
@@ -455,7 +452,7 @@ void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a
   d.probe = false;
   --d.attempts;
   ++d.held_attempts;
-  ++counters_.endpoint_failures;
+  ++counters_[delivery_counter::endpoint_failures];
   const auto delay = backoff_.delay_after(d.held_attempts, retry_after_of(a, now));
   out.emplace_back(log_line{log_level::info,
                             "delivery held: the endpoint refused it",

@@ -33,6 +33,7 @@
 #include "core/delivery/answer_judge.hpp"
 #include "core/delivery/backoff.hpp"
 #include "core/delivery/breaker.hpp"
+#include "core/delivery/delivery_counters.hpp"
 #include "core/delivery/delivery_request.hpp"
 #include "core/http/client.hpp"  // http::request
 #include "core/http/transport_error.hpp"
@@ -158,22 +159,10 @@ class attempt_policy {
                               produce_onward, report_outcome, log_line>;
   using actions = std::vector<action>;
 
-  // Counters the policy keeps itself; the shell publishes them.
-  struct counters {
-    std::uint64_t attempts = 0;
-    std::uint64_t delivered = 0;
-    std::uint64_t retries = 0;             // in-process retries scheduled
-    std::uint64_t exhausted = 0;           // attempt sequences that ran out
-    std::uint64_t permanent = 0;           // permanent rejections by the receiver
-    std::uint64_t endpoint_failures = 0;   // answers that hold their record
-    std::uint64_t ssrf_blocked = 0;        // attempts the SSRF guard refused (held too)
-    std::uint64_t gone = 0;                // 410 answers (held too)
-    std::uint64_t head_of_line_moves = 0;  // moved on by the head-of-line bound
-    std::uint64_t retried_to_tier = 0;     // acknowledged in a retry tier
-    std::uint64_t dead_lettered = 0;       // acknowledged in the DLQ
-    // Answers by status class: [0] no answer (a transport error), [1]..[5] 1xx..5xx.
-    std::array<std::uint64_t, 6> answers_by_class{};
-  };
+  // Counters the policy keeps itself (core/delivery/delivery_counters.hpp); the shell
+  // publishes them. Answers by status class: [0] no answer (a transport error), [1]..[5]
+  // 1xx..5xx.
+  using answer_classes = std::array<std::uint64_t, 6>;
 
   attempt_policy(attempt_policy_settings settings, full_jitter_backoff::uniform_source uniform);
 
@@ -220,7 +209,8 @@ class attempt_policy {
   [[nodiscard]] const delivery* find(std::uint64_t id) const;
   [[nodiscard]] std::size_t in_flight() const;
   [[nodiscard]] std::size_t parked() const;
-  [[nodiscard]] const counters& counts() const;
+  [[nodiscard]] const delivery_counts& counts() const { return counters_; }
+  [[nodiscard]] const answer_classes& answers_by_class() const { return answers_by_class_; }
   // The route is flagged: its latest answer was the SSRF guard refusing the endpoint.
   [[nodiscard]] bool endpoint_blocked() const;
   // The adaptive limit of attempts in flight; 0 when the route has none.
@@ -284,7 +274,8 @@ class attempt_policy {
   std::size_t attempts_out_ = 0;                          // posted, not answered
   std::deque<std::pair<std::uint64_t, bool>> slot_wait_;  // (id, probe) over the limit
   std::uint64_t next_id_ = 1;
-  counters counters_;
+  delivery_counts counters_;
+  answer_classes answers_by_class_{};
 };
 
 }  // namespace courier

@@ -90,10 +90,10 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
     // A rewind re-delivered a record this consumer holds or finished: the copy it has (or had)
     // is the one that counts; handing this one out too would make the in-flight bookkeeping
     // disagree with the tracker.
-    ++counts_.rewound_duplicates;
+    ++counts_[consumer_counter::rewound_duplicates];
     return intake::duplicate;
   }
-  ++counts_.fetched;
+  ++counts_[consumer_counter::consumed];
   ++accounts_[p].consumed;
   intake result = intake::gated;
   if (settings_.gated_topics.count(r.topic) == 0) {
@@ -403,7 +403,7 @@ void consumer_core::update_backpressure(const partition_id& p, const offset_trac
   if (t.in_flight() >= high) {
     const auto c = pauses_.set(p, pause_reason::backpressure, true);
     if (!c.touched.empty()) {
-      ++counts_.backpressure_pauses;
+      ++counts_[consumer_counter::backpressure_pauses];
     }
     apply(c);
   } else if (t.in_flight() <= high / 2) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/flow/consumer_counters.hpp"
 #include "core/flow/due_gate.hpp"
 #include "core/flow/head_of_line.hpp"
 #include "core/flow/offset_tracker.hpp"
@@ -69,13 +70,6 @@ struct partition_accounting {
   std::uint64_t retried = 0;
   std::uint64_t dead_lettered = 0;
   std::uint64_t released = 0;
-};
-
-// Counters for the route's metrics.
-struct consumer_core_counts {
-  std::uint64_t fetched = 0;
-  std::uint64_t rewound_duplicates = 0;  // fetched again after a rewind: dropped
-  std::uint64_t backpressure_pauses = 0;
 };
 
 // The consumer's protocol, with no I/O of its own (in the manner of Zeek Broker's
@@ -164,7 +158,7 @@ class consumer_core {
   bool source_paused() const;
   bool assigned(const partition_id& p) const { return book_.count(p) != 0; }
   std::vector<partition_id> assignment() const;
-  const consumer_core_counts& counts() const { return counts_; }
+  const consumer_counts& counts() const { return counts_; }
 
   // Per partition, for inspection: the commit point and what is in flight.
   struct partition_view {
@@ -224,7 +218,7 @@ class consumer_core {
   std::map<partition_id, std::multiset<std::int64_t>> orphans_;
   std::size_t tracked_ = 0;    // the sum of the trackers' in_flight()
   std::size_t releasing_ = 0;  // let out of the gate by wake(), being handed out
-  consumer_core_counts counts_;
+  consumer_counts counts_;
 };
 
 std::string to_string(consumer_core::intake i);

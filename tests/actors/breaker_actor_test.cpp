@@ -86,9 +86,9 @@ TEST_F(BreakerActor, OpensAfterTripAfterConsecutiveFailedDeliveriesAndPublishesI
   EXPECT_EQ(changes->back().from, breaker_state::closed);
   EXPECT_EQ(changes->back().to, breaker_state::open);
   EXPECT_EQ(changes->back().route, "shipments");
-  EXPECT_EQ(metrics->breaker_trips.load(), 1U);
-  EXPECT_EQ(metrics->breaker_to_open.load(), 1U);
-  EXPECT_EQ(metrics->breaker_to_closed.load(), 0U);
+  EXPECT_EQ(metrics->actors[actors::route_counter::breaker_trips].load(), 1U);
+  EXPECT_EQ(metrics->actors[actors::route_counter::breaker_to_open].load(), 1U);
+  EXPECT_EQ(metrics->actors[actors::route_counter::breaker_to_closed].load(), 0U);
   EXPECT_FALSE(ask().granted);
 }
 

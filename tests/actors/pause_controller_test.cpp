@@ -60,7 +60,7 @@ TEST_F(PauseController, PausesOnlyWhenTheBreakerStaysOpenLongerThanPauseAfter) {
   EXPECT_TRUE(calls->empty());
   d.advance(1ms);
   ASSERT_EQ(*calls, std::vector<std::string>{"pause:breaker"});
-  EXPECT_EQ(metrics->pauses.load(), 1U);
+  EXPECT_EQ(metrics->actors[actors::route_counter::pauses].load(), 1U);
 }
 
 TEST_F(PauseController, ABreakerThatClosesInTimeNeverPauses) {
@@ -85,7 +85,7 @@ TEST_F(PauseController, ResumesOnHalfOpenAndPausesAgainAtOnceWhenTheProbeFails) 
   breaker_moves(breaker_state::open, breaker_state::half_open);
   breaker_moves(breaker_state::half_open, breaker_state::closed);
   EXPECT_EQ(calls->back(), "resume:breaker");
-  EXPECT_EQ(metrics->resumes.load(), 2U);
+  EXPECT_EQ(metrics->actors[actors::route_counter::resumes].load(), 2U);
 }
 
 TEST_F(PauseController, ResumesOnlyWhatItPaused) {

@@ -39,7 +39,8 @@ run_result deliver_one_partition(std::size_t n, std::size_t per_partition_bound)
       60s);
   p.stop();
   EXPECT_TRUE(all) << "delivered: " << s.receiver->snapshot().ok << " of " << n;
-  return {s.receiver->snapshot().ok, metrics.backpressure_pauses.load(), peak};
+  return {s.receiver->snapshot().ok, metrics.consumer[consumer_counter::backpressure_pauses].load(),
+          peak};
 }
 
 TEST(Backpressure, ABusyPartitionIsNeverPausedWhileTheRouteHasRoomByDefault) {
@@ -97,7 +98,7 @@ TEST(Backpressure, AnAdaptiveLimitBacksOffOnOverloadAnswersAndLosesNothing) {
   EXPECT_LT(lowest, 16) << "the 503s cut the limit below its start";
   EXPECT_LE(highest, 64) << "never above max_in_flight";
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
-  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
   EXPECT_EQ(s.committed_total(), static_cast<std::int64_t>(n));
 }
 

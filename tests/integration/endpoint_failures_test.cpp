@@ -28,18 +28,20 @@ TEST(EndpointFailures,
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(wait_until([&] { return m.breaker_trips.load() >= 1; }, 30s))
+  ASSERT_TRUE(
+      wait_until([&] { return m.actors[actors::route_counter::breaker_trips].load() >= 1; }, 30s))
       << "401s: " << s.receiver->snapshot().fail_401;
   EXPECT_GE(s.receiver->snapshot().fail_401, 5U);
-  EXPECT_EQ(m.dead_lettered.load(), 0U) << "a 401 is about the endpoint, not the record";
-  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U)
+      << "a 401 is about the endpoint, not the record";
+  EXPECT_EQ(m.deliveries[delivery_counter::retried].load(), 0U);
 
   s.receiver->set_secret("the-rotated-secret");  // the partner catches up with the rotation
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 100; }, 60s))
       << "delivered: " << s.receiver->snapshot().ok;
   p.stop();
-  EXPECT_EQ(m.dead_lettered.load(), 0U);
-  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::retried].load(), 0U);
   EXPECT_EQ(s.receiver->snapshot().ok, 100U);
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U) << "each record delivered once";
   EXPECT_EQ(s.committed_total(), 100) << "everything delivered is committed";
@@ -57,21 +59,28 @@ TEST(EndpointFailures,
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(wait_until([&] { return m.breaker_trips.load() >= 1; }, 30s));
+  ASSERT_TRUE(
+      wait_until([&] { return m.actors[actors::route_counter::breaker_trips].load() >= 1; }, 30s));
   // Up to the run's threshold, plus what was in flight when it was reached, plus one probe per
   // open_timeout: far from the whole topic.
-  const auto dead_at_trip = m.dead_lettered.load();
+  const auto dead_at_trip = m.deliveries[delivery_counter::dead_lettered].load();
   EXPECT_LT(dead_at_trip, 40U) << "dead-lettered before the breaker opened";
 
   s.receiver->set_chaos(mock::chaos{});  // the partner rolls back
-  ASSERT_TRUE(
-      wait_until([&] { return s.receiver->snapshot().ok + m.dead_lettered.load() >= n; }, 60s))
-      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered.load();
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return s.receiver->snapshot().ok + m.deliveries[delivery_counter::dead_lettered].load() >=
+               n;
+      },
+      60s))
+      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered "
+      << m.deliveries[delivery_counter::dead_lettered].load();
   p.stop();
 
   // Accounting: every seeded record was delivered or is in the DLQ, never both, once each.
   const auto dlq =
-      demo::read_topic(s.cfg.kafka.brokers, s.dlq, m.dead_lettered.load(), 20s, fast_group());
+      demo::read_topic(s.cfg.kafka.brokers, s.dlq,
+                       m.deliveries[delivery_counter::dead_lettered].load(), 20s, fast_group());
   const auto delivered = delivered_keys(*s.receiver);
   std::set<std::string> parked;
   for (const auto& r : dlq) {
@@ -97,12 +106,15 @@ TEST(EndpointFailures,
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const topology::admin_endpoints endpoints{sys, p};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(
-      wait_until([&] { return m.breaker_trips.load() >= 1 && m.endpoint_gone.load(); }, 30s))
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return m.actors[actors::route_counter::breaker_trips].load() >= 1 && m.endpoint_gone.load();
+      },
+      30s))
       << "410s: " << s.receiver->snapshot().fail_410;
   EXPECT_EQ(m.breaker_state.load(), static_cast<int>(breaker_state::open));
   // The breaker opened at the first 410: only what was in flight then got one too.
-  EXPECT_GE(m.gone.load(), 1U);
+  EXPECT_GE(m.deliveries[delivery_counter::gone].load(), 1U);
   const auto state = nlohmann::json::parse(endpoints.handle("GET", "/state").body);
   const auto& route = state.at("routes").at(0);
   EXPECT_EQ(route.at("flags"), nlohmann::json::array({"gone"})) << route.dump();
@@ -110,13 +122,14 @@ TEST(EndpointFailures,
   const auto metrics = endpoints.handle("GET", "/metrics").body;
   EXPECT_NE(metrics.find("courier_endpoint_gone{route=\"shipments\"} 1"), std::string::npos)
       << metrics;
-  EXPECT_EQ(m.dead_lettered.load(), 0U) << "a 410 is about the endpoint, not the record";
-  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U)
+      << "a 410 is about the endpoint, not the record";
+  EXPECT_EQ(m.deliveries[delivery_counter::retried].load(), 0U);
 
   // A probe per gone_probe_interval: still 410, still held.
   const auto probes_before = s.receiver->snapshot().fail_410;
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().fail_410 > probes_before; }, 30s));
-  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
 
   s.receiver->set_chaos(mock::chaos{});  // the partner enables the endpoint again
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= n; }, 60s))
@@ -127,8 +140,8 @@ TEST(EndpointFailures,
   p.stop();
 
   // Accounting: every record delivered exactly once, none in the DLQ.
-  EXPECT_EQ(m.dead_lettered.load(), 0U);
-  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::retried].load(), 0U);
   const auto delivered = delivered_keys(*s.receiver);
   EXPECT_EQ(delivered.size(), n);
   EXPECT_EQ(s.receiver->snapshot().ok, n);

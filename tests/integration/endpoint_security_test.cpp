@@ -47,7 +47,7 @@ TEST(EndpointSecurity, DeliversEveryRecordOverVerifiedHttpsAndCommitsThem) {
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 100; }, 60s))
       << "delivered: " << s.receiver->snapshot().ok;
   p.stop();
-  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
   EXPECT_EQ(s.committed_total(), 100);
   EXPECT_LE(p.routes().front().client->connections_opened(), 4U)
@@ -77,8 +77,9 @@ TEST(EndpointSecurity, ACertificateThatDoesNotVerifyEndsAsTlsAndLosesNoRecord) {
     caf::actor_system sys{s.sys_cfg};
     topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
     const auto& m = *p.routes().front().metrics;
-    ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= n; }, 60s))
-        << "dead-lettered: " << m.dead_lettered.load();
+    ASSERT_TRUE(
+        wait_until([&] { return m.deliveries[delivery_counter::dead_lettered].load() >= n; }, 60s))
+        << "dead-lettered: " << m.deliveries[delivery_counter::dead_lettered].load();
     p.stop();
     EXPECT_EQ(s.receiver->snapshot().total, 0U) << "no request went out unverified";
     const auto dlq = demo::read_topic(s.cfg.kafka.brokers, s.dlq, n, 20s, fast_group());
@@ -101,11 +102,16 @@ TEST(EndpointSecurity, ALoopbackEndpointIsRefusedHeldAndFlaggedUnlessTheRouteAll
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const topology::admin_endpoints endpoints{sys, p};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(
-      wait_until([&] { return m.breaker_trips.load() >= 1 && m.ssrf_blocked.load() >= 5; }, 30s))
-      << "trips: " << m.breaker_trips.load() << ", refused: " << m.ssrf_blocked.load();
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return m.actors[actors::route_counter::breaker_trips].load() >= 1 &&
+               m.deliveries[delivery_counter::ssrf_blocked].load() >= 5;
+      },
+      30s))
+      << "trips: " << m.actors[actors::route_counter::breaker_trips].load()
+      << ", refused: " << m.deliveries[delivery_counter::ssrf_blocked].load();
   EXPECT_TRUE(m.endpoint_blocked.load());
-  EXPECT_GE(m.ssrf_blocked.load(), 5U);
+  EXPECT_GE(m.deliveries[delivery_counter::ssrf_blocked].load(), 5U);
 
   const auto state = nlohmann::json::parse(endpoints.handle("GET", "/state").body);
   const auto& route = state.at("routes").at(0);
@@ -117,9 +123,10 @@ TEST(EndpointSecurity, ALoopbackEndpointIsRefusedHeldAndFlaggedUnlessTheRouteAll
   p.stop();
 
   EXPECT_EQ(s.receiver->snapshot().total, 0U) << "nothing reached the loopback receiver";
-  EXPECT_EQ(m.delivered.load(), 0U);
-  EXPECT_EQ(m.dead_lettered.load(), 0U) << "refused for the route, not for the record";
-  EXPECT_EQ(m.retried_to_tier.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::delivered].load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U)
+      << "refused for the route, not for the record";
+  EXPECT_EQ(m.deliveries[delivery_counter::retried].load(), 0U);
   EXPECT_EQ(s.committed_total(), 0) << "held records stay uncommitted";
 }
 
@@ -133,7 +140,7 @@ TEST(EndpointSecurity, ALoopbackEndpointDeliversWhenTheRouteAllowsPrivateTargets
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 20; }, 30s));
   p.stop();
   EXPECT_FALSE(m.endpoint_blocked.load());
-  EXPECT_EQ(m.ssrf_blocked.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::ssrf_blocked].load(), 0U);
   EXPECT_EQ(s.committed_total(), 20);
 }
 

@@ -51,13 +51,16 @@ starvation_run run(std::size_t n, std::map<std::string, std::string> extra, Done
   const auto& metrics = *p.routes().front().metrics;
   const bool reached = wait_until(
       [&] {
-        return done(s.receiver->snapshot().ok, metrics.fetch_starved.load(),
+        return done(s.receiver->snapshot().ok,
+                    metrics.actors[actors::route_counter::fetch_starved].load(),
                     source_lag(metrics, s.topic));
       },
       60s);
   EXPECT_TRUE(reached) << "delivered " << s.receiver->snapshot().ok << " of " << n
-                       << ", starved intervals " << metrics.fetch_starved.load();
-  starvation_run r{s.receiver->snapshot().ok, metrics.fetch_starved.load()};
+                       << ", starved intervals "
+                       << metrics.actors[actors::route_counter::fetch_starved].load();
+  starvation_run r{s.receiver->snapshot().ok,
+                   metrics.actors[actors::route_counter::fetch_starved].load()};
   p.stop();
   return r;
 }

@@ -29,9 +29,9 @@ TEST(HeadOfLine, AFailingHeadMovesToATierSoTheCommittedOffsetKeepsUp) {
       << "delivered " << s.receiver->snapshot().ok;
   EXPECT_TRUE(wait_until([&] { return s.committed_total() == 300; }, 30s))
       << "the source partition commits past its failing head; committed " << s.committed_total();
-  EXPECT_GE(m.head_of_line_moves.load(), 1U);
-  EXPECT_GE(m.retried_to_tier.load(), 1U) << "the head went to a retry tier";
-  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_GE(m.deliveries[delivery_counter::head_of_line_moves].load(), 1U);
+  EXPECT_GE(m.deliveries[delivery_counter::retried].load(), 1U) << "the head went to a retry tier";
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
 
   // The partner fixes that record: the tier delivers it; every record delivered once.
   s.receiver->set_key_rule("brew.shipments.v1:0:0", mock::key_rule{503, 0});

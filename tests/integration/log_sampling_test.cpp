@@ -60,10 +60,12 @@ TEST(LogSampling, EveryRejectedRecordIsDeadLetteredButTheLogHoldsASampleOfTheLin
     caf::actor_system sys{s.sys_cfg};
     topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
     const auto& m = *p.routes().front().metrics;
-    ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= n; }, 60s))
-        << "dead-lettered " << m.dead_lettered.load();
+    ASSERT_TRUE(
+        wait_until([&] { return m.deliveries[delivery_counter::dead_lettered].load() >= n; }, 60s))
+        << "dead-lettered " << m.deliveries[delivery_counter::dead_lettered].load();
     p.stop();
-    EXPECT_EQ(m.dead_lettered.load(), n) << "the metrics count every record";
+    EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), n)
+        << "the metrics count every record";
   }
   const auto took = std::chrono::steady_clock::now() - started;
   // 10 lines per 10 s window, and a window starts at most every 10 s.

@@ -99,8 +99,10 @@ TEST(Pipeline, AFewAnswersGatheredWhileOthersHangReachThePoolWhenTheirMomentIsDu
   ASSERT_GT(s.receiver->snapshot().fail_timeout, 0U) << "the seed hangs some attempts";
   ASSERT_GT(answered, 0U);
   ASSERT_LT(answered, 16U);
-  EXPECT_TRUE(wait_until([&] { return m.delivered.load() >= answered; }, 30s))
-      << "delivered as far as courier knows: " << m.delivered.load() << " of " << answered;
+  EXPECT_TRUE(
+      wait_until([&] { return m.deliveries[delivery_counter::delivered].load() >= answered; }, 30s))
+      << "delivered as far as courier knows: " << m.deliveries[delivery_counter::delivered].load()
+      << " of " << answered;
   p.stop();
 }
 
@@ -130,7 +132,7 @@ TEST(Pipeline, DeliversEverythingWhenHalfTheAnswersAre503AndKeepsEachRecordsKey)
   EXPECT_EQ(st.ok, 300U);
   EXPECT_EQ(st.unique_keys, 300U) << "a retry was sent with another key";
   EXPECT_GT(st.fail_503, 0U);
-  EXPECT_GT(m.retries.load(), 0U);
+  EXPECT_GT(m.deliveries[delivery_counter::retries].load(), 0U);
   // A record sent with a new key on a retry would show up as an extra key here.
   const auto attempts = s.receiver->attempts_by_key();
   EXPECT_EQ(attempts.size(), 300U);
@@ -150,12 +152,16 @@ TEST(Pipeline, OutageOpensTheBreakerPausesThePartitionsAndBothRecover) {
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(wait_until([&] { return m.fetched.load() > 0; }, 30s));
+  ASSERT_TRUE(wait_until([&] { return m.consumer[consumer_counter::consumed].load() > 0; }, 30s));
   // The outage lasts until the breaker opened and the partitions were paused.
-  ASSERT_TRUE(
-      wait_until([&] { return m.pauses.load() > 0 && m.paused_partitions.load() > 0; }, 30s))
-      << "breaker trips: " << m.breaker_trips.load() << ", pauses: " << m.pauses.load();
-  EXPECT_GE(m.breaker_trips.load(), 1U);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return m.actors[actors::route_counter::pauses].load() > 0 && m.paused_partitions.load() > 0;
+      },
+      30s))
+      << "breaker trips: " << m.actors[actors::route_counter::breaker_trips].load()
+      << ", pauses: " << m.actors[actors::route_counter::pauses].load();
+  EXPECT_GE(m.actors[actors::route_counter::breaker_trips].load(), 1U);
   s.receiver->set_outage_until(std::chrono::steady_clock::now());
 
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 300; }, 60s))
@@ -166,8 +172,8 @@ TEST(Pipeline, OutageOpensTheBreakerPausesThePartitionsAndBothRecover) {
                m.paused_partitions.load() == 0;
       },
       10s));
-  EXPECT_GE(m.pauses.load(), 1U);
-  EXPECT_GE(m.resumes.load(), 1U);
+  EXPECT_GE(m.actors[actors::route_counter::pauses].load(), 1U);
+  EXPECT_GE(m.actors[actors::route_counter::resumes].load(), 1U);
   p.stop();
   expect_keys_are_exactly_the_seeded_records(delivered_keys(*s.receiver), s.topic, 4, 300);
 }

@@ -40,8 +40,12 @@ TEST(RetryTiers, APoisonRecordGoesToTheDlqAfterOneAttemptAndDoesNotHoldUpItsPart
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(
-      wait_until([&] { return s.receiver->snapshot().ok >= 49 && m.dead_lettered >= 1; }, 30s));
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return s.receiver->snapshot().ok >= 49 &&
+               m.deliveries[delivery_counter::dead_lettered] >= 1;
+      },
+      30s));
   p.stop();
 
   EXPECT_EQ(s.receiver->attempts_by_key().at(poison), 1U) << "a 400 is never retried";
@@ -77,7 +81,8 @@ TEST(RetryTiers, TheDlqReadsWithKcatAndItsHeadersAreHumanReadable) {
     caf::actor_system sys{s.sys_cfg};
     topology::pipeline p{sys, s.cfg, {}};
     const auto& m = *p.routes().front().metrics;
-    ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 1; }, 30s));
+    ASSERT_TRUE(
+        wait_until([&] { return m.deliveries[delivery_counter::dead_lettered].load() >= 1; }, 30s));
     p.stop();
   }
   const std::string cmd = "kcat -b " + s.cfg.kafka.brokers + " -C -t " + s.dlq +
@@ -118,8 +123,8 @@ TEST(RetryTiers, ARecordFailingForAWhileComesBackThroughTheTiersWithItsKeyAndNev
 
   EXPECT_EQ(s.receiver->attempts_by_key().at(key), 5U) << "the same key on every attempt";
   EXPECT_EQ(s.receiver->snapshot().unique_keys, 5U);
-  EXPECT_EQ(m.retried_to_tier.load(), 2U);
-  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::retried].load(), 2U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
   // No attempt from a tier before its due time: due = failure time + delay, and the failure
   // was observed after the receiver saw the failing attempt.
   const auto times = s.receiver->attempt_times().at(key);
@@ -138,7 +143,8 @@ TEST(RetryTiers, ARecordThatNeverSucceedsEndsInTheDlqWithItsAttemptsAndTrace) {
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 1; }, 30s));
+  ASSERT_TRUE(
+      wait_until([&] { return m.deliveries[delivery_counter::dead_lettered].load() >= 1; }, 30s));
   p.stop();
 
   EXPECT_EQ(s.receiver->attempts_by_key().at(key), 6U);
@@ -175,15 +181,20 @@ TEST(RetryTiers, UnderMixedChaosEveryRecordIsDeliveredOrInTheDlqExactlyOnce) {
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok + m.dead_lettered >= n; }, 90s))
-      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return s.receiver->snapshot().ok + m.deliveries[delivery_counter::dead_lettered] >= n;
+      },
+      90s))
+      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered "
+      << m.deliveries[delivery_counter::dead_lettered];
   p.stop();
 
   std::set<std::string> delivered;
   for (const auto& a : s.receiver->arrivals()) {
     delivered.insert(a.idempotency_key);
   }
-  const auto dlq = read_dlq(s, m.dead_lettered);
+  const auto dlq = read_dlq(s, m.deliveries[delivery_counter::dead_lettered]);
   std::set<std::string> dead;
   for (const auto& r : dlq) {
     const auto key = header_or_empty(r, idempotency_key_header);
@@ -191,7 +202,7 @@ TEST(RetryTiers, UnderMixedChaosEveryRecordIsDeliveredOrInTheDlqExactlyOnce) {
     EXPECT_EQ(delivered.count(key), 0U) << key << " was delivered and dead-lettered";
   }
   EXPECT_GT(dead.size(), 0U) << "the 400s must have reached the DLQ";
-  EXPECT_GT(m.retried_to_tier.load(), 0U);
+  EXPECT_GT(m.deliveries[delivery_counter::retried].load(), 0U);
   EXPECT_EQ(delivered.size() + dead.size(), n);
   std::set<std::string> all = delivered;
   all.insert(dead.begin(), dead.end());
@@ -210,12 +221,14 @@ TEST(RetryTiers, AProduceFailureLeavesTheSourceOffsetUncommittedUntilTheDlqAckno
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 19; }, 30s));
-  EXPECT_EQ(m.dead_lettered.load(), 0U) << "the broker refused the DLQ record so far";
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U)
+      << "the broker refused the DLQ record so far";
   const auto while_failing =
       kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
   EXPECT_EQ(while_failing.count(0) ? while_failing.at(0) : 0, 0)
       << "the poison record's offset must stay uncommitted while its DLQ write fails";
-  ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() >= 1; }, 60s));
+  ASSERT_TRUE(
+      wait_until([&] { return m.deliveries[delivery_counter::dead_lettered].load() >= 1; }, 60s));
   p.stop();
   const auto committed =
       kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 1, 10s);
@@ -244,13 +257,14 @@ TEST(RetryTiers, ARecordTheDlqRefusesHoldsOnlyItsPartitionWhichResumesOnceItIsWr
   };
   ASSERT_TRUE(wait_until([&] { return m.paused_partitions.load() == 1; }, 30s))
       << "the poison record's partition is held while its DLQ write fails";
-  EXPECT_EQ(m.dead_lettered.load(), 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 39; }, 30s));
   EXPECT_EQ(committed(0), 0) << "held at the poison record";
   ASSERT_TRUE(wait_until([&] { return committed(1) > 0; }, 30s))
       << "the other partition commits meanwhile";
 
-  ASSERT_TRUE(wait_until([&] { return m.dead_lettered.load() == 1; }, 60s));
+  ASSERT_TRUE(
+      wait_until([&] { return m.deliveries[delivery_counter::dead_lettered].load() == 1; }, 60s));
   ASSERT_TRUE(wait_until([&] { return m.paused_partitions.load() == 0; }, 30s))
       << "written at last: the partition resumes on its own";
   p.stop();

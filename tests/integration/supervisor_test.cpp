@@ -69,8 +69,9 @@ TEST(PipelineStop, AFinalCommitThatFailsNamesTheConsumerInTheReport) {
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{5s, 3}};
   const auto& m = *p.routes().front().metrics;
-  ASSERT_TRUE(wait_until([&] { return m.delivered.load() >= 20U; }, 30s))
-      << "delivered: " << m.delivered.load();
+  ASSERT_TRUE(
+      wait_until([&] { return m.deliveries[delivery_counter::delivered].load() >= 20U; }, 30s))
+      << "delivered: " << m.deliveries[delivery_counter::delivered].load();
   s.cluster.push_request_errors(
       8 /* OffsetCommit */,
       std::vector<rd_kafka_resp_err_t>(5, RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE));

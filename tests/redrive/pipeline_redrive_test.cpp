@@ -77,9 +77,13 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until(
-      [&] { return s.receiver->snapshot().ok >= n - rejected.size() && m.dead_lettered >= 4; },
+      [&] {
+        return s.receiver->snapshot().ok >= n - rejected.size() &&
+               m.deliveries[delivery_counter::dead_lettered] >= 4;
+      },
       30s))
-      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered " << m.dead_lettered;
+      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered "
+      << m.deliveries[delivery_counter::dead_lettered];
 
   // The already-processed record lands in the DLQ as well, the way the retry router writes
   // it (say, a timeout after the partner had in fact accepted it).
@@ -109,7 +113,7 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
   ASSERT_EQ(before.ok, n - rejected.size()) << "the rejected records were not delivered";
   ASSERT_EQ(before.fail_400, rejected.size());
   ASSERT_EQ(before.duplicates, 0U);
-  const auto fetched_before = m.fetched.load();
+  const auto fetched_before = m.consumer[consumer_counter::consumed].load();
 
   // The partner fixed its side.
   for (const auto& key : rejected) {
@@ -124,12 +128,12 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
   ASSERT_TRUE(wait_until(
       [&] {
         const auto st = s.receiver->snapshot();
-        return st.ok >= n && st.duplicates >= 1 && m.fetched >= fetched_before + 5 &&
-               m.in_flight == 0;
+        return st.ok >= n && st.duplicates >= 1 &&
+               m.consumer[consumer_counter::consumed] >= fetched_before + 5 && m.in_flight == 0;
       },
       30s))
       << "ok " << s.receiver->snapshot().ok << ", duplicates " << s.receiver->snapshot().duplicates
-      << ", fetched " << m.fetched - fetched_before;
+      << ", fetched " << m.consumer[consumer_counter::consumed] - fetched_before;
   p.stop();
 
   const auto after = s.receiver->snapshot();
@@ -137,8 +141,9 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
   EXPECT_EQ(after.duplicates - before.duplicates, 1U) << "the known record is a duplicate";
   EXPECT_EQ(after.unique_keys, n) << "no key the origin topic did not first have";
   EXPECT_EQ(after.fail_400, before.fail_400) << "fixed: no further rejection";
-  EXPECT_EQ(m.fetched - fetched_before, rejected.size() + 1);
-  EXPECT_EQ(m.dead_lettered.load(), rejected.size()) << "nothing went back to the DLQ";
+  EXPECT_EQ(m.consumer[consumer_counter::consumed] - fetched_before, rejected.size() + 1);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), rejected.size())
+      << "nothing went back to the DLQ";
   EXPECT_EQ(read_all(s.cfg.kafka.brokers, s.dlq).size(), rejected.size() + 1)
       << "the DLQ is left as it was";
 

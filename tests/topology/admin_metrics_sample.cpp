@@ -8,9 +8,9 @@
 int main() {
   using namespace courier;
   actors::route_metrics busy;
-  busy.fetched = 10;
-  busy.delivered = 8;
-  busy.dead_lettered = 1;
+  busy.consumer[consumer_counter::consumed] = 10;
+  busy.deliveries[delivery_counter::delivered] = 8;
+  busy.deliveries[delivery_counter::dead_lettered] = 1;
   busy.breaker_state = 1;
   busy.in_flight = 3;
   busy.assigned = true;

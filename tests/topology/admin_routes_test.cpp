@@ -19,23 +19,23 @@ using nlohmann::json;
 
 route_snapshot busy_route() {
   actors::route_metrics m;
-  m.fetched = 120;
-  m.delivered = 100;
-  m.retried_to_tier = 7;
-  m.dead_lettered = 3;
-  m.attempts = 131;
-  m.retries = 21;
-  m.endpoint_failures = 2;
-  m.head_of_line_moves = 4;
+  m.consumer[consumer_counter::consumed] = 120;
+  m.deliveries[delivery_counter::delivered] = 100;
+  m.deliveries[delivery_counter::retried] = 7;
+  m.deliveries[delivery_counter::dead_lettered] = 3;
+  m.deliveries[delivery_counter::attempts] = 131;
+  m.deliveries[delivery_counter::retries] = 21;
+  m.deliveries[delivery_counter::endpoint_failures] = 2;
+  m.deliveries[delivery_counter::head_of_line_moves] = 4;
   m.breaker_state = 2;
-  m.breaker_trips = 1;
-  m.breaker_to_open = 3;
-  m.breaker_to_half_open = 2;
-  m.commit_failures = 4;
+  m.actors[actors::route_counter::breaker_trips] = 1;
+  m.actors[actors::route_counter::breaker_to_open] = 3;
+  m.actors[actors::route_counter::breaker_to_half_open] = 2;
+  m.actors[actors::route_counter::commit_failures] = 4;
   m.answers_by_class[2] = 100;
   m.answers_by_class[5] = 21;
   m.answers_by_class[0] = 10;
-  m.pauses = 5;
+  m.actors[actors::route_counter::pauses] = 5;
   m.paused_partitions = 3;
   m.in_flight = 10;
   m.assigned = true;
@@ -308,7 +308,7 @@ TEST(AdminState, NamesTheBreakerAndCarriesTheCounters) {
 
 TEST(AdminState, FlagsARouteTheSsrfGuardRefuses) {
   actors::route_metrics m;
-  m.ssrf_blocked = 12;
+  m.deliveries[delivery_counter::ssrf_blocked] = 12;
   m.endpoint_blocked = true;
   const auto snapshot = snapshot_of("partner", m);
   const auto body = json::parse(render_state({snapshot}, "1.2.3"));
@@ -323,7 +323,7 @@ TEST(AdminState, FlagsARouteTheSsrfGuardRefuses) {
 
 TEST(AdminState, FlagsARouteWhoseReceiverAnsweredGone) {
   actors::route_metrics m;
-  m.gone = 4;
+  m.deliveries[delivery_counter::gone] = 4;
   m.endpoint_gone = true;
   const auto snapshot = snapshot_of("partner", m);
   const auto body = json::parse(render_state({snapshot}, "1.2.3"));
@@ -334,6 +334,45 @@ TEST(AdminState, FlagsARouteWhoseReceiverAnsweredGone) {
   EXPECT_NE(text.find("courier_endpoint_gone_total{route=\"partner\"} 4"), std::string::npos)
       << text;
   EXPECT_NE(text.find("courier_endpoint_gone{route=\"partner\"} 1"), std::string::npos) << text;
+}
+
+// Every row of every counter table is a series of /metrics and, when it has a name there, a key
+// of /state's counters, with the value the route's metrics hold.
+template <class E>
+void fill(metrics::counter_array<E, std::atomic<std::uint64_t>>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values.at_index(i) = 1000 + i;
+  }
+}
+
+template <class E>
+void check_every_row(const std::string& text, const json& counters) {
+  const auto& rows = metrics::counter_table<E>::rows;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    std::string series = std::string{row.metric} + "{route=\"r\"";
+    if (!row.label.empty()) {
+      series += "," + std::string{row.label} + "=\"" + std::string{row.label_value} + "\"";
+    }
+    series += "} " + std::to_string(1000 + i) + "\n";
+    EXPECT_THAT(text, HasSubstr(series)) << row.metric;
+    if (!row.state_name.empty()) {
+      EXPECT_EQ(counters.value(std::string{row.state_name}, 0U), 1000 + i) << row.state_name;
+    }
+  }
+}
+
+TEST(AdminCounters, EveryRowOfEveryCounterTableIsInMetricsAndState) {
+  actors::route_metrics m;
+  fill(m.deliveries);
+  fill(m.consumer);
+  fill(m.actors);
+  const auto snapshot = snapshot_of("r", m);
+  const auto text = render_metrics({snapshot}, "0", router_snapshot{});
+  const auto counters = json::parse(render_state({snapshot}, "0"))["routes"][0]["counters"];
+  check_every_row<delivery_counter>(text, counters);
+  check_every_row<consumer_counter>(text, counters);
+  check_every_row<actors::route_counter>(text, counters);
 }
 
 }  // namespace

@@ -142,8 +142,8 @@ TEST(AttemptPolicy, DeliversOnTheFirstTryAndReportsItOnce) {
   EXPECT_EQ(r.attempts, 1);
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(p.in_flight(), 0U);
-  EXPECT_EQ(p.counts().delivered, 1U);
-  EXPECT_EQ(p.counts().attempts, 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::delivered], 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::attempts], 1U);
 }
 
 TEST(AttemptPolicy, RetriesARetriableAnswerAfterItsBackoffThenDelivers) {
@@ -163,8 +163,8 @@ TEST(AttemptPolicy, RetriesARetriableAnswerAfterItsBackoffThenDelivers) {
   ASSERT_EQ(kinds(done), "breaker report");
   EXPECT_TRUE(only<policy::breaker_outcome>(done).success);
   EXPECT_EQ(only<policy::report_outcome>(done).attempts, 3);
-  EXPECT_EQ(p.counts().retries, 2U);
-  EXPECT_EQ(p.counts().attempts, 3U);
+  EXPECT_EQ(p.counts()[delivery_counter::retries], 2U);
+  EXPECT_EQ(p.counts()[delivery_counter::attempts], 3U);
 }
 
 std::string header_in(const http::request& req, const std::string& name) {
@@ -256,7 +256,7 @@ TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTie
   EXPECT_EQ(header_of(onward.onward, retry_tier_header), "0");
   EXPECT_EQ(header_of(onward.onward, error_class_header), "http_503");
   EXPECT_EQ(header_of(onward.onward, idempotency_key_header), source + ":0:3");
-  EXPECT_EQ(p.counts().exhausted, 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::exhausted], 1U);
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "") << "no attempt once it is moving on";
 
   EXPECT_TRUE(all_of<policy::report_outcome>(last).empty()) << "reported only once acked";
@@ -267,7 +267,7 @@ TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTie
   EXPECT_EQ(r.attempts, 3);
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.error_class, "http_503");
-  EXPECT_EQ(p.counts().retried_to_tier, 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::retried], 1U);
   EXPECT_EQ(p.in_flight(), 0U);
 }
 
@@ -287,7 +287,7 @@ TEST(AttemptPolicy, ARecordFromATierMovesToTheNextAndFromTheLastTierToTheDlq) {
   EXPECT_EQ(onward.onward.topic, "brew.shipments.dlq");
   const auto acked = p.on_onward_acked(from_last);
   EXPECT_EQ(only<policy::report_outcome>(acked).how, delivery_end::dead_lettered);
-  EXPECT_EQ(p.counts().dead_lettered, 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::dead_lettered], 1U);
 }
 
 TEST(AttemptPolicy, APermanentAnswerGoesStraightToTheDlqAndIsASuccessForTheBreaker) {
@@ -304,7 +304,7 @@ TEST(AttemptPolicy, APermanentAnswerGoesStraightToTheDlqAndIsASuccessForTheBreak
   EXPECT_EQ(onward.onward.topic, "shipments.parked");
   EXPECT_EQ(header_of(onward.onward, error_class_header), "http_4xx");
   EXPECT_EQ(header_of(onward.onward, error_status_header), "422");
-  EXPECT_EQ(p.counts().permanent, 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::permanent], 1U);
   const auto line = only<policy::log_line>(rejected);
   EXPECT_EQ(line.event, "record dead-lettered");
   EXPECT_TRUE(line.per_record) << "a line per record: the shell samples it";
@@ -330,7 +330,7 @@ TEST(AttemptPolicy, UnauthorizedHoldsTheRecordWithoutCountingItsAttemptsAndNever
     EXPECT_EQ(p.find(id)->held_attempts, held);
     next_attempt(p, id, 6U + static_cast<std::uint64_t>(held));
   }
-  EXPECT_EQ(p.counts().endpoint_failures, 6U);
+  EXPECT_EQ(p.counts()[delivery_counter::endpoint_failures], 6U);
   const auto done = p.on_answer(answer(id, 200), t0);
   ASSERT_EQ(kinds(done), "breaker report");
   EXPECT_EQ(only<policy::report_outcome>(done).attempts, 7) << "all attempts, held ones too";
@@ -356,9 +356,9 @@ TEST(AttemptPolicy, AnSsrfRefusalHoldsTheRecordAndFlagsTheRouteOnceUntilAnAnswer
 
   refused.delivery_id = second;
   EXPECT_EQ(kinds(p.on_answer(refused, t0)), "breaker log retry") << "flagged once";
-  EXPECT_EQ(p.counts().ssrf_blocked, 2U);
-  EXPECT_EQ(p.counts().endpoint_failures, 2U);
-  EXPECT_EQ(p.counts().permanent, 0U);
+  EXPECT_EQ(p.counts()[delivery_counter::ssrf_blocked], 2U);
+  EXPECT_EQ(p.counts()[delivery_counter::endpoint_failures], 2U);
+  EXPECT_EQ(p.counts()[delivery_counter::permanent], 0U);
   EXPECT_EQ(p.find(first)->attempts, 0) << "held attempts are not the record's attempts";
 
   next_attempt(p, first);
@@ -385,10 +385,10 @@ TEST(AttemptPolicy, GoneHoldsTheRecordTellsTheBreakerAndFlagsTheRouteUntilA2xx) 
   const auto again = p.on_answer(answer(second, 410), t0);
   EXPECT_EQ(kinds(again), "breaker log retry") << "flagged once";
   EXPECT_TRUE(only<policy::breaker_outcome>(again).gone);
-  EXPECT_EQ(p.counts().gone, 2U);
-  EXPECT_EQ(p.counts().endpoint_failures, 2U);
-  EXPECT_EQ(p.counts().permanent, 0U);
-  EXPECT_EQ(p.counts().dead_lettered, 0U);
+  EXPECT_EQ(p.counts()[delivery_counter::gone], 2U);
+  EXPECT_EQ(p.counts()[delivery_counter::endpoint_failures], 2U);
+  EXPECT_EQ(p.counts()[delivery_counter::permanent], 0U);
+  EXPECT_EQ(p.counts()[delivery_counter::dead_lettered], 0U);
   EXPECT_FALSE(has<policy::produce_onward>(flagged)) << "never dead-lettered";
   EXPECT_EQ(p.find(first)->attempts, 0) << "held attempts are not the record's attempts";
 
@@ -557,8 +557,8 @@ TEST(AttemptPolicy, ExpediteMovesARecordWaitingInItsBackoffOnAtOnce) {
   EXPECT_EQ(onward.id, id) << "the record at those coordinates, not its neighbour";
   EXPECT_EQ(onward.onward.topic, source + ".retry-5s");
   EXPECT_EQ(header_of(onward.onward, error_class_header), "http_503");
-  EXPECT_EQ(p.counts().head_of_line_moves, 1U);
-  EXPECT_EQ(p.counts().exhausted, 0U) << "expedited is not exhausted";
+  EXPECT_EQ(p.counts()[delivery_counter::head_of_line_moves], 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::exhausted], 0U) << "expedited is not exhausted";
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "") << "its timer finds it moving on";
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "") << "once";
   EXPECT_EQ(kinds(p.on_retry_due(other, t0)), "permit");
@@ -570,8 +570,8 @@ TEST(AttemptPolicy, ExpediteDuringAnAttemptMovesItAtItsNextRetriableFailure) {
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "");
   const auto failed = p.on_answer(answer(id, 503), t0);
   ASSERT_EQ(kinds(failed), "breaker log onward");
-  EXPECT_EQ(p.counts().head_of_line_moves, 1U);
-  EXPECT_EQ(p.counts().retries, 0U);
+  EXPECT_EQ(p.counts()[delivery_counter::head_of_line_moves], 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::retries], 0U);
 }
 
 TEST(AttemptPolicy, ExpediteDuringAnAttemptThatIsDeliveredJustDelivers) {
@@ -579,7 +579,7 @@ TEST(AttemptPolicy, ExpediteDuringAnAttemptThatIsDeliveredJustDelivers) {
   const auto id = start(p, make_record(4));
   p.on_expedite(source, 0, 4, t0);
   EXPECT_EQ(kinds(p.on_answer(answer(id, 200), t0)), "breaker report");
-  EXPECT_EQ(p.counts().head_of_line_moves, 0U);
+  EXPECT_EQ(p.counts()[delivery_counter::head_of_line_moves], 0U);
 }
 
 TEST(AttemptPolicy, ExpediteWhileTheBreakerIsOpenWaitsForTheNextRetriableFailure) {
@@ -646,7 +646,7 @@ TEST(AttemptPolicy, AnOnwardRecordThatIsNeverAcknowledgedIsDroppedWithoutAnOutco
   EXPECT_EQ(only<policy::log_line>(failed).level, policy::log_level::error);
   EXPECT_EQ(p.in_flight(), 0U);
   EXPECT_EQ(kinds(p.on_onward_acked(id)), "") << "no outcome: its offset stays uncommitted";
-  EXPECT_EQ(p.counts().dead_lettered, 0U);
+  EXPECT_EQ(p.counts()[delivery_counter::dead_lettered], 0U);
   EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "");
 }
 
@@ -822,7 +822,7 @@ TEST(AttemptPolicy, CountsAnswersByStatusClass) {
   p.on_answer(answer(a, 0, transport_error::timeout), t0);
   p.on_retry_due(a, t0);
   p.on_answer(answer(a, 204), t0);
-  const auto& c = p.counts().answers_by_class;
+  const auto& c = p.answers_by_class();
   EXPECT_EQ(c[5], 1U);
   EXPECT_EQ(c[0], 1U) << "no answer: a transport error";
   EXPECT_EQ(c[2], 1U);

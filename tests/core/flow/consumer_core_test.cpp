@@ -172,7 +172,7 @@ TEST(ConsumerCore, DropsARecordSeenAgainAfterARewindWithoutDisturbingTheCounts) 
   core.complete(p0, 0, delivery_end::delivered, 0);
   EXPECT_EQ(core.take(rec(p0, 0), 0), consumer_core::intake::duplicate) << "finished";
   EXPECT_EQ(core.take(rec(p0, 1), 0), consumer_core::intake::duplicate) << "still in flight";
-  EXPECT_EQ(core.counts().rewound_duplicates, 2U);
+  EXPECT_EQ(core.counts()[consumer_counter::rewound_duplicates], 2U);
   EXPECT_EQ(io.dispatched.size(), 2U);
   EXPECT_EQ(core.outstanding(), 1U);
   core.complete(p0, 1, delivery_end::delivered, 0);
@@ -513,7 +513,7 @@ TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
     core.take(rec(p0, o), 0);
   }
   EXPECT_EQ(io.paused, std::set<partition_id>{p0});
-  EXPECT_EQ(core.counts().backpressure_pauses, 1U);
+  EXPECT_EQ(core.counts()[consumer_counter::backpressure_pauses], 1U);
   core.complete(p0, 0, delivery_end::delivered, 0);
   EXPECT_TRUE(io.paused.count(p0)) << "3 > 4/2";
   core.complete(p0, 1, delivery_end::delivered, 0);

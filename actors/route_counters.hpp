@@ -1,0 +1,48 @@
+#pragma once
+
+// What the route's actors count themselves, outside a core state machine (the consumer actor,
+// the pause controller, the breaker actor), declared once: the enum, and the table the admin
+// listener renders /metrics and /state from.
+
+#include <array>
+#include <cstdint>
+
+#include "core/metrics/counter_table.hpp"
+
+namespace courier::actors {
+
+enum class route_counter : std::uint8_t {
+  pauses,             // the pause controller paused the route's partitions
+  resumes,            // and resumed them
+  commit_failures,    // offset commits the broker refused
+  fetch_starved,      // statistics intervals starved for records (core/flow/fetch_starvation)
+  breaker_trips,      // Closed -> Open
+  breaker_to_closed,  // every breaker transition by the state it went to
+  breaker_to_open,
+  breaker_to_half_open,
+};
+
+}  // namespace courier::actors
+
+template <>
+struct courier::metrics::counter_table<courier::actors::route_counter> {
+  using c = courier::actors::route_counter;
+  static constexpr std::array<counter_spec<c>, 8> rows{{
+    {c::pauses, "pauses", "courier_pauses_total", "Times the route's partitions were paused."},
+    {c::resumes, "resumes", "courier_resumes_total", "Times the route's partitions were resumed."},
+    {c::commit_failures, "commit_failures", "courier_commit_failures_total",
+     "Offset commits of the route's consumer that failed (its records are delivered again "
+     "after a restart or rebalance)."},
+    {c::fetch_starved, "fetch_starved", "courier_consumer_fetch_starved_total",
+     "Statistics intervals in which the route waited for records a quarter of the time "
+     "while its partitions lagged: librdkafka's prefetch (queued.max.messages.kbytes) is "
+     "smaller than a second of deliveries."},
+    {c::breaker_trips, "", "courier_breaker_trips_total", "Times the circuit breaker opened."},
+    {c::breaker_to_closed, "", "courier_breaker_transitions_total",
+     "Circuit breaker state changes by the state entered (a failed probe re-enters open).", "to",
+     "closed"},
+    {c::breaker_to_open, "", "courier_breaker_transitions_total", {}, "to", "open"},
+    {c::breaker_to_half_open, "", "courier_breaker_transitions_total", {}, "to", "half_open"},
+  }};
+};
+static_assert(courier::metrics::counters_are_in_order<courier::actors::route_counter>());
