@@ -129,7 +129,11 @@ void poll_turn(self_ptr self) {
                                        std::chrono::steady_clock::now() - started)
                                        .count());
       }
-      self->send(self, poll_atom::value);
+      if (got == 0 && st.settings.empty_poll_wait.count() > 0) {
+        self->delayed_send(self, st.settings.empty_poll_wait, poll_atom::value);
+      } else {
+        self->send(self, poll_atom::value);
+      }
       return;
     }
     // The overflow filled the room: what it released goes out now, not with the next event
