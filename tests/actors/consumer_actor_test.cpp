@@ -3,13 +3,16 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "actors/breaker_actor.hpp"
 #include "actors/delivery_pool.hpp"
+#include "core/log/log_output.hpp"
 #include "tests/actors/deterministic.hpp"
 #include "tests/actors/fake_consumer_group.hpp"
 #include "tests/actors/fake_poster.hpp"
@@ -201,6 +204,33 @@ TEST_F(ConsumerActor, ADrainPastItsDeadlineClosesWithoutStoringWhatIsNotDone) {
   answer(1);
   answer(3);
   EXPECT_EQ(group->stores.size(), at_close) << "stored after close";
+}
+
+// The line an operator reads at shutdown says what the drain left unfinished, not what was left
+// once closing had revoked the partitions (nothing).
+TEST_F(ConsumerActor, TheClosedLineCountsTheRecordsADrainLeftInFlight) {
+  log::set_format(log::line_format::json);
+  group->assign({p0});
+  group->fetch(p0, 0, 4);
+  start();
+  answer(0);
+  answer(2);
+  caf::anon_send(consumer, actors::drain_atom::value);
+  d.run();
+  ::testing::internal::CaptureStderr();
+  d.advance(drain_timeout);
+  std::istringstream lines{::testing::internal::GetCapturedStderr()};
+  ASSERT_TRUE(group->closed);
+  nlohmann::json closed_line;
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.value("event", "") == "consumer closed") {
+      closed_line = j;
+    }
+  }
+  ASSERT_TRUE(closed_line.is_object()) << "no \"consumer closed\" line";
+  EXPECT_EQ(closed_line.value("in_flight_left", -1), 2) << closed_line.dump();
+  EXPECT_EQ(closed_line.value("fetched_not_handed_out", -1), 0) << closed_line.dump();
 }
 
 }  // namespace
