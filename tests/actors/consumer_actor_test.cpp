@@ -166,6 +166,30 @@ TEST_F(ConsumerActor, ALateOutcomeFromBeforeARevokeIsNotStoredWhenThePartitionCo
   EXPECT_EQ(highest_store(reassigned), 2);
 }
 
+// -- pause state across a rebalance -------------------------------------------------------------
+
+// librdkafka 2.0.2 forgets a pause across revoke and assign (the wrapper resumes a revoked
+// partition): the consumer applies its own pause state to every assignment.
+TEST_F(ConsumerActor, APartitionAssignedAgainWhileTheRouteIsPausedIsPausedAtOnce) {
+  group->assign({p0});
+  start();
+  caf::anon_send(consumer, actors::pause_atom::value, actors::pause_reason::breaker);
+  d.run();
+  ASSERT_EQ(group->paused.count(p0), 1U);
+  group->revoke({p0});
+  group->assign({p0});
+  group->fetch(p0, 0, 2);
+  next_poll();
+  EXPECT_EQ(group->paused.count(p0), 1U) << "assigned again and fetching while the route is paused";
+  next_poll();
+  EXPECT_TRUE(http->posted.empty());
+  caf::anon_send(consumer, actors::resume_atom::value, actors::pause_reason::breaker);
+  d.run();
+  EXPECT_EQ(group->paused.count(p0), 0U);
+  next_poll();
+  EXPECT_EQ(http->unanswered(), keys(0, 2));
+}
+
 // -- shutdown with records in flight -----------------------------------------------------------
 
 TEST_F(ConsumerActor, ADrainWaitsForTheRecordsInFlightThenCommitsThemAndCloses) {

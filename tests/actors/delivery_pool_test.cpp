@@ -146,5 +146,38 @@ TEST_F(DeliveryPool, ARetryDueWhileTheBreakerIsOpenWaitsAndGoesOutOnceWhenItLeav
   EXPECT_EQ(http->posted.size(), 2U);
 }
 
+// Two records wait for the breaker: Half-Open lets one through as the probe, and the other goes
+// once the probe closed the breaker.
+TEST_F(DeliveryPool, OfTwoRecordsWaitingForTheBreakerHalfOpenLetsOnlyTheProbeThrough) {
+  deliver(0);
+  deliver(1);
+  http->answer(key(0), 503, "1");
+  http->answer(key(1), 503, "1");
+  d.run();
+  other_deliveries_fail(3);
+  ASSERT_EQ(breaker_now(), "open");
+  d.advance(1s);  // both retries fall due while it is Open
+  EXPECT_EQ(http->posted.size(), 2U) << "an attempt went out while the breaker was Open";
+  d.advance(open_timeout - 1s);
+  ASSERT_EQ(breaker_now(), "half_open");
+  const auto probes = http->unanswered();
+  ASSERT_EQ(probes.size(), 1U) << "Half-Open let more than its one probe through";
+  http->answer(probes.front(), 200);
+  d.run();
+  ASSERT_EQ(breaker_now(), "closed");
+  const auto rest = http->unanswered();
+  ASSERT_EQ(rest.size(), 1U) << "the record that was not the probe did not go once it closed";
+  EXPECT_NE(rest.front(), probes.front());
+  http->answer(rest.front(), 200);
+  d.run();
+  d.advance(1min);
+  ASSERT_EQ(seen->outcomes.size(), 2U);
+  EXPECT_NE(seen->outcomes[0].offset, seen->outcomes[1].offset);
+  for (const auto& o : seen->outcomes) {
+    EXPECT_EQ(o.kind, actors::outcome_kind::delivered);
+  }
+  EXPECT_EQ(http->posted.size(), 4U);
+}
+
 }  // namespace
 }  // namespace courier::testing
