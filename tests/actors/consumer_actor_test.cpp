@@ -230,6 +230,20 @@ TEST_F(ConsumerActor, ADrainPastItsDeadlineClosesWithoutStoringWhatIsNotDone) {
   EXPECT_EQ(group->stores.size(), at_close) << "stored after close";
 }
 
+// The group took the partition away while the drain waited for it: nothing is left to finish.
+TEST_F(ConsumerActor, ARevokeDuringADrainClosesAtOnce) {
+  group->assign({p0});
+  group->fetch(p0, 0, 3);
+  start();
+  answer(0);
+  caf::anon_send(consumer, actors::drain_atom::value);
+  d.run();
+  group->revoke({p0});
+  next_poll();
+  EXPECT_TRUE(group->closed) << "waited for the records of a partition no longer owned";
+  EXPECT_EQ(committed(), 1);
+}
+
 // The line an operator reads at shutdown says what the drain left unfinished, not what was left
 // once closing had revoked the partitions (nothing).
 TEST_F(ConsumerActor, TheClosedLineCountsTheRecordsADrainLeftInFlight) {
