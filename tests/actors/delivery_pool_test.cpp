@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "actors/breaker_actor.hpp"
+#include "core/model/delivery_end.hpp"
 #include "tests/actors/deterministic.hpp"
 #include "tests/actors/fake_poster.hpp"
 
@@ -141,7 +142,7 @@ TEST_F(DeliveryPool, ARetryDueWhileTheBreakerIsOpenWaitsAndGoesOutOnceWhenItLeav
   ASSERT_EQ(seen->outcomes.size(), 1U);
   const auto& o = seen->outcomes.front();
   EXPECT_EQ(o.offset, 0);
-  EXPECT_EQ(o.kind, actors::outcome_kind::delivered);
+  EXPECT_EQ(o.kind, delivery_end::delivered);
   EXPECT_EQ(o.attempts, 2);
   EXPECT_EQ(http->posted.size(), 2U);
 }
@@ -174,7 +175,7 @@ TEST_F(DeliveryPool, OfTwoRecordsWaitingForTheBreakerHalfOpenLetsOnlyTheProbeThr
   ASSERT_EQ(seen->outcomes.size(), 2U);
   EXPECT_NE(seen->outcomes[0].offset, seen->outcomes[1].offset);
   for (const auto& o : seen->outcomes) {
-    EXPECT_EQ(o.kind, actors::outcome_kind::delivered);
+    EXPECT_EQ(o.kind, delivery_end::delivered);
   }
   EXPECT_EQ(http->posted.size(), 4U);
 }
