@@ -12,6 +12,11 @@ namespace courier::actors {
 
 using namespace consumer_loop;  // NOLINT(google-build-using-namespace): the actor's own helpers
 
+std::unique_ptr<kafka::group_consumer> open_kafka_consumer(const kafka::consumer_settings& s,
+                                                           kafka::consumer::callbacks cb) {
+  return std::make_unique<kafka::consumer>(s, std::move(cb));
+}
+
 caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, caf::actor delivery,
                              std::shared_ptr<route_metrics> metrics) {
   log_failures(self, "consumer", settings.route);
@@ -43,7 +48,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   cb.on_positions = [self](const std::vector<kafka::partition_position>& ps) {
     on_positions(self, ps);
   };
-  st.kafka = std::make_unique<kafka::consumer>(st.settings.kafka, std::move(cb));
+  st.kafka = st.settings.open_consumer(st.settings.kafka, std::move(cb));
   st.io->attach(st.kafka.get());
   self->send(self, poll_atom::value);
   return {

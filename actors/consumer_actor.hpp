@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,8 +15,17 @@
 #include "core/flow/consumer_core.hpp"
 #include "core/flow/fetch_starvation.hpp"
 #include "core/kafka/consumer.hpp"
+#include "core/kafka/group_consumer.hpp"
 
 namespace courier::actors {
+
+// Makes the actor's member of the consumer group; the callbacks run inside its poll() and close().
+using group_consumer_factory = std::function<std::unique_ptr<kafka::group_consumer>(
+  const kafka::consumer_settings&, kafka::consumer::callbacks)>;
+
+// The real one: a kafka::consumer (librdkafka) subscribed as the settings say.
+std::unique_ptr<kafka::group_consumer> open_kafka_consumer(const kafka::consumer_settings& s,
+                                                           kafka::consumer::callbacks cb);
 
 struct consumer_actor_settings {
   kafka::consumer_settings kafka;
@@ -23,6 +33,11 @@ struct consumer_actor_settings {
   consumer_core_settings core;
   std::chrono::milliseconds drain_timeout{10000};
   std::size_t max_records_per_poll = 500;
+  group_consumer_factory open_consumer = open_kafka_consumer;  // a test passes a fake
+  // After a poll that had room and brought nothing, the next one waits this long on a timer.
+  // 0: it follows at once, paced by the poll's own wait in librdkafka. A test's fake returns
+  // at once, so an actor test sets a wait in virtual time and the loop comes to rest.
+  std::chrono::milliseconds empty_poll_wait{0};
 };
 
 struct consumer_actor_state {
@@ -42,7 +57,7 @@ struct consumer_actor_state {
   bool closed = false;
   // Declared last, so destroyed first: closing it runs the revoke callback, which needs the
   // core and its backend alive.
-  std::unique_ptr<kafka::consumer> kafka;
+  std::unique_ptr<kafka::group_consumer> kafka;
 };
 
 // Detached: librdkafka's poll blocks. A thin shell around courier::consumer_core

@@ -10,7 +10,7 @@
 
 #include "actors/messages.hpp"
 #include "core/flow/consumer_core.hpp"
-#include "core/kafka/consumer.hpp"
+#include "core/kafka/group_consumer.hpp"
 
 namespace courier::actors {
 
@@ -19,7 +19,7 @@ namespace courier::actors {
 class consumer_io final : public consumer_backend {
  public:
   consumer_io(caf::event_based_actor* self, caf::actor delivery);
-  void attach(kafka::consumer* kafka) { kafka_ = kafka; }
+  void attach(kafka::group_consumer* kafka) { kafka_ = kafka; }
 
   void dispatch(record r) override;  // batched: flush() sends them
   // Sends the records dispatched since the last flush to the delivery pool, in one message,
@@ -35,7 +35,7 @@ class consumer_io final : public consumer_backend {
  private:
   caf::event_based_actor* self_;
   caf::actor delivery_;
-  kafka::consumer* kafka_ = nullptr;
+  kafka::group_consumer* kafka_ = nullptr;
   record_batch batch_;
   std::map<partition_id, std::int64_t> stores_;  // the latest per partition
 };

@@ -97,13 +97,16 @@ void close_consumer(self_ptr self) {
   st.closed = true;
   st.core->store_all();
   st.io->flush();
+  // Counted before close(): it revokes the assignment, and the core forgets a revoked
+  // partition's records.
+  const auto in_flight_left = st.core->outstanding();
+  const auto fetched_not_handed_out = st.core->in_flight() - in_flight_left;
   st.kafka->close();
   // Records fetched and never handed out (overflow, the due gate) are not committed either:
   // the partition's next owner fetches them again.
-  log::info("consumer closed",
-            {{"route", st.settings.route},
-             {"in_flight_left", st.core->outstanding()},
-             {"fetched_not_handed_out", st.core->in_flight() - st.core->outstanding()}});
+  log::info("consumer closed", {{"route", st.settings.route},
+                                {"in_flight_left", in_flight_left},
+                                {"fetched_not_handed_out", fetched_not_handed_out}});
   self->quit();
 }
 
@@ -129,7 +132,11 @@ void poll_turn(self_ptr self) {
                                        std::chrono::steady_clock::now() - started)
                                        .count());
       }
-      self->send(self, poll_atom::value);
+      if (got == 0 && st.settings.empty_poll_wait.count() > 0) {
+        self->delayed_send(self, st.settings.empty_poll_wait, poll_atom::value);
+      } else {
+        self->send(self, poll_atom::value);
+      }
       return;
     }
     // The overflow filled the room: what it released goes out now, not with the next event

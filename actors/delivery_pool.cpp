@@ -157,7 +157,7 @@ std::chrono::system_clock::time_point now() { return std::chrono::system_clock::
 
 }  // namespace
 
-caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<http::client> client,
+caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<http::poster> client,
                             caf::actor breaker, caf::actor router,
                             std::shared_ptr<route_metrics> metrics, std::uint64_t seed) {
   log_failures(self, "delivery_pool", route.name);

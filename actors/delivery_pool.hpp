@@ -17,6 +17,7 @@
 #include "core/config/config.hpp"
 #include "core/delivery/attempt_policy.hpp"
 #include "core/http/client.hpp"
+#include "core/http/poster.hpp"
 #include "core/log/event_sampler.hpp"
 
 namespace courier::actors {
@@ -24,7 +25,7 @@ namespace courier::actors {
 struct delivery_pool_state {
   static inline const char* name = "courier.delivery_pool";
   std::optional<attempt_policy> policy;  // decides; the actor carries its actions out
-  std::shared_ptr<http::client> client;
+  std::shared_ptr<http::poster> client;  // http::client, or a test's fake
   caf::actor breaker;
   caf::actor router;                                        // produces retry-tier and DLQ records
   std::unordered_map<std::uint64_t, caf::actor> consumers;  // who sent each pending delivery
@@ -57,7 +58,7 @@ struct delivery_pool_state {
 //   log_flush_atom                 (from itself, a sampling window after a burst of per-record
 //                                   lines began: logs what no later line carried)
 caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self, route_config route,
-                            std::shared_ptr<http::client> client, caf::actor breaker,
+                            std::shared_ptr<http::poster> client, caf::actor breaker,
                             caf::actor router, std::shared_ptr<route_metrics> metrics,
                             std::uint64_t seed);
 

@@ -14,6 +14,7 @@
 #include <boost/asio/ip/address.hpp>
 
 #include "core/http/endpoint.hpp"
+#include "core/http/poster.hpp"
 #include "core/http/tls_context.hpp"
 #include "core/http/transport_error.hpp"
 #include "core/model/payload.hpp"
@@ -79,7 +80,7 @@ class connection_pool;
 
 // POSTs to one endpoint over a bounded keep-alive pool, plain for http://, TLS for https://
 // (verified, never downgraded).
-class client {
+class client : public poster {
  public:
   // Builds the TLS context of an https:// endpoint once, here. Throws tls_setup_error (a
   // std::invalid_argument) for TLS settings that cannot work, std::invalid_argument for
@@ -95,7 +96,7 @@ class client {
   client(const std::vector<boost::asio::io_context*>& contexts, const endpoint& ep,
          const client_settings& s);
   // Shuts down. Destroy the client before its io_context.
-  ~client();
+  ~client() override;
 
   client(const client&) = delete;
   client& operator=(const client&) = delete;
@@ -104,7 +105,7 @@ class client {
   // stopped first). Redirects are never followed: a 3xx is returned like any status.
   // Throws std::invalid_argument (and sends nothing) if a header name or value contains
   // CR, LF or NUL, which would let a value inject headers.
-  void post(request r, std::function<void(response)> on_done);
+  void post(request r, std::function<void(response)> on_done) override;
 
   // TCP connections established so far (a kept-alive connection counts once; a TLS one counts
   // when its TCP connection is up, before the handshake).

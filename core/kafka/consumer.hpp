@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/kafka/consumer_stats.hpp"
+#include "core/kafka/group_consumer.hpp"
 #include "core/kafka/handles.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
@@ -42,7 +43,7 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
 // partition.assignment.strategy=range,roundrobin (eager), statistics.interval.ms=5000. Offsets are
 // committed only as the owner stores them. Every callback runs on the thread that calls poll() (or
 // close()). Not copyable or movable: librdkafka holds a pointer to it.
-class consumer {
+class consumer : public group_consumer {
  public:
   struct callbacks {
     // After the partitions were assigned: re-apply the owner's pause state here.
@@ -69,33 +70,34 @@ class consumer {
   consumer& operator=(const consumer&) = delete;
   consumer(consumer&&) = delete;
   consumer& operator=(consumer&&) = delete;
-  ~consumer();  // close() if not closed; errors go to on_error
+  ~consumer() override;  // close() if not closed; errors go to on_error
 
   // Waits up to `timeout` for the first record, then takes what is ready without waiting, up
   // to max_records (at least 1). Throws kafka_error only on a fatal error, and rethrows what a
   // callback threw once the rebalance it was part of has completed.
-  std::vector<record> poll(std::chrono::milliseconds timeout, std::size_t max_records);
+  std::vector<record> poll(std::chrono::milliseconds timeout, std::size_t max_records) override;
 
   // Stores `next_offset` (last done offset + 1) for the next commit. Returns false when the
   // partition is not assigned to this consumer; throws kafka_error on other errors.
-  bool store_offset(const partition_id& p, std::int64_t next_offset);
+  bool store_offset(const partition_id& p, std::int64_t next_offset) override;
 
   // The same for many partitions in one librdkafka call (rd_kafka_offsets_store of one list).
   // Partitions not assigned are skipped; returns how many were stored.
-  std::size_t store_offsets(const std::vector<std::pair<partition_id, std::int64_t>>& offsets);
+  std::size_t store_offsets(
+      const std::vector<std::pair<partition_id, std::int64_t>>& offsets) override;
 
   // Commits the stored offsets of the current assignment; nothing stored is fine.
-  void commit_sync();
+  void commit_sync() override;
 
   // Resume only resumes partitions paused through this wrapper (librdkafka 2.0.2 can rewind a
   // partition that is resumed without being paused). Both check every partition's error.
-  void pause(const std::vector<partition_id>& ps);
-  void resume(const std::vector<partition_id>& ps);
+  void pause(const std::vector<partition_id>& ps) override;
+  void resume(const std::vector<partition_id>& ps) override;
 
-  std::vector<partition_id> assignment() const;
+  std::vector<partition_id> assignment() const override;
 
   // commit_sync(), then leave the group (on_revoked runs once more). Idempotent.
-  void close();
+  void close() override;
 
   rd_kafka_t* raw();
 

@@ -1,0 +1,275 @@
+#include "actors/consumer_actor.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "actors/breaker_actor.hpp"
+#include "actors/delivery_pool.hpp"
+#include "core/log/log_output.hpp"
+#include "tests/actors/deterministic.hpp"
+#include "tests/actors/fake_consumer_group.hpp"
+#include "tests/actors/fake_poster.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string topic = "brew.shipments.v1";
+const partition_id p0{topic, 0};
+
+// The Idempotency-Key of p0's record at `offset`: how the test names the request to answer.
+std::string key(std::int64_t offset) { return topic + ":0:" + std::to_string(offset); }
+
+std::vector<std::string> keys(std::int64_t from, std::int64_t to) {
+  std::vector<std::string> out;
+  for (auto offset = from; offset < to; ++offset) {
+    out.push_back(key(offset));
+  }
+  return out;
+}
+
+// The consumer actor with the route's real delivery pool and breaker, the Kafka group and the
+// receiver played by fakes: records go from the fake group through the actors to the fake
+// client, and the test's answers come back as outcomes and offsets.
+struct ConsumerActor : ::testing::Test {
+  static constexpr auto poll_wait = 50ms;  // the empty poll's wait, in virtual time
+  static constexpr auto drain_timeout = 10s;
+
+  ConsumerActor() {
+    metrics = std::make_shared<actors::route_metrics>();
+    route_config route;
+    route.name = "shipments";
+    route.topic = topic;
+    route.hmac_secret = "secret";
+    breaker =
+        d.sys->spawn(actors::breaker_actor, route.name,
+                     breaker_settings{5, 15000ms, 1, /*gone_probe_interval=*/60000ms}, metrics);
+    // Nothing here moves to a retry tier: the router only has to exist (the int: CAF 0.17
+    // dereferences a null argument tuple when an actor is spawned without any).
+    router = d.sys->spawn(
+        [](caf::event_based_actor*, int) -> caf::behavior {
+          return {[](actors::route_atom, const actors::dispatch_request&) { return true; }};
+        },
+        0);
+    pool = d.sys->spawn(actors::delivery_pool, route, std::shared_ptr<http::poster>{http}, breaker,
+                        router, metrics, std::uint64_t{1});
+    caf::anon_send(breaker, actors::subscribe_atom::value, pool);
+    d.run();
+  }
+
+  ~ConsumerActor() override {
+    for (const auto& a : {consumer, pool, router, breaker}) {
+      if (a) {
+        caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+      }
+    }
+    d.run();
+  }
+
+  // Spawns the consumer (not detached, as topology does: the coordinator runs it); its first
+  // poll takes what the group was scripted with.
+  void start() {
+    actors::consumer_actor_settings cs;
+    cs.kafka.topics = {topic};
+    cs.route = "shipments";
+    cs.core.max_in_flight = 64;
+    cs.drain_timeout = drain_timeout;
+    cs.open_consumer = group->factory();
+    cs.empty_poll_wait = poll_wait;
+    consumer = d.sys->spawn(actors::consumer_actor, cs, pool, metrics);
+    d.run();
+  }
+
+  // The next poll of the loop (it waits poll_wait after an empty one).
+  void next_poll() { d.advance(poll_wait); }
+
+  void answer(std::int64_t offset, int status = 200) {
+    http->answer(key(offset), status);
+    d.run();
+  }
+
+  // The offset the group has committed for p0, -1: none; and that it has no other.
+  std::int64_t committed() const {
+    EXPECT_LE(group->committed.size(), 1U) << "a commit for another partition";
+    const auto it = group->committed.find(p0);
+    return it == group->committed.end() ? -1 : it->second;
+  }
+
+  // The highest offset stored for p0 from the index `since` of the group's stores, -1: none.
+  std::int64_t highest_store(std::size_t since = 0) const {
+    std::int64_t highest = -1;
+    for (const auto& s : group->stores_of(p0, since)) {
+      highest = std::max(highest, s.next_offset);
+    }
+    return highest;
+  }
+
+  deterministic_system d;
+  std::shared_ptr<fake_consumer_group> group = std::make_shared<fake_consumer_group>();
+  std::shared_ptr<fake_poster> http = std::make_shared<fake_poster>();
+  std::shared_ptr<actors::route_metrics> metrics;
+  caf::actor breaker;
+  caf::actor router;
+  caf::actor pool;
+  caf::actor consumer;
+};
+
+// -- revoke during delivery --------------------------------------------------------------------
+
+TEST_F(ConsumerActor, ARevokeCommitsOnlyTheDoneOffsetsAndALateOutcomeIsNotStored) {
+  group->assign({p0});
+  group->fetch(p0, 0, 4);
+  start();
+  ASSERT_EQ(http->unanswered(), keys(0, 4));
+  answer(0);
+  answer(2);
+  EXPECT_EQ(highest_store(), 1) << "0 is done; 1 is not, so 2 does not count yet";
+  group->revoke({p0});
+  next_poll();  // the revocation runs inside it
+  EXPECT_EQ(committed(), 1) << "only 0 is done below the records in flight";
+  const auto at_revoke = group->stores.size();
+  // The outcomes of 1 and 3 come after the partition left this consumer.
+  answer(1);
+  answer(3);
+  EXPECT_TRUE(group->stores_of(p0, at_revoke).empty())
+      << "stored " << highest_store(at_revoke) << " for a partition no longer owned";
+  EXPECT_EQ(committed(), 1);
+  EXPECT_EQ(metrics->delivered.load(), 4U) << "the receiver got each record";
+}
+
+// The partition comes back to this consumer, which fetches 1 again from the commit: the late
+// outcome of the first 1 does not stand for the second, still in flight.
+TEST_F(ConsumerActor, ALateOutcomeFromBeforeARevokeIsNotStoredWhenThePartitionComesBack) {
+  group->assign({p0});
+  group->fetch(p0, 0, 2);
+  start();
+  answer(0);
+  ASSERT_EQ(highest_store(), 1);
+  group->revoke({p0});
+  group->assign({p0});
+  group->fetch(p0, 1, 2);
+  next_poll();
+  ASSERT_EQ(committed(), 1);
+  ASSERT_EQ(http->unanswered(), (std::vector<std::string>{key(1), key(1)}));
+  const auto reassigned = group->stores.size();
+  answer(1);  // the oldest request: the one sent before the revoke
+  EXPECT_EQ(highest_store(reassigned), -1) << "the late outcome moved the commit point";
+  answer(1);  // the one sent since
+  EXPECT_EQ(highest_store(reassigned), 2);
+}
+
+// -- pause state across a rebalance -------------------------------------------------------------
+
+// librdkafka 2.0.2 forgets a pause across revoke and assign (the wrapper resumes a revoked
+// partition): the consumer applies its own pause state to every assignment.
+TEST_F(ConsumerActor, APartitionAssignedAgainWhileTheRouteIsPausedIsPausedAtOnce) {
+  group->assign({p0});
+  start();
+  caf::anon_send(consumer, actors::pause_atom::value, actors::pause_reason::breaker);
+  d.run();
+  ASSERT_EQ(group->paused.count(p0), 1U);
+  group->revoke({p0});
+  group->assign({p0});
+  group->fetch(p0, 0, 2);
+  next_poll();
+  EXPECT_EQ(group->paused.count(p0), 1U) << "assigned again and fetching while the route is paused";
+  next_poll();
+  EXPECT_TRUE(http->posted.empty());
+  caf::anon_send(consumer, actors::resume_atom::value, actors::pause_reason::breaker);
+  d.run();
+  EXPECT_EQ(group->paused.count(p0), 0U);
+  next_poll();
+  EXPECT_EQ(http->unanswered(), keys(0, 2));
+}
+
+// -- shutdown with records in flight -----------------------------------------------------------
+
+TEST_F(ConsumerActor, ADrainWaitsForTheRecordsInFlightThenCommitsThemAndCloses) {
+  group->assign({p0});
+  group->fetch(p0, 0, 3);
+  start();
+  answer(0);
+  caf::anon_send(consumer, actors::drain_atom::value);
+  d.run();
+  EXPECT_EQ(group->paused.count(p0), 1U) << "draining stops fetching";
+  EXPECT_FALSE(group->closed) << "closed with 1 and 2 in flight";
+  d.advance(drain_timeout / 2);
+  EXPECT_FALSE(group->closed);
+  answer(1);
+  EXPECT_FALSE(group->closed) << "closed with 2 in flight";
+  answer(2);
+  EXPECT_TRUE(group->closed) << "every outcome came: the drain is over";
+  EXPECT_EQ(committed(), 3);
+}
+
+TEST_F(ConsumerActor, ADrainPastItsDeadlineClosesWithoutStoringWhatIsNotDone) {
+  group->assign({p0});
+  group->fetch(p0, 0, 4);
+  start();
+  answer(0);
+  answer(2);
+  caf::anon_send(consumer, actors::drain_atom::value);
+  d.run();
+  d.advance(drain_timeout - 1ms);
+  EXPECT_FALSE(group->closed) << "closed before the drain timeout";
+  d.advance(1ms);
+  ASSERT_TRUE(group->closed) << "still open at the drain timeout";
+  EXPECT_EQ(committed(), 1) << "1 is not done";
+  EXPECT_EQ(highest_store(), 1) << "an offset past the undone 1 was stored";
+  const auto at_close = group->stores.size();
+  answer(1);
+  answer(3);
+  EXPECT_EQ(group->stores.size(), at_close) << "stored after close";
+}
+
+// The group took the partition away while the drain waited for it: nothing is left to finish.
+TEST_F(ConsumerActor, ARevokeDuringADrainClosesAtOnce) {
+  group->assign({p0});
+  group->fetch(p0, 0, 3);
+  start();
+  answer(0);
+  caf::anon_send(consumer, actors::drain_atom::value);
+  d.run();
+  group->revoke({p0});
+  next_poll();
+  EXPECT_TRUE(group->closed) << "waited for the records of a partition no longer owned";
+  EXPECT_EQ(committed(), 1);
+}
+
+// The line an operator reads at shutdown says what the drain left unfinished, not what was left
+// once closing had revoked the partitions (nothing).
+TEST_F(ConsumerActor, TheClosedLineCountsTheRecordsADrainLeftInFlight) {
+  log::set_format(log::line_format::json);
+  group->assign({p0});
+  group->fetch(p0, 0, 4);
+  start();
+  answer(0);
+  answer(2);
+  caf::anon_send(consumer, actors::drain_atom::value);
+  d.run();
+  ::testing::internal::CaptureStderr();
+  d.advance(drain_timeout);
+  std::istringstream lines{::testing::internal::GetCapturedStderr()};
+  ASSERT_TRUE(group->closed);
+  nlohmann::json closed_line;
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.value("event", "") == "consumer closed") {
+      closed_line = j;
+    }
+  }
+  ASSERT_TRUE(closed_line.is_object()) << "no \"consumer closed\" line";
+  EXPECT_EQ(closed_line.value("in_flight_left", -1), 2) << closed_line.dump();
+  EXPECT_EQ(closed_line.value("fetched_not_handed_out", -1), 0) << closed_line.dump();
+}
+
+}  // namespace
+}  // namespace courier::testing

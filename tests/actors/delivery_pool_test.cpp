@@ -1,0 +1,184 @@
+#include "actors/delivery_pool.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "actors/breaker_actor.hpp"
+#include "core/model/delivery_end.hpp"
+#include "tests/actors/deterministic.hpp"
+#include "tests/actors/fake_poster.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using actors::breaker_change;
+using actors::delivery_outcome;
+
+const std::string topic = "brew.shipments.v1";
+
+std::string key(std::int64_t offset) { return topic + ":0:" + std::to_string(offset); }
+
+// What the stand-in for the route's consumer saw: the outcomes the pool reported, and the
+// breaker's state changes (it subscribes too).
+struct seen_by_consumer {
+  std::vector<delivery_outcome> outcomes;
+  std::vector<breaker_change> changes;
+};
+
+// The route's delivery pool with its real breaker; the receiver is a fake the test answers, and
+// a stand-in plays the consumer (it hands the pool records and keeps the outcomes).
+struct DeliveryPool : ::testing::Test {
+  static constexpr auto open_timeout = 10s;
+
+  DeliveryPool() {
+    metrics = std::make_shared<actors::route_metrics>();
+    route_config route;
+    route.name = "shipments";
+    route.topic = topic;
+    route.hmac_secret = "secret";
+    route.retry.initial = 100ms;
+    route.retry.max_attempts = 4;
+    breaker = d.sys->spawn(actors::breaker_actor, route.name,
+                           breaker_settings{3, open_timeout, 1, /*gone_probe_interval=*/60000ms},
+                           metrics);
+    // Nothing here moves to a retry tier: the router only has to exist (the int: CAF 0.17
+    // dereferences a null argument tuple when an actor is spawned without any).
+    router = d.sys->spawn(
+        [](caf::event_based_actor*, int) -> caf::behavior {
+          return {[](actors::route_atom, const actors::dispatch_request&) { return true; }};
+        },
+        0);
+    pool = d.sys->spawn(actors::delivery_pool, route, std::shared_ptr<http::poster>{http}, breaker,
+                        router, metrics, std::uint64_t{1});
+    consumer = d.sys->spawn(
+        [](caf::event_based_actor* self, std::shared_ptr<seen_by_consumer> log,
+           caf::actor to) -> caf::behavior {
+          return {
+              [=](actors::deliver_atom, actors::record_batch& records) {
+                self->send(to, actors::deliver_atom::value, std::move(records));
+              },
+              [log](actors::outcome_atom, const actors::outcome_batch& outcomes) {
+                log->outcomes.insert(log->outcomes.end(), outcomes.begin(), outcomes.end());
+              },
+              [log](actors::state_atom, const breaker_change& c) { log->changes.push_back(c); },
+          };
+        },
+        seen, pool);
+    caf::anon_send(breaker, actors::subscribe_atom::value, pool);
+    caf::anon_send(breaker, actors::subscribe_atom::value, consumer);
+    d.run();
+  }
+
+  ~DeliveryPool() override {
+    for (const auto& a : {consumer, pool, router, breaker}) {
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    }
+    d.run();
+  }
+
+  // The consumer hands the pool p0's record at `offset`.
+  void deliver(std::int64_t offset) {
+    record r;
+    r.topic = topic;
+    r.partition = 0;
+    r.offset = offset;
+    r.value = payload{"{\"offset\":" + std::to_string(offset) + "}"};
+    caf::anon_send(consumer, actors::deliver_atom::value, actors::record_batch{std::move(r)});
+    d.run();
+  }
+
+  // Failed deliveries of other records, told to the breaker as the pool tells it.
+  void other_deliveries_fail(int n) {
+    const auto generation = seen->changes.back().generation;
+    for (int i = 0; i < n; ++i) {
+      caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation,
+                     /*gone=*/false, std::int64_t{0});
+    }
+    d.run();
+  }
+
+  // As the breaker last published it ("closed", "open", "half_open").
+  std::string breaker_now() const { return std::string{to_string(seen->changes.back().to)}; }
+
+  deterministic_system d;
+  std::shared_ptr<fake_poster> http = std::make_shared<fake_poster>();
+  std::shared_ptr<seen_by_consumer> seen = std::make_shared<seen_by_consumer>();
+  std::shared_ptr<actors::route_metrics> metrics;
+  caf::actor breaker;
+  caf::actor router;
+  caf::actor pool;
+  caf::actor consumer;
+};
+
+// -- breaker change during backoff -------------------------------------------------------------
+
+TEST_F(DeliveryPool, ARetryDueWhileTheBreakerIsOpenWaitsAndGoesOutOnceWhenItLeavesOpen) {
+  deliver(0);
+  ASSERT_EQ(http->unanswered(), std::vector<std::string>{key(0)});
+  http->answer(key(0), 503, "1");  // the retry is due in 1 s (Retry-After over the jitter)
+  d.run();
+  ASSERT_TRUE(http->unanswered().empty()) << "retried before its backoff";
+  other_deliveries_fail(3);
+  ASSERT_EQ(breaker_now(), "open");
+  d.advance(1s);  // the retry's timer fires
+  EXPECT_EQ(http->posted.size(), 1U) << "an attempt went out while the breaker was Open";
+  d.advance(open_timeout - 1s - 1ms);
+  EXPECT_EQ(http->posted.size(), 1U) << "an attempt went out while the breaker was Open";
+  EXPECT_TRUE(seen->outcomes.empty());
+  d.advance(1ms);
+  ASSERT_EQ(breaker_now(), "half_open");
+  ASSERT_EQ(http->unanswered(), std::vector<std::string>{key(0)})
+      << "the record waiting for the breaker was not attempted when it left Open";
+  http->answer(key(0), 200);
+  d.run();
+  EXPECT_EQ(breaker_now(), "closed") << "the record was the Half-Open probe";
+  d.advance(1min);
+  ASSERT_EQ(seen->outcomes.size(), 1U);
+  const auto& o = seen->outcomes.front();
+  EXPECT_EQ(o.offset, 0);
+  EXPECT_EQ(o.kind, delivery_end::delivered);
+  EXPECT_EQ(o.attempts, 2);
+  EXPECT_EQ(http->posted.size(), 2U);
+}
+
+// Two records wait for the breaker: Half-Open lets one through as the probe, and the other goes
+// once the probe closed the breaker.
+TEST_F(DeliveryPool, OfTwoRecordsWaitingForTheBreakerHalfOpenLetsOnlyTheProbeThrough) {
+  deliver(0);
+  deliver(1);
+  http->answer(key(0), 503, "1");
+  http->answer(key(1), 503, "1");
+  d.run();
+  other_deliveries_fail(3);
+  ASSERT_EQ(breaker_now(), "open");
+  d.advance(1s);  // both retries fall due while it is Open
+  EXPECT_EQ(http->posted.size(), 2U) << "an attempt went out while the breaker was Open";
+  d.advance(open_timeout - 1s);
+  ASSERT_EQ(breaker_now(), "half_open");
+  const auto probes = http->unanswered();
+  ASSERT_EQ(probes.size(), 1U) << "Half-Open let more than its one probe through";
+  http->answer(probes.front(), 200);
+  d.run();
+  ASSERT_EQ(breaker_now(), "closed");
+  const auto rest = http->unanswered();
+  ASSERT_EQ(rest.size(), 1U) << "the record that was not the probe did not go once it closed";
+  EXPECT_NE(rest.front(), probes.front());
+  http->answer(rest.front(), 200);
+  d.run();
+  d.advance(1min);
+  ASSERT_EQ(seen->outcomes.size(), 2U);
+  EXPECT_NE(seen->outcomes[0].offset, seen->outcomes[1].offset);
+  for (const auto& o : seen->outcomes) {
+    EXPECT_EQ(o.kind, delivery_end::delivered);
+  }
+  EXPECT_EQ(http->posted.size(), 4U);
+}
+
+}  // namespace
+}  // namespace courier::testing
