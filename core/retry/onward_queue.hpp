@@ -53,7 +53,9 @@ class onward_queue {
   // A record for a retry tier or the DLQ: what the queue decides on and names in log lines. The
   // shell keeps the rest (key, value, headers, the requester) under the record's id.
   struct onward_request {
-    std::string topic;           // a retry tier or the DLQ
+    // One of its route's route_topics::onward() (core/model/route_topics.hpp): a retry tier or
+    // the DLQ, as next_destination chose it. The queue treats both alike.
+    std::string topic;
     std::int32_t partition = 0;  // the source's
     std::string from_topic;      // where it was fetched from
     std::int32_t from_partition = 0;

@@ -196,6 +196,47 @@ TEST(OnwardQueue, AnUnknownPartitionOfThePartitionersChoiceIsAFailureLikeAnyOthe
   EXPECT_TRUE(only<queue::tell_requester>(again).blocked);
 }
 
+TEST(OnwardQueue, AReportAboutARecordWaitingOutItsBackoffIsStale) {
+  queue q;
+  const auto id = take(q);
+  q.on_report(id, 1, failure());
+  EXPECT_TRUE(q.on_report(id, 1, acked()).empty()) << "its timer produces it again, not this";
+  EXPECT_EQ(q.counts().stale_reports, 1U);
+  EXPECT_EQ(q.counts().produced, 0U);
+  ASSERT_NE(q.find(id), nullptr);
+  EXPECT_FALSE(q.find(id)->in_flight);
+  EXPECT_EQ(produced_ids(q.on_reproduce_due(id)), std::vector<std::uint64_t>{id});
+}
+
+TEST(OnwardQueue, AFailureIsLoggedWithItsDestinationItsErrorAndItsWait) {
+  queue q;
+  const auto id = take(q, dlq_record(7));
+  q.on_report(id, 1, unknown_partition());
+  const auto failed = q.on_report(id, 1, failure());
+  const auto line = only<queue::log_line>(failed);
+  EXPECT_EQ(line.level, queue::log_level::error);
+  EXPECT_EQ(line.fields, (queue::log_fields{{"topic", std::string{"brew.shipments.dlq"}},
+                                            {"partition", std::int64_t{-1}},
+                                            {"error", std::string{"MSG_SIZE_TOO_LARGE"}},
+                                            {"failures", std::int64_t{1}},
+                                            {"retry_in_ms", std::int64_t{200}}}))
+      << "-1: the partitioner's choice, once the destination lacked the source's partition";
+}
+
+TEST(OnwardQueue, ARebuildKeepsTheRecordsThatWentToThePartitionersChoiceThere) {
+  queue q;
+  const auto a = take(q, dlq_record(7));
+  const auto b = take(q, dlq_record(2));
+  q.on_report(a, 1, unknown_partition());
+  const auto todo = q.on_report(b, 1, refused_by_fatal_producer());
+  const auto produced = all_of<queue::produce_record>(todo);
+  ASSERT_EQ(produced.size(), 2U);
+  EXPECT_EQ(produced[0].id, a);
+  EXPECT_EQ(produced[0].partition, std::nullopt) << "not its source partition again";
+  EXPECT_EQ(produced[1].id, b);
+  EXPECT_EQ(produced[1].partition, std::optional<std::int32_t>{2});
+}
+
 // Records 1..3 in flight, 4 waiting for its backoff; then record 1 fails and the producer is
 // left with a fatal error.
 TEST(OnwardQueue, AFatalProducerErrorRebuildsItAndProducesEveryRecordInFlightAgainOnce) {
