@@ -2,151 +2,172 @@
 
 #include "actors/failure_log.hpp"
 
-#include <algorithm>
+#include <deque>
+#include <iterator>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <variant>
 
-#include "core/log/json_log.hpp"
-#include "core/retry/retry_headers.hpp"
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
+#include "core/log/json_log.hpp"
+#include "core/retry/retry_headers.hpp"
 
 namespace courier::actors {
 namespace {
 
 using self_ptr = caf::stateful_actor<retry_router_state>*;
+using queue = onward_queue;
 
 constexpr auto poll_interval = std::chrono::milliseconds{20};
 
-std::chrono::milliseconds backoff_after(int failures) {
-  const auto ms = std::min<std::int64_t>(5000, 100LL << std::min(failures, 6));
-  return std::chrono::milliseconds{ms};
+bool producer_failed(kafka::producer& p) {
+  return rd_kafka_fatal_error(p.raw(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
-// A new producer; every record handed to the old one and not yet acknowledged is produced
-// again (none is left waiting for a report that may never come).
-void rebuild_producer(self_ptr self) {
-  auto& st = self->state;
-  if (st.producer) {
-    ++st.metrics->producer_rebuilds;
-    log::error(
-      "retry router producer rebuilt after a fatal error; every record not yet "
-      "acknowledged is produced again",
-      {{"outstanding", st.pending.size()}});
+// What the queue needs to know of a producer's error; `producer` tells whether it is left
+// with a fatal error.
+produce_error error_of(rd_kafka_resp_err_t err, kafka::producer& producer) {
+  produce_error e;
+  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return e;
   }
-  st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);
-  ++st.generation;
-  for (auto& [id, w] : st.pending) {
-    if (w.in_flight) {
-      w.in_flight = false;
-      self->send(self, reproduce_atom::value, id);
-    }
-  }
+  e.failure = err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION ? produce_failure::unknown_partition
+                                                          : produce_failure::failed;
+  e.name = rd_kafka_err2name(err);
+  e.reason = e.name + ": " + rd_kafka_err2str(err);
+  e.producer_fatal = producer_failed(producer);
+  return e;
 }
 
-void produce(self_ptr self, std::uint64_t id) {
-  auto& st = self->state;
-  auto it = st.pending.find(id);
-  if (it == st.pending.end() || it->second.in_flight) {
-    return;  // acknowledged, or already with the current producer
+// A record the producer refused at produce (it never queued it, so no report comes).
+produce_error refusal_of(const kafka::kafka_error& refused, kafka::producer& producer) {
+  if (refused.code() != RD_KAFKA_RESP_ERR__FATAL) {
+    return error_of(refused.code(), producer);
   }
-  auto& w = it->second;
-  w.in_flight = true;
-  w.generation = st.generation;
-  const auto generation = st.generation;
-  const auto& req = w.request;
-  std::optional<std::string_view> key;
-  if (req.has_key) {
-    key = req.key;
-  }
-  auto handle = caf::actor_cast<caf::actor>(self);
-  try {
-    // The report holds this actor weakly: a producer destroyed with records still queued or in
-    // flight (a rebuild, or shutdown) never calls their reports, and a strong handle in one
-    // would keep this actor alive for good (the actor system would wait for it forever).
-    st.producer->produce(req.topic, req.partition, key, req.value.view(), req.headers,
-                         req.timestamp_ms,
-                         [addr = self->address(), id, generation](rd_kafka_resp_err_t err,
-                                                                  std::int32_t, std::int64_t) {
-                           // Runs inside producer->poll() on this actor's own thread.
-                           caf::anon_send(caf::actor_cast<caf::actor>(addr), produced_atom::value,
-                                          id, generation, static_cast<std::int32_t>(err));
-                         });
-  } catch (const kafka::kafka_error& e) {
-    if (e.code() == RD_KAFKA_RESP_ERR__FATAL) {
-      log::error("retry router producer failed fatally; rebuilding it", {{"error", e.what()}});
-      rebuild_producer(self);  // produces this record again, with every other one in flight
+  produce_error e;
+  e.failure = produce_failure::producer_fatal;
+  e.name = rd_kafka_err2name(refused.code());
+  e.reason = refused.what();
+  return e;
+}
+
+void publish(retry_router_state& st) {
+  const auto& c = st.queue.counts();
+  st.metrics->produced = c.produced;
+  st.metrics->produce_failures = c.produce_failures;
+  st.metrics->records_failing = c.failing;
+  st.metrics->producer_rebuilds = c.producer_rebuilds;
+}
+
+// Carries out one action. A refusal at produce is the queue's next event at once: its actions
+// go behind those already decided, which are carried out first, in order (each one was decided
+// for the producer it meets).
+struct shell {
+  self_ptr self;
+  std::deque<queue::action>& todo;
+
+  void operator()(queue::produce_record& a) const {
+    auto& st = self->state;
+    auto it = st.pending.find(a.id);
+    if (it == st.pending.end()) {
       return;
     }
-    caf::anon_send(handle, produced_atom::value, id, generation,
-                   static_cast<std::int32_t>(e.code()));
-  }
-}
-
-void tell_requester(const retry_router_state::waiting& w, bool blocked, const std::string& reason) {
-  if (!w.requester) {
-    return;
-  }
-  const auto& r = w.request;
-  caf::anon_send(w.requester, blocked_atom::value,
-                 produce_blocked{r.from_topic, r.from_partition, r.from_offset, blocked, r.topic,
-                                 reason, r.tag});
-}
-
-void on_produced(self_ptr self, std::uint64_t id, std::uint64_t generation,
-                 rd_kafka_resp_err_t err) {
-  auto& st = self->state;
-  auto it = st.pending.find(id);
-  if (it == st.pending.end() || generation != it->second.generation || !it->second.in_flight) {
-    return;  // acknowledged already, or a stale report of a producer since rebuilt
-  }
-  auto& w = it->second;
-  w.in_flight = false;
-  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    ++st.metrics->produced;
-    st.metrics->count_produced(
-      w.request.topic,
-      std::string{find_header(w.request.headers, error_class_header).value_or("unknown")});
-    if (w.blocked) {
-      --st.metrics->records_failing;
-      log::info("a retry/DLQ record that failed is through; its partition resumes",
-                {{"topic", w.request.topic},
-                 {"from", w.request.from_topic},
-                 {"from_partition", w.request.from_partition},
-                 {"failures", w.failures}});
-      tell_requester(w, false, {});
+    const auto& req = it->second.request;
+    std::optional<std::string_view> key;
+    if (req.has_key) {
+      key = req.key;
     }
-    w.promise.deliver(true);
+    try {
+      // The report holds this actor weakly: a producer destroyed with records still queued or
+      // in flight (a rebuild, or shutdown) never calls their reports, and a strong handle in one
+      // would keep this actor alive for good (the actor system would wait for it forever).
+      st.producer->produce(req.topic, a.partition.value_or(RD_KAFKA_PARTITION_UA), key,
+                           req.value.view(), req.headers, req.timestamp_ms,
+                           [addr = self->address(), id = a.id, generation = a.generation](
+                             rd_kafka_resp_err_t err, std::int32_t, std::int64_t) {
+                             // Runs inside producer->poll() on this actor's own thread.
+                             caf::anon_send(caf::actor_cast<caf::actor>(addr), produced_atom::value,
+                                            id, generation, static_cast<std::int32_t>(err));
+                           });
+    } catch (const kafka::kafka_error& e) {
+      auto more = st.queue.on_report(a.id, a.generation, refusal_of(e, *st.producer));
+      publish(st);
+      todo.insert(todo.end(), std::make_move_iterator(more.begin()),
+                  std::make_move_iterator(more.end()));
+    }
+  }
+
+  void operator()(queue::schedule_reproduce& a) const {
+    self->delayed_send(self, a.delay, reproduce_atom::value, a.id);
+  }
+
+  void operator()(queue::answer_requester& a) const {
+    auto& st = self->state;
+    auto it = st.pending.find(a.id);
+    if (it == st.pending.end()) {
+      return;
+    }
+    const auto& req = it->second.request;
+    st.metrics->count_produced(
+      req.topic, std::string{find_header(req.headers, error_class_header).value_or("unknown")});
+    it->second.promise.deliver(true);
     st.pending.erase(it);
-    return;
   }
-  if (err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION && w.request.partition != RD_KAFKA_PARTITION_UA) {
-    // The destination has fewer partitions than the source: the partitioner maps the key to
-    // one that exists (the same key always to the same partition).
-    log::warn("retry/DLQ topic lacks the source's partition; the partitioner picks one by key",
-              {{"topic", w.request.topic}, {"partition", w.request.partition}});
-    w.request.partition = RD_KAFKA_PARTITION_UA;
-    produce(self, id);
-    return;
+
+  void operator()(queue::tell_requester& a) const {
+    auto& st = self->state;
+    auto it = st.pending.find(a.id);
+    if (it == st.pending.end() || !it->second.requester) {
+      return;
+    }
+    const auto& r = it->second.request;
+    caf::anon_send(it->second.requester, blocked_atom::value,
+                   produce_blocked{r.from_topic, r.from_partition, r.from_offset, a.blocked,
+                                   r.topic, std::move(a.reason), r.tag});
   }
-  ++w.failures;
-  ++st.metrics->produce_failures;
-  const auto delay = backoff_after(w.failures);
-  log::error("producing a retry/DLQ record failed; it stays uncommitted and is produced again",
-             {{"topic", w.request.topic},
-              {"partition", w.request.partition},
-              {"error", rd_kafka_err2name(err)},
-              {"failures", w.failures},
-              {"retry_in_ms", delay.count()}});
-  if (!w.blocked) {
-    // Its partition is held meanwhile (the consumer pauses it): other partitions keep flowing,
-    // and once the operator fixes the topic the next try gets through and it resumes.
-    w.blocked = true;
-    ++st.metrics->records_failing;
-    tell_requester(w, true, std::string{rd_kafka_err2name(err)} + ": " + rd_kafka_err2str(err));
+
+  void operator()(queue::rebuild_producer&) const {
+    // The old producer goes after the new one is made: the reports it serves as it goes carry
+    // its generation and are stale.
+    auto& st = self->state;
+    st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);
   }
-  if (rd_kafka_fatal_error(st.producer->raw(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    rebuild_producer(self);
+
+  void operator()(queue::log_line& a) const {
+    auto fields = nlohmann::json::object();
+    for (auto& [name, value] : a.fields) {
+      std::visit([&fields, &name = name](auto& v) { fields[name] = std::move(v); }, value);
+    }
+    switch (a.level) {
+      case queue::log_level::debug:
+        log::debug(a.event, fields);
+        return;
+      case queue::log_level::info:
+        log::info(a.event, fields);
+        return;
+      case queue::log_level::warn:
+        log::warn(a.event, fields);
+        return;
+      case queue::log_level::error:
+        log::error(a.event, fields);
+        return;
+    }
   }
-  self->delayed_send(self, delay, reproduce_atom::value, id);
+};
+
+// The metrics first, as the queue counted before it decided to answer anyone: a requester that
+// reads them once answered sees what led to its answer.
+void carry_out(self_ptr self, queue::actions decided) {
+  publish(self->state);
+  std::deque<queue::action> todo{std::make_move_iterator(decided.begin()),
+                                 std::make_move_iterator(decided.end())};
+  while (!todo.empty()) {
+    auto a = std::move(todo.front());
+    todo.pop_front();
+    std::visit(shell{self, todo}, a);
+  }
 }
 
 }  // namespace
@@ -160,26 +181,35 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
   st.bootstrap = std::move(bootstrap);
   // The properties it shares with the consumers: a consumer's would only make it warn.
   st.properties = kafka::for_client(RD_KAFKA_PRODUCER, properties);
-  rebuild_producer(self);
+  st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);  // generation 1
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    if (msg.reason) {
+      carry_out(self, self->state.queue.on_stop());
+    }
+    caf::scheduled_actor::default_exit_handler(self, msg);
+  });
   self->send(self, poll_atom::value);
   return {
     [=](route_atom, dispatch_request& req) -> caf::result<bool> {
       auto& s = self->state;
-      const auto id = s.next_id++;
-      retry_router_state::waiting w;
       // Before the promise: making it moves the sender out of the current message.
-      w.requester = caf::actor_cast<caf::actor>(self->current_sender());
+      auto requester = caf::actor_cast<caf::actor>(self->current_sender());
+      auto accepted =
+        s.queue.on_request({req.topic, req.partition, req.from_topic, req.from_partition});
+      if (accepted.id == 0) {
+        return caf::make_error(caf::sec::request_receiver_down);  // stopping
+      }
       auto promise = self->make_response_promise<bool>();
-      w.request = std::move(req);
-      w.promise = promise;
-      s.pending.emplace(id, std::move(w));
-      produce(self, id);
+      s.pending.emplace(accepted.id,
+                        retry_router_state::waiting{std::move(req), promise, std::move(requester)});
+      carry_out(self, std::move(accepted.todo));
       return promise;
     },
     [=](poll_atom) {
       auto& s = self->state;
-      s.producer->poll(s.pending.empty() ? std::chrono::milliseconds{0} : poll_interval);
-      if (s.pending.empty()) {
+      const bool idle = s.queue.outstanding() == 0;
+      s.producer->poll(idle ? std::chrono::milliseconds{0} : poll_interval);
+      if (idle) {
         // Nothing awaits a report: idle instead of spinning.
         self->delayed_send(self, poll_interval, poll_atom::value);
       } else {
@@ -187,9 +217,14 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
       }
     },
     [=](produced_atom, std::uint64_t id, std::uint64_t generation, std::int32_t err) {
-      on_produced(self, id, generation, static_cast<rd_kafka_resp_err_t>(err));
+      auto& s = self->state;
+      carry_out(self,
+                s.queue.on_report(id, generation,
+                                  error_of(static_cast<rd_kafka_resp_err_t>(err), *s.producer)));
     },
-    [=](reproduce_atom, std::uint64_t id) { produce(self, id); },
+    [=](reproduce_atom, std::uint64_t id) {
+      carry_out(self, self->state.queue.on_reproduce_due(id));
+    },
   };
 }
 

@@ -12,6 +12,7 @@
 #include "actors/route_metrics.hpp"
 #include "actors/router_metrics.hpp"
 #include "core/kafka/producer.hpp"
+#include "core/retry/onward_queue.hpp"
 
 namespace courier::actors {
 
@@ -20,22 +21,16 @@ struct retry_router_state {
   std::string bootstrap;
   std::map<std::string, std::string> properties;
   std::unique_ptr<kafka::producer> producer;
-  // Requests not yet acknowledged, by id: re-produced after an error, never dropped.
+  // The protocol: which records wait for an acknowledgement, and what each report means.
+  onward_queue queue;
+  // What the queue does not keep of each of its records, by its id: the record, and whom to
+  // answer and tell while it fails.
   struct waiting {
     dispatch_request request;
     caf::response_promise promise;
-    int failures = 0;
-    bool in_flight = false;        // handed to the producer, its report not yet in
-    std::uint64_t generation = 0;  // of the producer it was handed to
-    caf::actor requester;          // told while producing it fails (blocked_atom)
-    bool blocked = false;          // the requester was told it fails
+    caf::actor requester;  // told while producing it fails (blocked_atom)
   };
   std::map<std::uint64_t, waiting> pending;
-  // Counts producer rebuilds: a report from an older producer is stale and ignored, because
-  // the rebuild already produced that record again.
-  std::uint64_t generation = 0;
-  std::uint64_t next_id = 1;
-  bool stopping = false;
   std::shared_ptr<router_metrics> metrics;
 };
 
@@ -48,6 +43,8 @@ struct retry_router_state {
 // to the partition librdkafka's partitioner picks for its key instead.
 // While a record fails (too large for its topic, topic missing, not authorized) the requester
 // is told once, (blocked_atom, produce_blocked{blocked = true}), and again once it is through.
+// What to do when is decided by its onward_queue (core/retry/onward_queue.hpp); the actor holds
+// the producer and carries the decisions out.
 //   route_atom, dispatch_request -> bool (true once acknowledged)
 caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
                            const std::map<std::string, std::string>& properties,
