@@ -142,7 +142,7 @@ TEST_F(ConsumerActor, ARevokeCommitsOnlyTheDoneOffsetsAndALateOutcomeIsNotStored
   EXPECT_TRUE(group->stores_of(p0, at_revoke).empty())
       << "stored " << highest_store(at_revoke) << " for a partition no longer owned";
   EXPECT_EQ(committed(), 1);
-  EXPECT_EQ(metrics->delivered.load(), 4U) << "the receiver got each record";
+  EXPECT_EQ(metrics->deliveries[delivery_counter::delivered].load(), 4U) << "the receiver got each record";
 }
 
 // The partition comes back to this consumer, which fetches 1 again from the commit: the late
