@@ -75,9 +75,8 @@ void pipeline::spawn_graph(const courier_config& cfg) {
         std::chrono::duration<double>(route.http.timeout).count());
     g.client = std::make_shared<http::client>(io_.contexts(), http::parse_endpoint(route.url),
                                               client_settings_for(route));
-    breaker_settings bs{route.breaker.trip_after, route.breaker.open_timeout,
-                        route.breaker.half_open_max_requests, route.breaker.gone_probe_interval};
-    g.breaker = system_.spawn(actors::breaker_actor, route.name, bs, g.metrics);
+    g.breaker = system_.spawn(actors::breaker_actor, route.name,
+                              static_cast<const breaker_settings&>(route.breaker), g.metrics);
     g.pause_controller =
         system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
     g.delivery = system_.spawn(actors::delivery_pool, route, g.client, g.breaker, router_,

@@ -14,31 +14,19 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/delivery/answer_judge.hpp"
+#include "core/delivery/backoff.hpp"
+#include "core/delivery/breaker.hpp"
 #include "core/model/route_topics.hpp"
 
 namespace courier {
 
-struct breaker_config {
-  int trip_after = 5;
-  std::chrono::milliseconds open_timeout{15000};
-  int half_open_max_requests = 1;
-  // Answers about the endpoint, not the record (a rotated secret, a revoked key): each one is
-  // a failed delivery for the breaker, and the record is held, never dead-lettered.
-  std::vector<int> endpoint_failure_statuses{401, 403};
-  // This many permanent answers in a row across records, with no 2xx between, are the
-  // endpoint's fault too (a broken deployment rejecting everything); 0 disables it.
-  int trip_on_permanent_run = 20;
-  // After a 410 Gone the breaker stays Open this long before one probe; 0: never (a restart).
-  std::chrono::milliseconds gone_probe_interval{std::chrono::minutes{5}};
-};
+// A route's "breaker" object: the breaker's own settings and the answer judge's (which answers
+// count against the endpoint), each with its defaults declared once, in its own module.
+struct breaker_config : breaker_settings, answer_judge_settings {};
 
-struct retry_config {
-  std::chrono::milliseconds initial{200};
-  double multiplier = 2.0;
-  std::chrono::milliseconds max{5000};
-  int max_attempts = 4;
-  std::chrono::milliseconds max_retry_after{30000};
-};
+// A route's "retry" object: the in-process backoff (core/delivery/backoff.hpp).
+using retry_config = backoff_policy;
 
 struct http_config {
   std::size_t max_connections = 256;

@@ -28,11 +28,6 @@ class payload {
   operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor)
   [[nodiscard]] std::size_t size() const { return str().size(); }
   [[nodiscard]] bool empty() const { return str().empty(); }
-  // The bytes themselves, shared: what an HTTP request body or a producer keeps alive.
-  [[nodiscard]] std::shared_ptr<const std::string> shared() const {
-    return bytes_ ? bytes_ : std::make_shared<const std::string>();
-  }
-
   friend bool operator==(const payload& a, const payload& b) { return a.view() == b.view(); }
   friend bool operator==(const payload& a, std::string_view b) { return a.view() == b; }
   friend bool operator==(const payload& a, const std::string& b) { return a.view() == b; }
