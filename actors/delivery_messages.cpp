@@ -31,10 +31,8 @@ attempt_policy_settings settings_of(route_config route) {
   s.route = std::move(route.name);
   s.content_type = std::move(route.content_type);
   s.signing = signing_of(route);
-  s.backoff = backoff_policy{route.retry.initial, route.retry.multiplier, route.retry.max,
-                             route.retry.max_attempts, route.retry.max_retry_after};
-  s.judge = answer_judge_settings{std::move(route.breaker.endpoint_failure_statuses),
-                                  route.breaker.trip_on_permanent_run};
+  s.backoff = route.retry;
+  s.judge = std::move(static_cast<answer_judge_settings&>(route.breaker));
   if (route.adaptive_concurrency) {
     adaptive_limit_settings a;
     a.max_limit = static_cast<int>(route.max_in_flight);
