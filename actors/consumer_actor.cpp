@@ -69,7 +69,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       const auto now = unix_now_ms();
       // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
       for (const auto& o : outcomes) {
-        s.core->complete(partition_id{o.topic, o.partition}, o.offset, o.kind, now);
+        s.core->complete(o.record.partition_of(), o.record.offset, o.end, now);
       }
       publish(self);
       if (s.waiting_for_room && s.core->refill_due()) {
@@ -95,10 +95,10 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       check_drained(self);
     },
     [=](drain_deadline_atom) { close_consumer(self); },
-    [=](blocked_atom, const produce_blocked& b) {
+    [=](blocked_atom, const onward_blocked& b) {
       auto& s = self->state;
-      const partition_id p{b.from_topic, b.from_partition};
-      if (s.core->set_blocked(p, b.from_offset, b.blocked)) {
+      const auto p = b.from.partition_of();
+      if (s.core->set_blocked(p, b.from.offset, b.blocked)) {
         publish(self);
         if (b.blocked) {
           log::error(
@@ -106,7 +106,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
             "the DLQ; it is produced again until the topic is fixed",
             {{"route", s.settings.route},
              {"partition", name_of(p)},
-             {"offset", b.from_offset},
+             {"offset", b.from.offset},
              {"destination", b.destination},
              {"reason", b.reason}});
         } else {

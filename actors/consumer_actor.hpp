@@ -67,7 +67,7 @@ struct consumer_actor_state {
 //   due_atom, topic, partition, at_ms  (to itself: the core's wake_at, armed for at_ms)
 //   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed ("t[0-3]")
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close
-//   blocked_atom, produce_blocked      (from the delivery pool: hold or release a partition)
+//   blocked_atom, onward_blocked      (from the delivery pool: hold or release a partition)
 // Sends the delivery pool (deliver_atom, record_batch), one per event at most, and
 // (expedite_atom, topic, partition, offset).
 caf::behavior consumer_actor(caf::stateful_actor<consumer_actor_state>* self,

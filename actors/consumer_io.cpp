@@ -26,7 +26,7 @@ void consumer_io::flush() {
 
 void consumer_io::expedite(const partition_id& p, std::int64_t offset) {
   flush();  // the record it names reaches the pool first
-  self_->send(delivery_, expedite_atom::value, p.topic, p.partition, offset);
+  self_->send(delivery_, expedite_atom::value, record_position{p.topic, p.partition, offset});
 }
 
 void consumer_io::pause(const std::vector<partition_id>& ps) { kafka_->pause(ps); }

@@ -48,22 +48,8 @@ struct shell {
   }
 
   void operator()(policy::produce_onward& a) const {
-    auto& r = a.onward;
     const auto id = a.id;
-    dispatch_request req;
-    req.topic = std::move(r.topic);
-    req.partition = r.partition;
-    req.has_key = r.key.has_value();
-    req.key = r.key.value_or(std::string{});
-    req.value = std::move(r.value);
-    req.headers = std::move(r.headers);
-    if (const auto* d = self->state.policy->find(id)) {
-      req.from_topic = d->rec.topic;
-      req.from_partition = d->rec.partition;
-      req.from_offset = d->rec.offset;
-    }
-    req.tag = id;
-    self->request(self->state.router, caf::infinite, route_atom::value, std::move(req))
+    self->request(self->state.router, caf::infinite, route_atom::value, std::move(a.onward))
       .then([s = self, id](bool) { carry_out(s, s->state.policy->on_onward_acked(id)); },
             [s = self, id](const caf::error& err) {
               // Only when the router is gone (shutdown): the record stays uncommitted.
@@ -73,7 +59,7 @@ struct shell {
   }
 
   void operator()(policy::report_outcome& a) const {
-    if (a.how == delivery_end::delivered && a.record_timestamp_ms > 0) {
+    if (a.outcome.end == delivery_end::delivered && a.record_timestamp_ms > 0) {
       const auto now_ms = unix_now_ms();
       // A producer's clock ahead of ours is not a negative latency.
       self->state.metrics->delivery_seconds.observe(
@@ -89,8 +75,7 @@ struct shell {
     if (to == st.outbox.end()) {
       to = st.outbox.emplace(st.outbox.end(), it->second, outcome_batch{});
     }
-    to->second.push_back(delivery_outcome{std::move(a.topic), a.partition, a.offset, a.how,
-                                          a.attempts, a.status, std::move(a.error_class)});
+    to->second.push_back(std::move(a.outcome));
     st.consumers.erase(it);
   }
 
@@ -204,13 +189,13 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
     [=](attempt_atom, std::uint64_t id) {
       carry_out(self, self->state.policy->on_retry_due(id, now()));
     },
-    [=](expedite_atom, const std::string& topic, std::int32_t partition, std::int64_t offset) {
-      carry_out(self, self->state.policy->on_expedite(topic, partition, offset, now()));
+    [=](expedite_atom, const record_position& at) {
+      carry_out(self, self->state.policy->on_expedite(at, now()));
     },
     [=](state_atom, const breaker_change& change) {
       carry_out(self, self->state.policy->on_breaker_change(change.to, change.generation, now()));
     },
-    [=](blocked_atom, const produce_blocked& b) {
+    [=](blocked_atom, const onward_blocked& b) {
       // The router cannot write a record onward: its consumer holds the record's partition.
       if (auto it = self->state.consumers.find(b.tag); it != self->state.consumers.end()) {
         self->send(it->second, blocked_atom::value, b);

@@ -53,8 +53,8 @@ struct delivery_pool_state {
 //   deliver_atom, record_batch     (from a consumer: one poll turn's records)
 //   answers_atom                   (from the HTTP client's thread: take the answer inbox)
 //   state_atom, breaker_change     (from the breaker: parked records try again)
-//   expedite_atom, topic, partition, offset   (from a consumer: the head-of-line bound)
-//   blocked_atom, produce_blocked  (from the router: forwarded to the record's consumer)
+//   expedite_atom, record_position           (from a consumer: the head-of-line bound)
+//   blocked_atom, onward_blocked  (from the router: forwarded to the record's consumer)
 //   log_flush_atom                 (from itself, a sampling window after a burst of per-record
 //                                   lines began: logs what no later line carried)
 caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self, route_config route,

@@ -1,6 +1,7 @@
 #pragma once
 
-// The one CAF type-ID block for every message courier's actors exchange.
+// The one CAF type-ID block for every message courier's actors exchange, and the inspect
+// overloads of the types they carry (declared in core/: core/model, core/delivery/breaker.hpp).
 
 #include <cstdint>
 #include <optional>
@@ -13,6 +14,8 @@
 #include "core/flow/partition_pauses.hpp"
 #include "core/model/breaker_permit.hpp"
 #include "core/model/delivery_end.hpp"
+#include "core/model/delivery_outcome.hpp"
+#include "core/model/onward_record.hpp"
 #include "core/model/record.hpp"
 
 namespace courier {
@@ -47,86 +50,41 @@ typename Inspector::result_type inspect(Inspector& f, breaker_permit& x) {
   return f(caf::meta::type_name("breaker_permit"), x.granted, x.probe, x.generation);
 }
 
-}  // namespace courier
-
-namespace courier::actors {
-
-// How a record's delivery ended, as the delivery pool reports it to the record's consumer.
-struct delivery_outcome {
-  std::string topic;
-  std::int32_t partition = 0;
-  std::int64_t offset = 0;
-  delivery_end kind = delivery_end::delivered;
-  std::int32_t attempts = 0;
-  std::int32_t status = 0;
-  std::string error_class;
-};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, record_position& x) {
+  return f(caf::meta::type_name("record_position"), x.topic, x.partition, x.offset);
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, delivery_outcome& x) {
-  return f(caf::meta::type_name("delivery_outcome"), x.topic, x.partition, x.offset, x.kind,
-           x.attempts, x.status, x.error_class);
+  return f(caf::meta::type_name("delivery_outcome"), x.record, x.end, x.attempts, x.status,
+           x.error_class);
 }
-
-// What travels in one message between a consumer and its delivery pool: the records of one
-// poll turn, the outcomes one event of the pool decided (one message per batch, not per record).
-using record_batch = std::vector<record>;
-using outcome_batch = std::vector<delivery_outcome>;
-
-struct breaker_change {
-  std::string route;
-  breaker_state from = breaker_state::closed;
-  breaker_state to = breaker_state::closed;
-  std::uint64_t generation = 0;  // the breaker's, after the change
-};
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, breaker_change& x) {
   return f(caf::meta::type_name("breaker_change"), x.route, x.from, x.to, x.generation);
 }
 
-// A retry-tier or DLQ record for the retry router to produce (DESIGN.md section 5).
-struct dispatch_request {
-  std::string topic;
-  std::int32_t partition = 0;
-  bool has_key = false;
-  std::string key;
-  payload value;
-  header_list headers;
-  std::int64_t timestamp_ms = 0;
-  // Where the record was fetched from, and the requester's own name for it: both come back
-  // in a produce_blocked notice.
-  std::string from_topic;
-  std::int32_t from_partition = 0;
-  std::int64_t from_offset = 0;
-  std::uint64_t tag = 0;
-};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, onward_record& x) {
+  return f(caf::meta::type_name("onward_record"), x.produce, x.from, x.tag);
+}
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, dispatch_request& x) {
-  return f(caf::meta::type_name("dispatch_request"), x.topic, x.partition, x.has_key, x.key,
-           x.value, x.headers, x.timestamp_ms, x.from_topic, x.from_partition, x.from_offset,
+typename Inspector::result_type inspect(Inspector& f, onward_blocked& x) {
+  return f(caf::meta::type_name("onward_blocked"), x.from, x.blocked, x.destination, x.reason,
            x.tag);
 }
 
-// From the retry router to the requester of a dispatch, and on from the delivery pool to the
-// record's consumer: producing the record fetched at from_topic/from_partition/from_offset
-// fails (`blocked`, with the broker's reason) or, after failing, has been acknowledged.
-struct produce_blocked {
-  std::string from_topic;
-  std::int32_t from_partition = 0;
-  std::int64_t from_offset = 0;
-  bool blocked = false;
-  std::string destination;
-  std::string reason;
-  std::uint64_t tag = 0;  // the dispatch_request's
-};
+}  // namespace courier
 
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, produce_blocked& x) {
-  return f(caf::meta::type_name("produce_blocked"), x.from_topic, x.from_partition, x.from_offset,
-           x.blocked, x.destination, x.reason, x.tag);
-}
+namespace courier::actors {
+
+// What travels in one message between a consumer and its delivery pool: the records of one
+// poll turn, the outcomes one event of the pool decided (one message per batch, not per record).
+using record_batch = std::vector<record>;
+using outcome_batch = std::vector<delivery_outcome>;
 
 // Why a partition's fetching is paused: courier::pause_reason (core/partition_pauses.hpp).
 using courier::pause_reason;
@@ -137,14 +95,14 @@ using courier::to_string;
 CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
 
   CAF_ADD_TYPE_ID(courier, (courier::record))
-  CAF_ADD_TYPE_ID(courier, (courier::actors::delivery_outcome))
+  CAF_ADD_TYPE_ID(courier, (courier::delivery_outcome))
   CAF_ADD_TYPE_ID(courier, (courier::breaker_permit))
-  CAF_ADD_TYPE_ID(courier, (courier::actors::breaker_change))
+  CAF_ADD_TYPE_ID(courier, (courier::breaker_change))
   CAF_ADD_TYPE_ID(courier, (courier::pause_reason))
-  CAF_ADD_TYPE_ID(courier, (courier::actors::dispatch_request))
-  CAF_ADD_TYPE_ID(courier, (courier::actors::produce_blocked))
+  CAF_ADD_TYPE_ID(courier, (courier::onward_record))
+  CAF_ADD_TYPE_ID(courier, (courier::onward_blocked))
   CAF_ADD_TYPE_ID(courier, (std::vector<courier::record>))
-  CAF_ADD_TYPE_ID(courier, (std::vector<courier::actors::delivery_outcome>))
+  CAF_ADD_TYPE_ID(courier, (std::vector<courier::delivery_outcome>))
 
   CAF_ADD_ATOM(courier, courier::actors, deliver_atom, "deliver")
   CAF_ADD_ATOM(courier, courier::actors, outcome_atom, "outcome")

@@ -74,10 +74,10 @@ struct shell {
     if (it == st.pending.end()) {
       return;
     }
-    const auto& req = it->second.request;
+    const auto& req = it->second.request.produce;
     std::optional<std::string_view> key;
-    if (req.has_key) {
-      key = req.key;
+    if (req.key) {
+      key = *req.key;
     }
     try {
       // The report holds this actor weakly: a producer destroyed with records still queued or
@@ -109,7 +109,7 @@ struct shell {
     if (it == st.pending.end()) {
       return;
     }
-    const auto& req = it->second.request;
+    const auto& req = it->second.request.produce;
     st.metrics->count_produced(
       req.topic, std::string{find_header(req.headers, error_class_header).value_or("unknown")});
     it->second.promise.deliver(true);
@@ -124,8 +124,7 @@ struct shell {
     }
     const auto& r = it->second.request;
     caf::anon_send(it->second.requester, blocked_atom::value,
-                   produce_blocked{r.from_topic, r.from_partition, r.from_offset, a.blocked,
-                                   r.topic, std::move(a.reason), r.tag});
+                   onward_blocked{r.from, a.blocked, r.produce.topic, std::move(a.reason), r.tag});
   }
 
   void operator()(queue::rebuild_producer&) const {
@@ -190,12 +189,12 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
   });
   self->send(self, poll_atom::value);
   return {
-    [=](route_atom, dispatch_request& req) -> caf::result<bool> {
+    [=](route_atom, onward_record& req) -> caf::result<bool> {
       auto& s = self->state;
       // Before the promise: making it moves the sender out of the current message.
       auto requester = caf::actor_cast<caf::actor>(self->current_sender());
       auto accepted =
-        s.queue.on_request({req.topic, req.partition, req.from_topic, req.from_partition});
+        s.queue.on_request({req.produce.topic, req.produce.partition, req.from.partition_of()});
       if (accepted.id == 0) {
         return caf::make_error(caf::sec::request_receiver_down);  // stopping
       }

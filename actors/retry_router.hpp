@@ -26,7 +26,7 @@ struct retry_router_state {
   // What the queue does not keep of each of its records, by its id: the record, and whom to
   // answer and tell while it fails.
   struct waiting {
-    dispatch_request request;
+    onward_record request;
     caf::response_promise promise;
     caf::actor requester;  // told while producing it fails (blocked_atom)
   };
@@ -42,10 +42,10 @@ struct retry_router_state {
 // exist in its destination (a tier or DLQ topic with fewer partitions than the source) goes
 // to the partition librdkafka's partitioner picks for its key instead.
 // While a record fails (too large for its topic, topic missing, not authorized) the requester
-// is told once, (blocked_atom, produce_blocked{blocked = true}), and again once it is through.
+// is told once, (blocked_atom, onward_blocked{blocked = true}), and again once it is through.
 // What to do when is decided by its onward_queue (core/retry/onward_queue.hpp); the actor holds
 // the producer and carries the decisions out.
-//   route_atom, dispatch_request -> bool (true once acknowledged)
+//   route_atom, onward_record -> bool (true once acknowledged)
 caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
                            const std::map<std::string, std::string>& properties,
                            std::shared_ptr<router_metrics> metrics);

@@ -209,11 +209,11 @@ attempt_policy::actions attempt_policy::on_retry_due(std::uint64_t id, time_poin
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_expedite(const std::string& topic,
-                                                    std::int32_t partition, std::int64_t offset,
+attempt_policy::actions attempt_policy::on_expedite(const record_position& position,
                                                     time_point now) {
   actions out;
-  const auto at = by_coordinates_.find(coordinates{topic, partition, offset});
+  const auto at =
+      by_coordinates_.find(coordinates{position.topic, position.partition, position.offset});
   if (at == by_coordinates_.end()) {
     return out;
   }
@@ -496,12 +496,14 @@ void attempt_policy::route_onward(std::uint64_t id, delivery& d, bool permanent,
   d.to_tier = dest.what == destination::kind::tier;
   d.final_status = a.status;
   d.final_error_class = error_class;
-  record onward;
-  onward.topic = dest.topic;
-  onward.partition = d.rec.partition;
-  onward.key = d.rec.key;
-  onward.value = d.rec.value;
-  onward.headers = retry_headers(d.rec, settings_.route, dest, f, now_ms);
+  onward_record onward;
+  onward.produce.topic = dest.topic;
+  onward.produce.partition = d.rec.partition;
+  onward.produce.key = d.rec.key;
+  onward.produce.value = d.rec.value;
+  onward.produce.headers = retry_headers(d.rec, settings_.route, dest, f, now_ms);
+  onward.from = d.rec.position();
+  onward.tag = id;
   out.emplace_back(log_line{log_level::warn,
                             d.to_tier ? "record moved to a retry tier" : "record dead-lettered",
                             {{"route", settings_.route},
@@ -519,9 +521,9 @@ void attempt_policy::finish(std::uint64_t id, delivery_end how, int status, std:
                             actions& out) {
   auto it = pending_.find(id);
   const auto& d = it->second;
-  out.emplace_back(report_outcome{id, d.rec.topic, d.rec.partition, d.rec.offset, how,
-                                  d.total_attempts, status, std::move(error_class),
-                                  d.rec.timestamp_ms});
+  out.emplace_back(report_outcome{
+      id, delivery_outcome{d.rec.position(), how, d.total_attempts, status, std::move(error_class)},
+      d.rec.timestamp_ms});
   forget(it);
 }
 

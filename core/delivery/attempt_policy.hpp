@@ -36,6 +36,8 @@
 #include "core/delivery/delivery_counters.hpp"
 #include "core/delivery/delivery_request.hpp"
 #include "core/http/client.hpp"  // http::request
+#include "core/model/delivery_outcome.hpp"
+#include "core/model/onward_record.hpp"
 #include "core/http/transport_error.hpp"
 #include "core/model/breaker_permit.hpp"
 #include "core/model/delivery_end.hpp"
@@ -132,18 +134,12 @@ class attempt_policy {
   struct produce_onward {
     std::uint64_t id = 0;
     destination to;
-    record onward;  // topic = to.topic, the source's partition, key, value; offset unused
+    onward_record onward;  // produce.topic = to.topic, the source's partition; tag = id
   };
   // Tell the record's consumer how its delivery ended; the record is no longer pending.
   struct report_outcome {
     std::uint64_t id = 0;
-    std::string topic;
-    std::int32_t partition = 0;
-    std::int64_t offset = 0;
-    delivery_end how = delivery_end::delivered;
-    int attempts = 0;  // all attempts, held ones included
-    int status = 0;
-    std::string error_class;
+    delivery_outcome outcome;
     std::int64_t record_timestamp_ms = 0;  // the record's Kafka timestamp (0: none)
   };
   struct log_line {
@@ -189,8 +185,7 @@ class attempt_policy {
   // The consumer's head-of-line bound names a record: one waiting in its backoff moves on now
   // (unless the breaker is Open), one in an attempt at its next retriable failure. Records
   // parked by the breaker or held for an endpoint failure stay: they wait for the endpoint.
-  actions on_expedite(const std::string& topic, std::int32_t partition, std::int64_t offset,
-                      time_point now);
+  actions on_expedite(const record_position& at, time_point now);
 
   // The breaker changed state; leaving Open gives the parked records their permit requests.
   // `generation` is the breaker's after the change: while the breaker is known Closed an

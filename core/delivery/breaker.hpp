@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace courier {
@@ -29,6 +30,14 @@ struct breaker_settings {
 struct breaker_transition {
   breaker_state from;
   breaker_state to;
+};
+
+// A route's breaker changed state: what the breaker actor tells its subscribers.
+struct breaker_change {
+  std::string route;
+  breaker_state from = breaker_state::closed;
+  breaker_state to = breaker_state::closed;
+  std::uint64_t generation = 0;  // the breaker's, after the change
 };
 
 // The circuit breaker of one route as a pure state machine with gobreaker's semantics

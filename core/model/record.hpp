@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/model/payload.hpp"
+#include "core/model/record_position.hpp"
 
 namespace courier {
 
@@ -23,6 +24,8 @@ struct record {
   payload value;  // shared, never copied: see payload
   header_list headers;
   std::int64_t timestamp_ms = 0;
+
+  [[nodiscard]] record_position position() const { return {topic, partition, offset}; }
 };
 
 // The first value of header `name`, if the record carries it.

@@ -150,8 +150,8 @@ void onward_queue::acknowledged(std::map<std::uint64_t, onward>::iterator it, ac
     out.emplace_back(log_line{log_level::info,
                               "a retry/DLQ record that failed is through; its partition resumes",
                               {{"topic", o.request.topic},
-                               {"from", o.request.from_topic},
-                               {"from_partition", std::int64_t{o.request.from_partition}},
+                               {"from", o.request.from.topic},
+                               {"from_partition", std::int64_t{o.request.from.partition}},
                                {"failures", std::int64_t{o.failures}}}});
     out.emplace_back(tell_requester{id, false, {}});
   }

@@ -25,6 +25,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/model/partition_id.hpp"
+
 namespace courier {
 
 // How producing a record ended, as the shell maps its producer's answer.
@@ -57,8 +59,7 @@ class onward_queue {
     // the DLQ, as next_destination chose it. The queue treats both alike.
     std::string topic;
     std::int32_t partition = 0;  // the source's
-    std::string from_topic;      // where it was fetched from
-    std::int32_t from_partition = 0;
+    partition_id from;           // where it was fetched from
   };
 
   // One record not yet acknowledged.

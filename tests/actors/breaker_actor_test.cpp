@@ -8,7 +8,6 @@ namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using actors::breaker_change;
 
 struct BreakerActor : ::testing::Test {
   BreakerActor() {

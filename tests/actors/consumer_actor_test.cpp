@@ -56,7 +56,7 @@ struct ConsumerActor : ::testing::Test {
     // dereferences a null argument tuple when an actor is spawned without any).
     router = d.sys->spawn(
         [](caf::event_based_actor*, int) -> caf::behavior {
-          return {[](actors::route_atom, const actors::dispatch_request&) { return true; }};
+          return {[](actors::route_atom, const onward_record&) { return true; }};
         },
         0);
     pool = d.sys->spawn(actors::delivery_pool, route, std::shared_ptr<http::poster>{http}, breaker,
@@ -142,7 +142,8 @@ TEST_F(ConsumerActor, ARevokeCommitsOnlyTheDoneOffsetsAndALateOutcomeIsNotStored
   EXPECT_TRUE(group->stores_of(p0, at_revoke).empty())
       << "stored " << highest_store(at_revoke) << " for a partition no longer owned";
   EXPECT_EQ(committed(), 1);
-  EXPECT_EQ(metrics->deliveries[delivery_counter::delivered].load(), 4U) << "the receiver got each record";
+  EXPECT_EQ(metrics->deliveries[delivery_counter::delivered].load(), 4U)
+      << "the receiver got each record";
 }
 
 // The partition comes back to this consumer, which fetches 1 again from the commit: the late

@@ -17,8 +17,6 @@ namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using actors::breaker_change;
-using actors::delivery_outcome;
 
 const std::string topic = "brew.shipments.v1";
 
@@ -51,7 +49,7 @@ struct DeliveryPool : ::testing::Test {
     // dereferences a null argument tuple when an actor is spawned without any).
     router = d.sys->spawn(
         [](caf::event_based_actor*, int) -> caf::behavior {
-          return {[](actors::route_atom, const actors::dispatch_request&) { return true; }};
+          return {[](actors::route_atom, const onward_record&) { return true; }};
         },
         0);
     pool = d.sys->spawn(actors::delivery_pool, route, std::shared_ptr<http::poster>{http}, breaker,
@@ -141,8 +139,8 @@ TEST_F(DeliveryPool, ARetryDueWhileTheBreakerIsOpenWaitsAndGoesOutOnceWhenItLeav
   d.advance(1min);
   ASSERT_EQ(seen->outcomes.size(), 1U);
   const auto& o = seen->outcomes.front();
-  EXPECT_EQ(o.offset, 0);
-  EXPECT_EQ(o.kind, delivery_end::delivered);
+  EXPECT_EQ(o.record.offset, 0);
+  EXPECT_EQ(o.end, delivery_end::delivered);
   EXPECT_EQ(o.attempts, 2);
   EXPECT_EQ(http->posted.size(), 2U);
 }
@@ -173,9 +171,9 @@ TEST_F(DeliveryPool, OfTwoRecordsWaitingForTheBreakerHalfOpenLetsOnlyTheProbeThr
   d.run();
   d.advance(1min);
   ASSERT_EQ(seen->outcomes.size(), 2U);
-  EXPECT_NE(seen->outcomes[0].offset, seen->outcomes[1].offset);
+  EXPECT_NE(seen->outcomes[0].record.offset, seen->outcomes[1].record.offset);
   for (const auto& o : seen->outcomes) {
-    EXPECT_EQ(o.kind, delivery_end::delivered);
+    EXPECT_EQ(o.end, delivery_end::delivered);
   }
   EXPECT_EQ(http->posted.size(), 4U);
 }

@@ -8,7 +8,6 @@ namespace courier::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using actors::breaker_change;
 using actors::pause_reason;
 
 struct PauseController : ::testing::Test {

@@ -25,14 +25,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-actors::dispatch_request dlq_record(std::int32_t partition, const std::string& key) {
-  actors::dispatch_request req;
-  req.topic = "brew.shipments.dlq";
-  req.partition = partition;
-  req.has_key = true;
-  req.key = key;
-  req.value = R"({"shipment_id":")" + key + R"("})";
-  req.headers = {
+onward_record dlq_record(std::int32_t partition, const std::string& key) {
+  onward_record req;
+  req.produce.topic = "brew.shipments.dlq";
+  req.produce.partition = partition;
+  req.produce.key = key;
+  req.produce.value = payload{R"({"shipment_id":")" + key + R"("})"};
+  req.produce.headers = {
       {"courier.idempotency.key", "brew.shipments.v1:" + std::to_string(partition) + ":0"}};
   return req;
 }
@@ -49,7 +48,7 @@ struct RetryRouter : ::testing::Test {
                                        std::move(properties), metrics);
   }
   // The router's answer to one dispatch request: true once acknowledged.
-  bool dispatch(actors::dispatch_request req) {
+  bool dispatch(onward_record req) {
     caf::scoped_actor self{*sys};
     bool acked = false;
     self->request(router, std::chrono::seconds{30}, actors::route_atom::value, std::move(req))
@@ -160,7 +159,7 @@ TEST_F(RetryRouter, AFatalProducerErrorRebuildsItAndAnswersEveryOutstandingReque
           ++(ok ? answered_true : answered_false);
           told.emplace_back(ok ? "answered true" : "answered false");
         },
-        [&](actors::blocked_atom, const actors::produce_blocked& b) {
+        [&](actors::blocked_atom, const onward_blocked& b) {
           told.push_back((b.blocked ? "blocked " : "unblocked ") + std::to_string(b.tag) + " " +
                          b.reason);
         },
@@ -192,7 +191,7 @@ TEST_F(RetryRouter, AFatalProducerErrorRebuildsItAndAnswersEveryOutstandingReque
   bool more = true;
   while (more) {
     self->receive([&](bool ok) { ADD_FAILURE() << "answered again: " << ok; },
-                  [&](actors::blocked_atom, const actors::produce_blocked& b) {
+                  [&](actors::blocked_atom, const onward_blocked& b) {
                     ADD_FAILURE() << "told again: " << b.tag << " blocked " << b.blocked;
                   },
                   caf::after(0ms) >> [&] { more = false; });

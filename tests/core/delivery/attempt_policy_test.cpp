@@ -136,11 +136,11 @@ TEST(AttemptPolicy, DeliversOnTheFirstTryAndReportsItOnce) {
   EXPECT_EQ(b.generation, 4U);
   const auto r = only<policy::report_outcome>(done);
   EXPECT_EQ(r.id, in.id);
-  EXPECT_EQ(r.topic, source);
-  EXPECT_EQ(r.offset, 7);
-  EXPECT_EQ(r.how, delivery_end::delivered);
-  EXPECT_EQ(r.attempts, 1);
-  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.outcome.record.topic, source);
+  EXPECT_EQ(r.outcome.record.offset, 7);
+  EXPECT_EQ(r.outcome.end, delivery_end::delivered);
+  EXPECT_EQ(r.outcome.attempts, 1);
+  EXPECT_EQ(r.outcome.status, 200);
   EXPECT_EQ(p.in_flight(), 0U);
   EXPECT_EQ(p.counts()[delivery_counter::delivered], 1U);
   EXPECT_EQ(p.counts()[delivery_counter::attempts], 1U);
@@ -162,7 +162,7 @@ TEST(AttemptPolicy, RetriesARetriableAnswerAfterItsBackoffThenDelivers) {
   const auto done = p.on_answer(answer(id, 204), t0);
   ASSERT_EQ(kinds(done), "breaker report");
   EXPECT_TRUE(only<policy::breaker_outcome>(done).success);
-  EXPECT_EQ(only<policy::report_outcome>(done).attempts, 3);
+  EXPECT_EQ(only<policy::report_outcome>(done).outcome.attempts, 3);
   EXPECT_EQ(p.counts()[delivery_counter::retries], 2U);
   EXPECT_EQ(p.counts()[delivery_counter::attempts], 3U);
 }
@@ -248,14 +248,14 @@ TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTie
   EXPECT_EQ(onward.id, id);
   EXPECT_EQ(onward.to.what, destination::kind::tier);
   EXPECT_EQ(onward.to.tier_index, 0);
-  EXPECT_EQ(onward.onward.topic, source + ".retry-5s");
-  EXPECT_EQ(onward.onward.partition, 0);
-  EXPECT_EQ(onward.onward.key, std::optional<std::string>{"key-3"});
-  EXPECT_EQ(onward.onward.value, R"({"n":3})");
-  EXPECT_EQ(header_of(onward.onward, attempts_header), "3");
-  EXPECT_EQ(header_of(onward.onward, retry_tier_header), "0");
-  EXPECT_EQ(header_of(onward.onward, error_class_header), "http_503");
-  EXPECT_EQ(header_of(onward.onward, idempotency_key_header), source + ":0:3");
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-5s");
+  EXPECT_EQ(onward.onward.produce.partition, 0);
+  EXPECT_EQ(onward.onward.produce.key, std::optional<std::string>{"key-3"});
+  EXPECT_EQ(onward.onward.produce.value, R"({"n":3})");
+  EXPECT_EQ(header_of(onward.onward.produce, attempts_header), "3");
+  EXPECT_EQ(header_of(onward.onward.produce, retry_tier_header), "0");
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "http_503");
+  EXPECT_EQ(header_of(onward.onward.produce, idempotency_key_header), source + ":0:3");
   EXPECT_EQ(p.counts()[delivery_counter::exhausted], 1U);
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "") << "no attempt once it is moving on";
 
@@ -263,10 +263,10 @@ TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTie
   const auto acked = p.on_onward_acked(id);
   ASSERT_EQ(kinds(acked), "report");
   const auto r = only<policy::report_outcome>(acked);
-  EXPECT_EQ(r.how, delivery_end::retried);
-  EXPECT_EQ(r.attempts, 3);
-  EXPECT_EQ(r.status, 503);
-  EXPECT_EQ(r.error_class, "http_503");
+  EXPECT_EQ(r.outcome.end, delivery_end::retried);
+  EXPECT_EQ(r.outcome.attempts, 3);
+  EXPECT_EQ(r.outcome.status, 503);
+  EXPECT_EQ(r.outcome.error_class, "http_503");
   EXPECT_EQ(p.counts()[delivery_counter::retried], 1U);
   EXPECT_EQ(p.in_flight(), 0U);
 }
@@ -278,15 +278,16 @@ TEST(AttemptPolicy, ARecordFromATierMovesToTheNextAndFromTheLastTierToTheDlq) {
     return s;
   }());
   const auto from_first = start(p, make_record(1, source + ".retry-5s"));
-  EXPECT_EQ(only<policy::produce_onward>(p.on_answer(answer(from_first, 500), t0)).onward.topic,
-            source + ".retry-30s");
+  EXPECT_EQ(
+      only<policy::produce_onward>(p.on_answer(answer(from_first, 500), t0)).onward.produce.topic,
+      source + ".retry-30s");
 
   const auto from_last = start(p, make_record(2, source + ".retry-30s"));
   const auto onward = only<policy::produce_onward>(p.on_answer(answer(from_last, 500), t0));
   EXPECT_EQ(onward.to.what, destination::kind::dlq);
-  EXPECT_EQ(onward.onward.topic, "brew.shipments.dlq");
+  EXPECT_EQ(onward.onward.produce.topic, "brew.shipments.dlq");
   const auto acked = p.on_onward_acked(from_last);
-  EXPECT_EQ(only<policy::report_outcome>(acked).how, delivery_end::dead_lettered);
+  EXPECT_EQ(only<policy::report_outcome>(acked).outcome.end, delivery_end::dead_lettered);
   EXPECT_EQ(p.counts()[delivery_counter::dead_lettered], 1U);
 }
 
@@ -301,17 +302,17 @@ TEST(AttemptPolicy, APermanentAnswerGoesStraightToTheDlqAndIsASuccessForTheBreak
   EXPECT_TRUE(b.success) << "the receiver answered: it is up";
   EXPECT_EQ(b.generation, 2U);
   const auto onward = only<policy::produce_onward>(rejected);
-  EXPECT_EQ(onward.onward.topic, "shipments.parked");
-  EXPECT_EQ(header_of(onward.onward, error_class_header), "http_4xx");
-  EXPECT_EQ(header_of(onward.onward, error_status_header), "422");
+  EXPECT_EQ(onward.onward.produce.topic, "shipments.parked");
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "http_4xx");
+  EXPECT_EQ(header_of(onward.onward.produce, error_status_header), "422");
   EXPECT_EQ(p.counts()[delivery_counter::permanent], 1U);
   const auto line = only<policy::log_line>(rejected);
   EXPECT_EQ(line.event, "record dead-lettered");
   EXPECT_TRUE(line.per_record) << "a line per record: the shell samples it";
   const auto r = only<policy::report_outcome>(p.on_onward_acked(id));
-  EXPECT_EQ(r.how, delivery_end::dead_lettered);
-  EXPECT_EQ(r.attempts, 1);
-  EXPECT_EQ(r.status, 422);
+  EXPECT_EQ(r.outcome.end, delivery_end::dead_lettered);
+  EXPECT_EQ(r.outcome.attempts, 1);
+  EXPECT_EQ(r.outcome.status, 422);
 }
 
 // -- endpoint failures
@@ -333,7 +334,8 @@ TEST(AttemptPolicy, UnauthorizedHoldsTheRecordWithoutCountingItsAttemptsAndNever
   EXPECT_EQ(p.counts()[delivery_counter::endpoint_failures], 6U);
   const auto done = p.on_answer(answer(id, 200), t0);
   ASSERT_EQ(kinds(done), "breaker report");
-  EXPECT_EQ(only<policy::report_outcome>(done).attempts, 7) << "all attempts, held ones too";
+  EXPECT_EQ(only<policy::report_outcome>(done).outcome.attempts, 7)
+      << "all attempts, held ones too";
 }
 
 TEST(AttemptPolicy, AnSsrfRefusalHoldsTheRecordAndFlagsTheRouteOnceUntilAnAnswerGetsThrough) {
@@ -510,7 +512,7 @@ TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
   EXPECT_TRUE(b.probe);
   EXPECT_EQ(b.generation, 8U);
   EXPECT_EQ(p.find(id)->attempts, 3);
-  EXPECT_EQ(header_of(only<policy::produce_onward>(last).onward, attempts_header), "3");
+  EXPECT_EQ(header_of(only<policy::produce_onward>(last).onward.produce, attempts_header), "3");
 }
 
 TEST(AttemptPolicy, AProbeAnsweredUnauthorizedGivesUpItsPermit) {
@@ -550,24 +552,24 @@ TEST(AttemptPolicy, ExpediteMovesARecordWaitingInItsBackoffOnAtOnce) {
   const auto id = start(p, make_record(4, source, /*partition=*/0));
   p.on_answer(answer(other, 503), t0);
   p.on_answer(answer(id, 503), t0);
-  const auto moved = p.on_expedite(source, 0, 4, t0);
+  const auto moved = p.on_expedite({source, 0, 4}, t0);
   ASSERT_EQ(kinds(moved), "log breaker log onward");
   EXPECT_FALSE(only<policy::breaker_outcome>(moved).success);
   const auto onward = only<policy::produce_onward>(moved);
   EXPECT_EQ(onward.id, id) << "the record at those coordinates, not its neighbour";
-  EXPECT_EQ(onward.onward.topic, source + ".retry-5s");
-  EXPECT_EQ(header_of(onward.onward, error_class_header), "http_503");
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-5s");
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "http_503");
   EXPECT_EQ(p.counts()[delivery_counter::head_of_line_moves], 1U);
   EXPECT_EQ(p.counts()[delivery_counter::exhausted], 0U) << "expedited is not exhausted";
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "") << "its timer finds it moving on";
-  EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "") << "once";
+  EXPECT_EQ(kinds(p.on_expedite({source, 0, 4}, t0)), "") << "once";
   EXPECT_EQ(kinds(p.on_retry_due(other, t0)), "permit");
 }
 
 TEST(AttemptPolicy, ExpediteDuringAnAttemptMovesItAtItsNextRetriableFailure) {
   auto p = make_policy();
   const auto id = start(p, make_record(4));
-  EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "");
+  EXPECT_EQ(kinds(p.on_expedite({source, 0, 4}, t0)), "");
   const auto failed = p.on_answer(answer(id, 503), t0);
   ASSERT_EQ(kinds(failed), "breaker log onward");
   EXPECT_EQ(p.counts()[delivery_counter::head_of_line_moves], 1U);
@@ -577,7 +579,7 @@ TEST(AttemptPolicy, ExpediteDuringAnAttemptMovesItAtItsNextRetriableFailure) {
 TEST(AttemptPolicy, ExpediteDuringAnAttemptThatIsDeliveredJustDelivers) {
   auto p = make_policy();
   const auto id = start(p, make_record(4));
-  p.on_expedite(source, 0, 4, t0);
+  p.on_expedite({source, 0, 4}, t0);
   EXPECT_EQ(kinds(p.on_answer(answer(id, 200), t0)), "breaker report");
   EXPECT_EQ(p.counts()[delivery_counter::head_of_line_moves], 0U);
 }
@@ -587,7 +589,7 @@ TEST(AttemptPolicy, ExpediteWhileTheBreakerIsOpenWaitsForTheNextRetriableFailure
   const auto id = start(p, make_record(4));
   p.on_answer(answer(id, 503), t0);
   p.on_breaker_change(breaker_state::open, 14, t0);
-  EXPECT_EQ(kinds(p.on_expedite(source, 0, 4, t0)), "") << "nothing moves while Open";
+  EXPECT_EQ(kinds(p.on_expedite({source, 0, 4}, t0)), "") << "nothing moves while Open";
   EXPECT_TRUE(p.find(id)->expedited);
 
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
@@ -603,24 +605,24 @@ TEST(AttemptPolicy, ExpediteLeavesHeldAndParkedRecordsAlone) {
   auto p = make_policy();
   const auto held = start(p, make_record(1));
   p.on_answer(answer(held, 401), t0);
-  EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "") << "held: waits for the endpoint";
+  EXPECT_EQ(kinds(p.on_expedite({source, 0, 1}, t0)), "") << "held: waits for the endpoint";
   EXPECT_FALSE(p.find(held)->moving_on);
 
   auto parked = p.on_record(make_record(2), t0);
   p.on_permit(parked.id, breaker_permit{false, false, 1}, t0);
-  EXPECT_EQ(kinds(p.on_expedite(source, 0, 2, t0)), "") << "parked: waits for the breaker";
+  EXPECT_EQ(kinds(p.on_expedite({source, 0, 2}, t0)), "") << "parked: waits for the breaker";
   EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::closed, 16, t0)), "post")
       << "Closed: the parked record attempts at once";
 
-  EXPECT_EQ(kinds(p.on_expedite(source, 0, 99, t0)), "") << "no such record";
-  EXPECT_EQ(kinds(p.on_expedite("elsewhere", 0, 1, t0)), "");
+  EXPECT_EQ(kinds(p.on_expedite({source, 0, 99}, t0)), "") << "no such record";
+  EXPECT_EQ(kinds(p.on_expedite({"elsewhere", 0, 1}, t0)), "");
 }
 
 TEST(AttemptPolicy, ExpediteFindsNothingOnceTheRecordIsDone) {
   auto p = make_policy();
   const auto id = start(p, make_record(1));
   p.on_answer(answer(id, 200), t0);
-  EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "");
+  EXPECT_EQ(kinds(p.on_expedite({source, 0, 1}, t0)), "");
 }
 
 TEST(AttemptPolicy, ARecordHandedInTwiceIsExpeditedAsItsNewestDeliveryOnceTheOlderIsDone) {
@@ -629,7 +631,7 @@ TEST(AttemptPolicy, ARecordHandedInTwiceIsExpeditedAsItsNewestDeliveryOnceTheOld
   const auto newer = start(p, make_record(4));
   p.on_answer(answer(older, 200), t0);  // the older delivery is forgotten, its topic freed
   p.on_answer(answer(newer, 503), t0);
-  const auto moved = p.on_expedite(source, 0, 4, t0);
+  const auto moved = p.on_expedite({source, 0, 4}, t0);
   ASSERT_EQ(kinds(moved), "log breaker log onward");
   EXPECT_EQ(only<policy::produce_onward>(moved).id, newer);
 }
@@ -647,7 +649,7 @@ TEST(AttemptPolicy, AnOnwardRecordThatIsNeverAcknowledgedIsDroppedWithoutAnOutco
   EXPECT_EQ(p.in_flight(), 0U);
   EXPECT_EQ(kinds(p.on_onward_acked(id)), "") << "no outcome: its offset stays uncommitted";
   EXPECT_EQ(p.counts()[delivery_counter::dead_lettered], 0U);
-  EXPECT_EQ(kinds(p.on_expedite(source, 0, 1, t0)), "");
+  EXPECT_EQ(kinds(p.on_expedite({source, 0, 1}, t0)), "");
 }
 
 TEST(AttemptPolicy, ReportsEachRecordExactlyOnceWhateverArrivesLate) {

@@ -13,7 +13,7 @@ using namespace std::chrono_literals;
 using queue = onward_queue;
 
 queue::onward_request dlq_record(std::int32_t partition = 3) {
-  return {"brew.shipments.dlq", partition, "brew.shipments.v1", partition};
+  return {"brew.shipments.dlq", partition, {"brew.shipments.v1", partition}};
 }
 
 produce_error acked() { return {}; }
