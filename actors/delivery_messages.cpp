@@ -42,10 +42,10 @@ attempt_policy_settings settings_of(route_config route) {
   return s;
 }
 
-attempt_answer answer_of(std::uint64_t id, const http::response& r,
+attempt_answer answer_of(delivery_id id, const http::response& r,
                          std::chrono::nanoseconds duration) {
   attempt_answer out;
-  out.delivery_id = id;
+  out.id = id;
   out.status = r.status;
   out.transport = r.error;
   out.error_message = r.error_message;

@@ -22,7 +22,7 @@ attempt_policy_settings settings_of(route_config route);
 
 // On the HTTP client's thread: the attempt's answer as the policy takes it (a failure's body
 // capped for the retry headers; a 2xx's not copied).
-attempt_answer answer_of(std::uint64_t id, const http::response& r,
+attempt_answer answer_of(delivery_id id, const http::response& r,
                          std::chrono::nanoseconds duration);
 
 // Adds what the policy counted since the last event to the route's metrics.

@@ -186,7 +186,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
           {{"route", h.route}, {"suppressed_event", h.event}, {"suppressed", h.suppressed}});
       }
     },
-    [=](attempt_atom, std::uint64_t id) {
+    [=](attempt_atom, delivery_id id) {
       carry_out(self, self->state.policy->on_retry_due(id, now()));
     },
     [=](expedite_atom, const record_position& at) {
@@ -197,7 +197,8 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
     },
     [=](blocked_atom, const onward_blocked& b) {
       // The router cannot write a record onward: its consumer holds the record's partition.
-      if (auto it = self->state.consumers.find(b.tag); it != self->state.consumers.end()) {
+      if (auto it = self->state.consumers.find(delivery_id{b.tag});
+          it != self->state.consumers.end()) {
         self->send(it->second, blocked_atom::value, b);
       }
     },

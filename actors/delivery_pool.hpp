@@ -27,8 +27,8 @@ struct delivery_pool_state {
   std::optional<attempt_policy> policy;  // decides; the actor carries its actions out
   std::shared_ptr<http::poster> client;  // http::client, or a test's fake
   caf::actor breaker;
-  caf::actor router;                                        // produces retry-tier and DLQ records
-  std::unordered_map<std::uint64_t, caf::actor> consumers;  // who sent each pending delivery
+  caf::actor router;                                      // produces retry-tier and DLQ records
+  std::unordered_map<delivery_id, caf::actor> consumers;  // who sent each pending delivery
   // Outcomes decided by the current event, per consumer, sent as one batch at its end.
   std::vector<std::pair<caf::actor, outcome_batch>> outbox;
   std::shared_ptr<answer_sink> sink;    // where the io thread leaves the answers

@@ -14,6 +14,7 @@
 #include "core/flow/partition_pauses.hpp"
 #include "core/model/breaker_permit.hpp"
 #include "core/model/delivery_end.hpp"
+#include "core/model/delivery_id.hpp"
 #include "core/model/delivery_outcome.hpp"
 #include "core/model/onward_record.hpp"
 #include "core/model/record.hpp"
@@ -97,6 +98,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(courier, (courier::record))
   CAF_ADD_TYPE_ID(courier, (courier::delivery_outcome))
   CAF_ADD_TYPE_ID(courier, (courier::breaker_permit))
+  CAF_ADD_TYPE_ID(courier, (courier::delivery_id))
   CAF_ADD_TYPE_ID(courier, (courier::breaker_change))
   CAF_ADD_TYPE_ID(courier, (courier::pause_reason))
   CAF_ADD_TYPE_ID(courier, (courier::onward_record))

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "core/http/transport_error.hpp"
+#include "core/model/transport_error.hpp"
 
 namespace courier {
 

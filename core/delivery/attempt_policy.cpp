@@ -75,7 +75,7 @@ void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out,
 
 attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
   accepted out;
-  out.id = next_id_++;
+  out.id = delivery_id{next_id_++};
   delivery d;
   d.idempotency_key = idempotency_key_for(r);
   d.rec = std::move(r);
@@ -89,7 +89,7 @@ attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const breaker_permit& permit,
+attempt_policy::actions attempt_policy::on_permit(delivery_id id, const breaker_permit& permit,
                                                   time_point now) {
   actions out;
   auto it = pending_.find(id);
@@ -106,7 +106,7 @@ attempt_policy::actions attempt_policy::on_permit(std::uint64_t id, const breake
 }
 
 attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_point now) {
-  if (pending_.count(a.delivery_id) == 0) {
+  if (pending_.count(a.id) == 0) {
     return {};
   }
   if (attempts_out_ > 0) {
@@ -160,13 +160,13 @@ int attempt_policy::concurrency_limit() const { return limit_ ? limit_->limit() 
 
 attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_point now) {
   actions out;
-  auto it = pending_.find(a.delivery_id);
+  auto it = pending_.find(a.id);
   if (it == pending_.end()) {
     return out;
   }
   ++answers_by_class_[a.status >= 100 && a.status < 600 ? static_cast<std::size_t>(a.status / 100)
                                                         : 0];
-  const auto id = a.delivery_id;
+  const auto id = a.id;
   auto& d = it->second;
   const auto now_ms = to_ms(now);
   const auto verdict = judge_.judge(a.status, a.transport, d.probe);
@@ -203,7 +203,7 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_retry_due(std::uint64_t id, time_point now) {
+attempt_policy::actions attempt_policy::on_retry_due(delivery_id id, time_point now) {
   actions out;
   try_attempt(id, now, out);
   return out;
@@ -257,7 +257,7 @@ attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_onward_acked(std::uint64_t id) {
+attempt_policy::actions attempt_policy::on_onward_acked(delivery_id id) {
   actions out;
   auto it = pending_.find(id);
   if (it == pending_.end() || !it->second.moving_on) {
@@ -274,7 +274,7 @@ attempt_policy::actions attempt_policy::on_onward_acked(std::uint64_t id) {
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_onward_failed(std::uint64_t id, const std::string& why) {
+attempt_policy::actions attempt_policy::on_onward_failed(delivery_id id, const std::string& why) {
   actions out;
   auto it = pending_.find(id);
   if (it == pending_.end()) {
@@ -289,7 +289,7 @@ attempt_policy::actions attempt_policy::on_onward_failed(std::uint64_t id, const
 
 // -- observers --------------------------------------------------------------------------------
 
-const attempt_policy::delivery* attempt_policy::find(std::uint64_t id) const {
+const attempt_policy::delivery* attempt_policy::find(delivery_id id) const {
   auto it = pending_.find(id);
   return it == pending_.end() ? nullptr : &it->second;
 }
@@ -355,7 +355,7 @@ void attempt_policy::flag_gone(const attempt_answer& a, answer_verdict verdict, 
 // the record waits, spending nothing.
 // The Half-Open probe holds its permit for its whole attempt sequence: one delivery is one
 // breaker event, however many attempts it took.
-void attempt_policy::try_attempt(std::uint64_t id, time_point now, actions& out) {
+void attempt_policy::try_attempt(delivery_id id, time_point now, actions& out) {
   auto it = pending_.find(id);
   if (it == pending_.end() || it->second.moving_on) {
     return;  // done, or moved on to a tier while it waited for this attempt
@@ -386,7 +386,7 @@ bool attempt_policy::probe_permit_holds(const delivery& d) const {
   return d.breaker_generation >= breaker_generation_;
 }
 
-void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now,
+void attempt_policy::send_attempt(delivery_id id, delivery& d, bool probe, time_point now,
                                   actions& out) {
   if (limit_ && !limit_->may_start(static_cast<int>(attempts_out_))) {
     // Over the adaptive limit: the next free slot is its. A Half-Open probe goes first: the
@@ -412,7 +412,7 @@ void attempt_policy::send_attempt(std::uint64_t id, delivery& d, bool probe, tim
                                                           settings_.content_type, attempt_time)});
 }
 
-void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
+void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_answer& a,
                                   const std::string& error_class, time_point now, actions& out) {
   if (d.expedited) {
     ++counters_[delivery_counter::head_of_line_moves];
@@ -446,7 +446,7 @@ void attempt_policy::on_retriable(std::uint64_t id, delivery& d, const attempt_a
 // The endpoint refused the record for a reason that is not about the record: a failed delivery
 // for the breaker, and the record tries again after a backoff (asking the breaker's permit, so
 // it waits while the breaker is Open). The attempt does not count toward the record's attempts.
-void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a,
+void attempt_policy::hold(delivery_id id, delivery& d, const attempt_answer& a,
                           const std::string& error_class, time_point now, actions& out, bool gone) {
   tell_breaker(false, d, out, gone, retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
   d.probe = false;
@@ -468,7 +468,7 @@ void attempt_policy::hold(std::uint64_t id, delivery& d, const attempt_answer& a
 
 // The record's attempt sequence ends without a delivery: one failed breaker event, and the
 // record moves to the next tier (or the DLQ after the last one).
-void attempt_policy::give_up(std::uint64_t id, delivery& d, const attempt_answer& a,
+void attempt_policy::give_up(delivery_id id, delivery& d, const attempt_answer& a,
                              const std::string& error_class, time_point now, actions& out) {
   tell_breaker(false, d, out, /*gone=*/false,
                retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
@@ -478,7 +478,7 @@ void attempt_policy::give_up(std::uint64_t id, delivery& d, const attempt_answer
 
 // Sends a record that is done with its in-process attempts to the next tier or the DLQ; the
 // outcome goes to its consumer only once the broker acknowledged it.
-void attempt_policy::route_onward(std::uint64_t id, delivery& d, bool permanent,
+void attempt_policy::route_onward(delivery_id id, delivery& d, bool permanent,
                                   const std::string& error_class, const attempt_answer& a,
                                   time_point now, actions& out) {
   d.moving_on = true;
@@ -503,7 +503,7 @@ void attempt_policy::route_onward(std::uint64_t id, delivery& d, bool permanent,
   onward.produce.value = d.rec.value;
   onward.produce.headers = retry_headers(d.rec, settings_.route, dest, f, now_ms);
   onward.from = d.rec.position();
-  onward.tag = id;
+  onward.tag = to_integer(id);
   out.emplace_back(log_line{log_level::warn,
                             d.to_tier ? "record moved to a retry tier" : "record dead-lettered",
                             {{"route", settings_.route},
@@ -517,7 +517,7 @@ void attempt_policy::route_onward(std::uint64_t id, delivery& d, bool permanent,
   out.emplace_back(produce_onward{id, std::move(dest), std::move(onward)});
 }
 
-void attempt_policy::finish(std::uint64_t id, delivery_end how, int status, std::string error_class,
+void attempt_policy::finish(delivery_id id, delivery_end how, int status, std::string error_class,
                             actions& out) {
   auto it = pending_.find(id);
   const auto& d = it->second;
@@ -527,7 +527,7 @@ void attempt_policy::finish(std::uint64_t id, delivery_end how, int status, std:
   forget(it);
 }
 
-void attempt_policy::forget(std::unordered_map<std::uint64_t, delivery>::iterator it) {
+void attempt_policy::forget(std::unordered_map<delivery_id, delivery>::iterator it) {
   const auto& r = it->second.rec;
   const auto at = by_coordinates_.find(coordinates{r.topic, r.partition, r.offset});
   // The index names the newest delivery of a record that was handed in twice.

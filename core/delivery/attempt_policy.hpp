@@ -36,9 +36,11 @@
 #include "core/delivery/delivery_counters.hpp"
 #include "core/delivery/delivery_request.hpp"
 #include "core/http/client.hpp"  // http::request
+#include "core/model/attempt_answer.hpp"
+#include "core/model/delivery_id.hpp"
 #include "core/model/delivery_outcome.hpp"
 #include "core/model/onward_record.hpp"
-#include "core/http/transport_error.hpp"
+#include "core/model/transport_error.hpp"
 #include "core/model/breaker_permit.hpp"
 #include "core/model/delivery_end.hpp"
 #include "core/model/record.hpp"
@@ -57,17 +59,6 @@ struct attempt_policy_settings {
   // Set: attempts in flight are bounded by an adaptive limit (core/delivery/adaptive_limit.hpp);
   // attempts over it wait, oldest first, for an answer to free a slot.
   std::optional<adaptive_limit_settings> adaptive;
-};
-
-// One finished HTTP attempt, as the HTTP client reported it.
-struct attempt_answer {
-  std::uint64_t delivery_id = 0;
-  int status = 0;  // 0 when `transport` says why there was no answer
-  transport_error transport = transport_error::none;
-  std::string error_message;
-  std::optional<std::string> retry_after;  // the receiver's Retry-After header
-  std::string body;                        // the first bytes of the receiver's answer
-  std::chrono::nanoseconds duration{0};    // from the request handed to the client to here
 };
 
 class attempt_policy {
@@ -107,16 +98,16 @@ class attempt_policy {
 
   // Ask the breaker for a permit; its answer goes to on_permit.
   struct request_permit {
-    std::uint64_t id = 0;
+    delivery_id id{};
   };
-  // Post the request; the answer goes to on_answer with delivery_id = id.
+  // Post the request; the answer goes to on_answer with answer.id = id.
   struct post_attempt {
-    std::uint64_t id = 0;
+    delivery_id id{};
     http::request request;
   };
   // Call on_retry_due(id) after `delay`.
   struct schedule_retry {
-    std::uint64_t id = 0;
+    delivery_id id{};
     std::chrono::milliseconds delay{0};
   };
   // One breaker event: a whole delivery (or one endpoint failure) ended this way.
@@ -132,13 +123,13 @@ class attempt_policy {
   // Produce `onward` (a retry-tier or DLQ record, headers from retry_headers) and call
   // on_onward_acked(id) once the broker acknowledged it, or on_onward_failed(id, why).
   struct produce_onward {
-    std::uint64_t id = 0;
+    delivery_id id{};
     destination to;
     onward_record onward;  // produce.topic = to.topic, the source's partition; tag = id
   };
   // Tell the record's consumer how its delivery ended; the record is no longer pending.
   struct report_outcome {
-    std::uint64_t id = 0;
+    delivery_id id{};
     delivery_outcome outcome;
     std::int64_t record_timestamp_ms = 0;  // the record's Kafka timestamp (0: none)
   };
@@ -167,20 +158,20 @@ class attempt_policy {
   // A record from a consumer. `id` names the new delivery in the actions (the shell keeps the
   // consumer to report to under it).
   struct accepted {
-    std::uint64_t id = 0;
+    delivery_id id{};
     actions todo;
   };
   accepted on_record(record r, time_point now);
 
   // The breaker's answer to request_permit{id}. Denied: the record is parked until the breaker
   // leaves Open, spending nothing.
-  actions on_permit(std::uint64_t id, const breaker_permit& permit, time_point now);
+  actions on_permit(delivery_id id, const breaker_permit& permit, time_point now);
 
-  // The answer to post_attempt{answer.delivery_id}.
+  // The answer to post_attempt{answer.id}.
   actions on_answer(const attempt_answer& answer, time_point now);
 
   // The timer of schedule_retry{id} fired.
-  actions on_retry_due(std::uint64_t id, time_point now);
+  actions on_retry_due(delivery_id id, time_point now);
 
   // The consumer's head-of-line bound names a record: one waiting in its backoff moves on now
   // (unless the breaker is Open), one in an attempt at its next retriable failure. Records
@@ -193,15 +184,15 @@ class attempt_policy {
   actions on_breaker_change(breaker_state to, std::uint64_t generation, time_point now);
 
   // The broker acknowledged produce_onward{id}.
-  actions on_onward_acked(std::uint64_t id);
+  actions on_onward_acked(delivery_id id);
 
   // produce_onward{id} will never be acknowledged (the router is gone): the record is dropped
   // without an outcome, so its offset stays uncommitted.
-  actions on_onward_failed(std::uint64_t id, const std::string& why);
+  actions on_onward_failed(delivery_id id, const std::string& why);
 
   // -- observers ------------------------------------------------------------------------------
 
-  [[nodiscard]] const delivery* find(std::uint64_t id) const;
+  [[nodiscard]] const delivery* find(delivery_id id) const;
   [[nodiscard]] std::size_t in_flight() const;
   [[nodiscard]] std::size_t parked() const;
   [[nodiscard]] const delivery_counts& counts() const { return counters_; }
@@ -231,34 +222,33 @@ class attempt_policy {
 
   void flag_endpoint(const attempt_answer& a, actions& out);
   void flag_gone(const attempt_answer& a, answer_verdict verdict, actions& out);
-  void try_attempt(std::uint64_t id, time_point now, actions& out);
+  void try_attempt(delivery_id id, time_point now, actions& out);
   [[nodiscard]] bool probe_permit_holds(const delivery& d) const;
-  void send_attempt(std::uint64_t id, delivery& d, bool probe, time_point now, actions& out);
-  void on_retriable(std::uint64_t id, delivery& d, const attempt_answer& a,
+  void send_attempt(delivery_id id, delivery& d, bool probe, time_point now, actions& out);
+  void on_retriable(delivery_id id, delivery& d, const attempt_answer& a,
                     const std::string& error_class, time_point now, actions& out);
-  void hold(std::uint64_t id, delivery& d, const attempt_answer& a, const std::string& error_class,
+  void hold(delivery_id id, delivery& d, const attempt_answer& a, const std::string& error_class,
             time_point now, actions& out, bool gone = false);
-  void give_up(std::uint64_t id, delivery& d, const attempt_answer& a,
-               const std::string& error_class, time_point now, actions& out);
-  void route_onward(std::uint64_t id, delivery& d, bool permanent, const std::string& error_class,
+  void give_up(delivery_id id, delivery& d, const attempt_answer& a, const std::string& error_class,
+               time_point now, actions& out);
+  void route_onward(delivery_id id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out);
-  void finish(std::uint64_t id, delivery_end how, int status, std::string error_class,
-              actions& out);
+  void finish(delivery_id id, delivery_end how, int status, std::string error_class, actions& out);
   void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false,
                     std::chrono::milliseconds retry_after = std::chrono::milliseconds{0});
   actions answer(const attempt_answer& a, time_point now);
   void sample_limit(const attempt_answer& a, time_point now);
   void release_slots(time_point now, actions& out);
-  void forget(std::unordered_map<std::uint64_t, delivery>::iterator it);
+  void forget(std::unordered_map<delivery_id, delivery>::iterator it);
 
   attempt_policy_settings settings_;
   request_signing signing_;
   full_jitter_backoff backoff_;
   answer_judge judge_;
-  std::unordered_map<std::uint64_t, delivery> pending_;
-  std::unordered_map<coordinates, std::uint64_t, coordinates_hash> by_coordinates_;
-  std::deque<std::uint64_t> parked_;  // waiting for the breaker to leave Open
-  bool breaker_open_ = false;         // as the breaker's latest state change said
+  std::unordered_map<delivery_id, delivery> pending_;
+  std::unordered_map<coordinates, delivery_id, coordinates_hash> by_coordinates_;
+  std::deque<delivery_id> parked_;  // waiting for the breaker to leave Open
+  bool breaker_open_ = false;       // as the breaker's latest state change said
   bool endpoint_blocked_ = false;
   bool endpoint_gone_ = false;
   // The breaker's state and generation as its latest change said; unknown before the first.
@@ -266,8 +256,8 @@ class attempt_policy {
   std::uint64_t breaker_generation_ = 0;
   bool failure_told_ = false;  // a failure went to the breaker since the last success did
   std::optional<adaptive_limit> limit_;
-  std::size_t attempts_out_ = 0;                          // posted, not answered
-  std::deque<std::pair<std::uint64_t, bool>> slot_wait_;  // (id, probe) over the limit
+  std::size_t attempts_out_ = 0;                        // posted, not answered
+  std::deque<std::pair<delivery_id, bool>> slot_wait_;  // (id, probe) over the limit
   std::uint64_t next_id_ = 1;
   delivery_counts counters_;
   answer_classes answers_by_class_{};

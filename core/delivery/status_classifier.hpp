@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/http/transport_error.hpp"
+#include "core/model/transport_error.hpp"
 
 namespace courier {
 

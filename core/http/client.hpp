@@ -16,7 +16,7 @@
 #include "core/http/endpoint.hpp"
 #include "core/http/poster.hpp"
 #include "core/http/tls_context.hpp"
-#include "core/http/transport_error.hpp"
+#include "core/model/transport_error.hpp"
 #include "core/model/payload.hpp"
 #include "core/version.hpp"
 

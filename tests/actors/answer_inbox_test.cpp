@@ -16,7 +16,7 @@ using then = answer_inbox::then;
 
 attempt_answer answer(std::uint64_t id) {
   attempt_answer r;
-  r.delivery_id = id;
+  r.id = delivery_id{id};
   r.status = 200;
   return r;
 }
@@ -32,7 +32,7 @@ std::vector<std::uint64_t> ids(const std::vector<attempt_answer>& rs) {
   std::vector<std::uint64_t> out;
   out.reserve(rs.size());
   for (const auto& r : rs) {
-    out.push_back(r.delivery_id);
+    out.push_back(to_integer(r.id));
   }
   return out;
 }

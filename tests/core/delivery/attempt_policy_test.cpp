@@ -43,10 +43,10 @@ record make_record(std::int64_t offset, std::string topic = source, std::int32_t
   return r;
 }
 
-attempt_answer answer(std::uint64_t id, int status,
+attempt_answer answer(delivery_id id, int status,
                       transport_error transport = transport_error::none) {
   attempt_answer a;
-  a.delivery_id = id;
+  a.id = id;
   a.status = status;
   a.transport = transport;
   a.body = "the receiver's body";
@@ -97,7 +97,7 @@ std::string header_of(const record& r, std::string_view name) {
 }
 
 // A record accepted and given its first attempt with a permit of `generation`.
-std::uint64_t start(policy& p, record r, std::uint64_t generation = 1) {
+delivery_id start(policy& p, record r, std::uint64_t generation = 1) {
   auto in = p.on_record(std::move(r), t0);
   EXPECT_EQ(kinds(in.todo), "permit");
   EXPECT_EQ(kinds(p.on_permit(in.id, breaker_permit{true, false, generation}, t0)), "post");
@@ -105,7 +105,7 @@ std::uint64_t start(policy& p, record r, std::uint64_t generation = 1) {
 }
 
 // The backoff of `id` ran out and the breaker granted the next attempt.
-void next_attempt(policy& p, std::uint64_t id, std::uint64_t generation = 1) {
+void next_attempt(policy& p, delivery_id id, std::uint64_t generation = 1) {
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
   EXPECT_EQ(kinds(p.on_permit(id, breaker_permit{true, false, generation}, t0)), "post");
 }
@@ -356,7 +356,7 @@ TEST(AttemptPolicy, AnSsrfRefusalHoldsTheRecordAndFlagsTheRouteOnceUntilAnAnswer
   EXPECT_FALSE(only<policy::breaker_outcome>(flagged).success);
   EXPECT_TRUE(p.endpoint_blocked());
 
-  refused.delivery_id = second;
+  refused.id = second;
   EXPECT_EQ(kinds(p.on_answer(refused, t0)), "breaker log retry") << "flagged once";
   EXPECT_EQ(p.counts()[delivery_counter::ssrf_blocked], 2U);
   EXPECT_EQ(p.counts()[delivery_counter::endpoint_failures], 2U);
@@ -703,7 +703,7 @@ TEST(AttemptPolicy, AttemptsOverTheAdaptiveLimitWaitForAnAnswer) {
   auto p = make_policy(with_an_adaptive_limit(2));
   p.on_breaker_change(breaker_state::closed, 1, t0);
   EXPECT_EQ(p.concurrency_limit(), 2);
-  std::vector<std::uint64_t> ids;
+  std::vector<delivery_id> ids;
   std::size_t posted = 0;
   for (int i = 0; i < 4; ++i) {
     auto in = p.on_record(make_record(i), t0);
@@ -772,7 +772,7 @@ TEST(AttemptPolicy, AHalfOpenProbeTakesTheNextFreeSlotFirst) {
 
   const auto next = all_of<policy::post_attempt>(p.on_answer(answer(first, 200), t0));
   ASSERT_EQ(next.size(), 1U);
-  EXPECT_EQ(next.front().id, probe) << "record " << queued << " went out first";
+  EXPECT_EQ(next.front().id, probe) << "record " << to_integer(queued) << " went out first";
 }
 
 // With two probes in Half-Open, one fails and the breaker reopens: the other, in backoff, must

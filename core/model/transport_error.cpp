@@ -1,4 +1,4 @@
-#include "core/http/transport_error.hpp"
+#include "core/model/transport_error.hpp"
 
 namespace courier {
 
