@@ -354,6 +354,8 @@ std::vector<actor_answer> admin_endpoints::ping() const {
   return out;
 }
 
+// Distinct by role: an HTTP method and target, in request-line order.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 admin_reply admin_endpoints::handle(std::string_view method, std::string_view target) const {
   const auto path = target.substr(0, target.find('?'));
   const bool known =

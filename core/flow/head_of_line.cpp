@@ -2,6 +2,8 @@
 
 namespace courier {
 
+// Distinct by role: a count and an age bound, from settings.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 head_of_line_guard::head_of_line_guard(std::size_t max_records, std::int64_t max_age_ms)
     : max_records_(max_records), max_age_ms_(max_age_ms) {}
 

@@ -38,6 +38,8 @@ constexpr std::array<v4_range, 15> v4_reserved{{
     {v4(240, 0, 0, 0), 4, "reserved"},           // 240/4, broadcast included
 }};
 
+// Distinct by role: an address, its network and the prefix, as in RFC tables.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 bool in_v4(std::uint32_t addr, std::uint32_t network, int prefix) {
   const std::uint32_t mask = prefix == 0 ? 0U : ~std::uint32_t{0} << (32 - prefix);
   return (addr & mask) == (network & mask);

@@ -39,6 +39,8 @@ void require_readable(const std::string& field, const std::string& what, const s
 
 }  // namespace
 
+// Distinct by role: the config field and the problem, named at every call.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 tls_setup_error::tls_setup_error(std::string field, const std::string& problem)
     : std::invalid_argument(problem), field_(std::move(field)) {}
 

@@ -96,9 +96,11 @@ config_resource_ptr topic_resource(const std::string& topic) {
 
 // The one result resource of a Describe/AlterConfigs request about `topic`; throws when the
 // broker answered with an error for it.
-const rd_kafka_ConfigResource_t* the_topic_result(const rd_kafka_ConfigResource_t** resources,
-                                                  std::size_t count, const std::string& topic,
-                                                  const std::string& doing) {
+const rd_kafka_ConfigResource_t* the_topic_result(
+    const rd_kafka_ConfigResource_t** resources,
+    // Distinct by role: a count and a topic name of the request it answers.
+    // NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
+    std::size_t count, const std::string& topic, const std::string& doing) {
   for (std::size_t i = 0; i < count; ++i) {
     if (rd_kafka_ConfigResource_type(resources[i]) != RD_KAFKA_RESOURCE_TOPIC ||
         topic != rd_kafka_ConfigResource_name(resources[i])) {

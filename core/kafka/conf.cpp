@@ -107,6 +107,8 @@ std::map<std::string, std::string> for_client(
   return taken;
 }
 
+// Distinct by role: the defaults and the overrides, in that order by name.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 std::map<std::string, std::string> with_overrides(std::map<std::string, std::string> defaults,
                                                   const std::map<std::string, std::string>& extra) {
   for (const auto& [name, value] : extra) {

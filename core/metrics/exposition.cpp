@@ -82,6 +82,8 @@ std::string format_value(double v) {
   return buf;
 }
 
+// Distinct by role: a family's name and help, in the format's order.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 void exposition::family(std::string_view name, std::string_view help, family_type type) {
   out_ += "# HELP ";
   out_ += name;

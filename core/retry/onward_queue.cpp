@@ -23,6 +23,8 @@ onward_queue::accepted onward_queue::on_request(onward_request r) {
   return out;
 }
 
+// Distinct by role: the record's id and the producer generation of the report.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 onward_queue::actions onward_queue::on_report(std::uint64_t id, std::uint64_t generation,
                                               const produce_error& e) {
   actions out;

@@ -7,7 +7,7 @@ namespace courier::redrive {
 namespace {
 
 TEST(Ledger, KeyIsTheDlqCoordinatesAndParsesBack) {
-  const std::string key = ledger_key("brew.shipments.dlq", 3, 1234);
+  const std::string key = ledger_key({"brew.shipments.dlq", 3, 1234});
   EXPECT_EQ(key, "brew.shipments.dlq:3:1234");
   const auto c = parse_coordinates(key);
   ASSERT_TRUE(c);

@@ -9,7 +9,7 @@
 namespace courier::redrive::test {
 namespace {
 
-std::string dlq_coordinates(int i) { return ledger_key(dlq_stand::dlq, i % 2, i / 2); }
+std::string dlq_coordinates(int i) { return ledger_key({dlq_stand::dlq, i % 2, i / 2}); }
 
 std::set<std::string> keys_of(const std::vector<record>& records) {
   std::set<std::string> keys;

@@ -89,6 +89,8 @@ std::map<std::string, std::int64_t> record_timestamps(const std::string& brokers
 }
 
 scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t backlog,
+                             // Distinct by role: the scenario's settings, one call per matrix
+                             // cell. NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
                              std::size_t paced, double paced_rate, int partitions,
                              std::size_t in_flight) {
   scenario_result res;

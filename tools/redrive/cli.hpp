@@ -37,7 +37,7 @@ struct options {
   int max_redrives = 3;
   std::size_t batch = 100;  // records per transaction
   std::chrono::milliseconds timeout{10'000};
-  std::optional<coordinates> show;
+  std::optional<record_position> show;
   bool progress = false;  // set by main: stderr is a terminal
   // Set by main: true once the run should stop at the next batch boundary (SIGINT, SIGTERM).
   std::function<bool()> stop_requested;

@@ -74,15 +74,17 @@ int run_stats(const options& o, dlq_reader& reader, std::ostream& out) {
   return exit_done;
 }
 
+// Distinct by role: standard output and standard error.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 int run_show(const options& o, dlq_reader& reader, std::ostream& out, std::ostream& err) {
-  const coordinates& c = *o.show;
+  const record_position& c = *o.show;
   const int partitions = checked_partition_count(reader, o, c.topic);
   if (c.partition >= partitions) {
     throw setup_error("topic '" + c.topic + "' has no partition " + std::to_string(c.partition));
   }
   const auto r = reader.read_one(c.topic, c.partition, c.offset);
   if (!r) {
-    err << "redrive: no record at " << ledger_key(c.topic, c.partition, c.offset) << '\n';
+    err << "redrive: no record at " << ledger_key(c) << '\n';
     return exit_usage;
   }
   print_record(out, *r, o.json);

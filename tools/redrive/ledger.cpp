@@ -6,16 +6,9 @@
 
 namespace courier::redrive {
 
-std::string ledger_key(std::string_view topic, std::int32_t partition, std::int64_t offset) {
-  std::string key{topic};
-  key += ':';
-  key += std::to_string(partition);
-  key += ':';
-  key += std::to_string(offset);
-  return key;
-}
+std::string ledger_key(const record_position& at) { return to_string(at); }
 
-std::optional<coordinates> parse_coordinates(std::string_view text) {
+std::optional<record_position> parse_coordinates(std::string_view text) {
   const std::size_t last = text.rfind(':');
   if (last == std::string_view::npos || last == 0) {
     return std::nullopt;
@@ -24,7 +17,7 @@ std::optional<coordinates> parse_coordinates(std::string_view text) {
   if (middle == std::string_view::npos || middle == 0) {
     return std::nullopt;
   }
-  coordinates c;
+  record_position c;
   c.topic = std::string{text.substr(0, middle)};
   const std::string_view partition = text.substr(middle + 1, last - middle - 1);
   const std::string_view offset = text.substr(last + 1);
@@ -48,6 +41,8 @@ std::string transactional_id_for(std::string_view dlq_topic) {
   return "courier-redrive-" + std::string{dlq_topic};
 }
 
+// Distinct by role: the target topic, partition and time of one ledger entry.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 std::string ledger_value(std::string_view target_topic, std::int32_t target_partition,
                          std::int64_t at_ms) {
   nlohmann::json v{{"target", std::string{target_topic}}, {"at", at_ms}};

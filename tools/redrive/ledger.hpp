@@ -6,20 +6,16 @@
 #include <string>
 #include <string_view>
 
+#include "core/model/record_position.hpp"
+
 namespace courier::redrive {
 
-// "<dlq-topic>:<partition>:<offset>": a DLQ record's coordinates, the ledger key and the
-// value of courier.redrive.from.
-std::string ledger_key(std::string_view topic, std::int32_t partition, std::int64_t offset);
-
-struct coordinates {
-  std::string topic;
-  std::int32_t partition = 0;
-  std::int64_t offset = 0;
-};
+// "<dlq-topic>:<partition>:<offset>": a DLQ record's position, the ledger key and the value
+// of courier.redrive.from.
+std::string ledger_key(const record_position& at);
 
 // Reads "topic:partition:offset" (a topic name has no ':'); nothing when malformed.
-std::optional<coordinates> parse_coordinates(std::string_view text);
+std::optional<record_position> parse_coordinates(std::string_view text);
 
 // "<dlq>.redriven": the compacted topic that records what was redriven.
 std::string default_ledger_topic(std::string_view dlq_topic);

@@ -25,7 +25,7 @@ std::optional<T> parse_non_negative(std::string_view text) {
 
 parked_record read_parked_record(record r) {
   parked_record p;
-  p.coordinates = ledger_key(r.topic, r.partition, r.offset);
+  p.coordinates = ledger_key(r.position());
   p.failed_at_ms = r.timestamp_ms;
   const auto note = [&p](const std::string& what) {
     if (!p.problem) {

@@ -19,6 +19,8 @@ bool is_dropped_on_redrive(std::string_view name) {
          name == redrive_from_header;
 }
 
+// Distinct by role: the DLQ headers and the redrive's own count and time.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 header_list redrive_headers(const header_list& dlq_headers, int previous_count, std::int64_t now_ms,
                             std::string_view from_coordinates) {
   header_list out;
