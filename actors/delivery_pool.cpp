@@ -7,6 +7,7 @@
 #include "actors/failure_log.hpp"
 #include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
+#include "core/log/log_line_writer.hpp"
 
 namespace courier::actors {
 namespace {
@@ -93,28 +94,7 @@ struct shell {
       }
       suppressed = v.suppressed;
     }
-    auto fields = nlohmann::json::object();
-    for (auto& [name, value] : a.fields) {
-      std::visit([&fields, &name = name](auto& v) { fields[name] = std::move(v); }, value);
-    }
-    if (suppressed > 0) {
-      // How many lines of this event the sampler held back since the last one.
-      fields["suppressed"] = suppressed;
-    }
-    switch (a.level) {
-      case policy::log_level::debug:
-        log::debug(a.event, fields);
-        return;
-      case policy::log_level::info:
-        log::info(a.event, fields);
-        return;
-      case policy::log_level::warn:
-        log::warn(a.event, fields);
-        return;
-      case policy::log_level::error:
-        log::error(a.event, fields);
-        return;
-    }
+    log::write(a, suppressed);
   }
 };
 

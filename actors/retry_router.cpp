@@ -12,6 +12,7 @@
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
+#include "core/log/log_line_writer.hpp"
 #include "core/retry/retry_headers.hpp"
 
 namespace courier::actors {
@@ -134,26 +135,7 @@ struct shell {
     st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);
   }
 
-  void operator()(queue::log_line& a) const {
-    auto fields = nlohmann::json::object();
-    for (auto& [name, value] : a.fields) {
-      std::visit([&fields, &name = name](auto& v) { fields[name] = std::move(v); }, value);
-    }
-    switch (a.level) {
-      case queue::log_level::debug:
-        log::debug(a.event, fields);
-        return;
-      case queue::log_level::info:
-        log::info(a.event, fields);
-        return;
-      case queue::log_level::warn:
-        log::warn(a.event, fields);
-        return;
-      case queue::log_level::error:
-        log::error(a.event, fields);
-        return;
-    }
-  }
+  void operator()(queue::log_line& a) const { log::write(a); }
 };
 
 // The metrics first, as the queue counted before it decided to answer anyone: a requester that

@@ -39,6 +39,7 @@
 #include "core/model/attempt_answer.hpp"
 #include "core/model/delivery_id.hpp"
 #include "core/model/delivery_outcome.hpp"
+#include "core/model/log_line.hpp"
 #include "core/model/onward_record.hpp"
 #include "core/model/transport_error.hpp"
 #include "core/model/breaker_permit.hpp"
@@ -89,10 +90,8 @@ class attempt_policy {
     std::string final_error_class;
   };
 
-  enum class log_level { debug, info, warn, error };
-
-  using log_value = std::variant<std::string, std::int64_t>;
-  using log_fields = std::vector<std::pair<std::string, log_value>>;
+  using log_level = courier::log_level;
+  using log_line = courier::log_line;
 
   // -- actions: what the shell carries out ---------------------------------------------------
 
@@ -132,14 +131,6 @@ class attempt_policy {
     delivery_id id{};
     delivery_outcome outcome;
     std::int64_t record_timestamp_ms = 0;  // the record's Kafka timestamp (0: none)
-  };
-  struct log_line {
-    log_level level = log_level::info;
-    std::string event;
-    log_fields fields;
-    // A line per record or per attempt, which an outage repeats for every record: the shell
-    // samples these (core/log/event_sampler); one-off lines (a route flagged) always go out.
-    bool per_record = false;
   };
 
   using action = std::variant<request_permit, post_attempt, schedule_retry, breaker_outcome,

@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/model/log_line.hpp"
 #include "core/model/partition_id.hpp"
 
 namespace courier {
@@ -74,10 +75,8 @@ class onward_queue {
     bool blocked = false;          // the requester was told it fails
   };
 
-  enum class log_level { debug, info, warn, error };
-
-  using log_value = std::variant<std::string, std::int64_t>;
-  using log_fields = std::vector<std::pair<std::string, log_value>>;
+  using log_level = courier::log_level;
+  using log_line = courier::log_line;
 
   // -- actions: what the shell carries out ---------------------------------------------------
 
@@ -108,11 +107,6 @@ class onward_queue {
   // the records it had in flight are produced again by the actions that follow.
   struct rebuild_producer {
     std::uint64_t generation = 0;
-  };
-  struct log_line {
-    log_level level = log_level::info;
-    std::string event;
-    log_fields fields;
   };
 
   using action = std::variant<produce_record, schedule_reproduce, answer_requester, tell_requester,

@@ -16,6 +16,7 @@
 #include "tests/actors/deterministic.hpp"
 #include "tests/actors/fake_consumer_group.hpp"
 #include "tests/actors/fake_poster.hpp"
+#include "tests/actors/fake_router.hpp"
 
 namespace courier::testing {
 namespace {
@@ -52,13 +53,7 @@ struct ConsumerActor : ::testing::Test {
     breaker =
         d.sys->spawn(actors::breaker_actor, route.name,
                      breaker_settings{5, 15000ms, 1, /*gone_probe_interval=*/60000ms}, metrics);
-    // Nothing here moves to a retry tier: the router only has to exist (the int: CAF 0.17
-    // dereferences a null argument tuple when an actor is spawned without any).
-    router = d.sys->spawn(
-        [](caf::event_based_actor*, int) -> caf::behavior {
-          return {[](actors::route_atom, const onward_record&) { return true; }};
-        },
-        0);
+    router = spawn_acknowledging_router(*d.sys);
     pool = d.sys->spawn(actors::delivery_pool, route, std::shared_ptr<http::poster>{http}, breaker,
                         router, metrics, std::uint64_t{1});
     caf::anon_send(breaker, actors::subscribe_atom::value, pool);

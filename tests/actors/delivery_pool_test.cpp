@@ -12,6 +12,7 @@
 #include "core/model/delivery_end.hpp"
 #include "tests/actors/deterministic.hpp"
 #include "tests/actors/fake_poster.hpp"
+#include "tests/actors/fake_router.hpp"
 
 namespace courier::testing {
 namespace {
@@ -45,13 +46,7 @@ struct DeliveryPool : ::testing::Test {
     breaker = d.sys->spawn(actors::breaker_actor, route.name,
                            breaker_settings{3, open_timeout, 1, /*gone_probe_interval=*/60000ms},
                            metrics);
-    // Nothing here moves to a retry tier: the router only has to exist (the int: CAF 0.17
-    // dereferences a null argument tuple when an actor is spawned without any).
-    router = d.sys->spawn(
-        [](caf::event_based_actor*, int) -> caf::behavior {
-          return {[](actors::route_atom, const onward_record&) { return true; }};
-        },
-        0);
+    router = spawn_acknowledging_router(*d.sys);
     pool = d.sys->spawn(actors::delivery_pool, route, std::shared_ptr<http::poster>{http}, breaker,
                         router, metrics, std::uint64_t{1});
     consumer = d.sys->spawn(

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/actions.hpp"
+
 #include "core/model/idempotency_key.hpp"
 #include "core/retry/retry_headers.hpp"
 
@@ -13,6 +15,9 @@ namespace courier {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::all_of;
+using testing::has;
+using testing::only;
 using policy = attempt_policy;
 
 const std::string source = "brew.shipments.v1";
@@ -51,30 +56,6 @@ attempt_answer answer(delivery_id id, int status,
   a.transport = transport;
   a.body = "the receiver's body";
   return a;
-}
-
-template <class T>
-std::vector<T> all_of(const policy::actions& todo) {
-  std::vector<T> out;
-  for (const auto& a : todo) {
-    if (const auto* x = std::get_if<T>(&a)) {
-      out.push_back(*x);
-    }
-  }
-  return out;
-}
-
-template <class T>
-bool has(const policy::actions& todo) {
-  return !all_of<T>(todo).empty();
-}
-
-// The one action of type T in `todo`; fails the test if there is not exactly one.
-template <class T>
-T only(const policy::actions& todo) {
-  const auto found = all_of<T>(todo);
-  EXPECT_EQ(found.size(), 1U);
-  return found.empty() ? T{} : found.front();
 }
 
 // What a list of actions does, by kind, in order: "permit post" etc.

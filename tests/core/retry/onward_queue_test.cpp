@@ -6,10 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/actions.hpp"
+
 namespace courier {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::all_of;
+using testing::has;
+using testing::only;
 using queue = onward_queue;
 
 queue::onward_request dlq_record(std::int32_t partition = 3) {
@@ -31,30 +36,6 @@ produce_error unknown_partition() {
 produce_error refused_by_fatal_producer() {
   return {produce_failure::producer_fatal, "_FATAL",
           "the producer hit a fatal error and must be rebuilt", false};
-}
-
-template <class T>
-std::vector<T> all_of(const queue::actions& todo) {
-  std::vector<T> out;
-  for (const auto& a : todo) {
-    if (const auto* x = std::get_if<T>(&a)) {
-      out.push_back(*x);
-    }
-  }
-  return out;
-}
-
-template <class T>
-bool has(const queue::actions& todo) {
-  return !all_of<T>(todo).empty();
-}
-
-// The one action of type T in `todo`; fails the test if there is not exactly one.
-template <class T>
-T only(const queue::actions& todo) {
-  const auto found = all_of<T>(todo);
-  EXPECT_EQ(found.size(), 1U);
-  return found.empty() ? T{} : found.front();
 }
 
 // Everything but log lines: what the shell does besides logging.
@@ -215,7 +196,7 @@ TEST(OnwardQueue, AFailureIsLoggedWithItsDestinationItsErrorAndItsWait) {
   const auto failed = q.on_report(id, 1, failure());
   const auto line = only<queue::log_line>(failed);
   EXPECT_EQ(line.level, queue::log_level::error);
-  EXPECT_EQ(line.fields, (queue::log_fields{{"topic", std::string{"brew.shipments.dlq"}},
+  EXPECT_EQ(line.fields, (log_fields{{"topic", std::string{"brew.shipments.dlq"}},
                                             {"partition", std::int64_t{-1}},
                                             {"error", std::string{"MSG_SIZE_TOO_LARGE"}},
                                             {"failures", std::int64_t{1}},
