@@ -43,7 +43,7 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
 // partition.assignment.strategy=range,roundrobin (eager), statistics.interval.ms=5000. Offsets are
 // committed only as the owner stores them. Every callback runs on the thread that calls poll() (or
 // close()). Not copyable or movable: librdkafka holds a pointer to it.
-class consumer : public group_consumer {
+class consumer final : public group_consumer {
  public:
   struct callbacks {
     // After the partitions were assigned: re-apply the owner's pause state here.

@@ -42,8 +42,8 @@
 namespace courier::e2e {
 namespace {
 
-const std::filesystem::path source_dir =
-    std::filesystem::path{__FILE__}.parent_path().parent_path().parent_path();
+// The checkout, from CMake (not __FILE__: a compiler cache may make that relative).
+const std::filesystem::path source_dir{COURIER_SOURCE_DIR};
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in{path};
