@@ -78,8 +78,7 @@ std::map<std::string, std::int64_t> record_timestamps(const std::string& brokers
   wait_for(
       [&] {
         for (auto& r : c.poll(100ms, 1000)) {
-          out[r.topic + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset)] =
-              r.timestamp_ms;
+          out[to_string(r.position())] = r.timestamp_ms;
         }
         return out.size() >= expected;
       },
@@ -101,7 +100,6 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   const std::string topic = "brew.shipments.v1";
 
   kafka::mock_cluster cluster{1};
-  cluster.create_topic(topic, partitions);
   mock::server_settings ws;
   ws.hmac_secret = "bench-secret";
   ws.initial.latency = latency;
@@ -124,6 +122,10 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   route.max_in_flight_per_partition = in_flight;
   route.http.max_connections = in_flight;
   cfg.routes.push_back(route);
+  // The route's topics as `courier topics ensure` would create them: source, tiers, DLQ.
+  for (const auto& t : topics_of(route).all()) {
+    cluster.create_topic(t, partitions);
+  }
 
   kafka::producer producer{cfg.kafka.brokers};
   demo::seed_shipments(producer, topic, backlog, 1);
