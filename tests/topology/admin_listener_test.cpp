@@ -2,14 +2,13 @@
 // file descriptors. Neither may take what delivery needs (descriptors, a core).
 
 #include <sys/resource.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -125,6 +124,12 @@ TEST(AdminListener, ClosesConnectionsBeyondItsLimitAndServesAgainOnceTheyGo) {
 // Out of descriptors, accept fails at once while the connection stays queued; accepting again at
 // once spun a core (a review measured 65,820 failed accepts in 3 s, 97% CPU).
 TEST(AdminListener, OutOfDescriptorsItRetriesInsteadOfSpinningAndServesOnceItCan) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The asan preset is ASan+UBSan: UBSan's vptr check probes memory through a pipe(), which a
+  // full descriptor table refuses, so every checked call in the window reports a false
+  // "invalid vptr". The release and tsan builds run it.
+  GTEST_SKIP() << "UBSan's vptr check needs free descriptors";
+#endif
   admin_listener listener{{"127.0.0.1", 0}};
   listener.serve(ok);
   boost::asio::io_context io;
@@ -133,17 +138,10 @@ TEST(AdminListener, OutOfDescriptorsItRetriesInsteadOfSpinningAndServesOnceItCan
 
   rlimit before{};
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
-  // readdir, not std::filesystem::directory_iterator: UBSan's vptr check misreads the
-  // shared_ptr that libstdc++.so makes for the latter (a false "invalid vptr" under make asan).
   int highest = 0;
-  DIR* fds = opendir("/proc/self/fd");
-  ASSERT_NE(fds, nullptr);
-  while (const dirent* entry = readdir(fds)) {
-    if (entry->d_name[0] != '.') {
-      highest = std::max(highest, std::atoi(entry->d_name));
-    }
+  for (const auto& entry : std::filesystem::directory_iterator{"/proc/self/fd"}) {
+    highest = std::max(highest, std::stoi(entry.path().filename().string()));
   }
-  closedir(fds);
   rlimit low = before;
   low.rlim_cur = static_cast<rlim_t>(highest) + 1;
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
