@@ -197,10 +197,10 @@ TEST(OnwardQueue, AFailureIsLoggedWithItsDestinationItsErrorAndItsWait) {
   const auto line = only<queue::log_line>(failed);
   EXPECT_EQ(line.level, queue::log_level::error);
   EXPECT_EQ(line.fields, (log_fields{{"topic", std::string{"brew.shipments.dlq"}},
-                                            {"partition", std::int64_t{-1}},
-                                            {"error", std::string{"MSG_SIZE_TOO_LARGE"}},
-                                            {"failures", std::int64_t{1}},
-                                            {"retry_in_ms", std::int64_t{200}}}))
+                                     {"partition", std::int64_t{-1}},
+                                     {"error", std::string{"MSG_SIZE_TOO_LARGE"}},
+                                     {"failures", std::int64_t{1}},
+                                     {"retry_in_ms", std::int64_t{200}}}))
       << "-1: the partitioner's choice, once the destination lacked the source's partition";
 }
 
