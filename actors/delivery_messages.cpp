@@ -67,11 +67,6 @@ void publish(delivery_pool_state& st) {
   }
   m.endpoint_blocked = st.policy->endpoint_blocked();
   m.endpoint_gone = st.policy->endpoint_gone();
-  const auto& answers = st.policy->answers_by_class();
-  for (std::size_t c = 0; c < answers.size(); ++c) {
-    m.answers_by_class[c] += answers[c] - st.published_answers[c];
-  }
-  st.published_answers = answers;
   was = now;
   m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
   m.concurrency_limit = st.policy->concurrency_limit();

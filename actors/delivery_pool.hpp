@@ -35,7 +35,6 @@ struct delivery_pool_state {
   std::vector<attempt_answer> answers;  // the latest take of the inbox; keeps its capacity
   std::shared_ptr<route_metrics> metrics;
   delivery_counts published;  // the policy's counters as far as `metrics` has them
-  attempt_policy::answer_classes published_answers{};
   std::string route;
   // The policy's per-record lines (dead-lettered, moved to a tier, retry scheduled, held): the
   // first 10 of each per 10 s, then a count; the metrics count every record.

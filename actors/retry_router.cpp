@@ -11,7 +11,6 @@
 
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
-#include "core/log/json_log.hpp"
 #include "core/log/log_line_writer.hpp"
 #include "core/retry/retry_headers.hpp"
 

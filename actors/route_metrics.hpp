@@ -41,8 +41,6 @@ struct route_metrics {
   metrics::counter_array<delivery_counter, std::atomic<std::uint64_t>> deliveries;
   metrics::counter_array<consumer_counter, std::atomic<std::uint64_t>> consumer;
   metrics::counter_array<route_counter, std::atomic<std::uint64_t>> actors;
-  // HTTP answers by status class: [0] none (a transport error), [1]..[5] 1xx..5xx.
-  std::array<std::atomic<std::uint64_t>, 6> answers_by_class{};
   std::atomic<int> breaker_state{0};              // courier::breaker_state as int
   std::atomic<std::int64_t> breaker_since_ms{0};  // Unix ms of its last change; 0: none
   std::atomic<std::int64_t> in_flight{0};

@@ -114,9 +114,6 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   load(s.actors, m.actors);
   s.endpoint_blocked = m.endpoint_blocked.load(relaxed);
   s.endpoint_gone = m.endpoint_gone.load(relaxed);
-  for (std::size_t c = 0; c < s.answers_by_class.size(); ++c) {
-    s.answers_by_class[c] = m.answers_by_class[c].load(relaxed);
-  }
   s.breaker_state = m.breaker_state.load(relaxed);
   s.in_flight = m.in_flight.load(relaxed);
   s.concurrency_limit = m.concurrency_limit.load(relaxed);
@@ -162,17 +159,6 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   counters(e, routes, &route_snapshot::consumer);
   counters(e, routes, &route_snapshot::deliveries);
   counters(e, routes, &route_snapshot::actors);
-  e.family("courier_delivery_answers_total",
-           "HTTP attempts by the class of their answer's status; none: no answer (a transport "
-           "error: timeout, connect, tls, ...).",
-           family_type::counter);
-  for (const auto& r : routes) {
-    constexpr const char* classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
-    for (std::size_t c = 0; c < r.answers_by_class.size(); ++c) {
-      e.sample("courier_delivery_answers_total", {{"route", r.name}, {"class", classes[c]}},
-               r.answers_by_class[c]);
-    }
-  }
   gauge(e, routes, "courier_endpoint_blocked",
         "1 while the SSRF guard refuses the route's endpoint (records are held).",
         &route_snapshot::endpoint_blocked);

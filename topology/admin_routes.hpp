@@ -32,7 +32,6 @@ struct route_snapshot {
   delivery_counts deliveries;
   consumer_counts consumer;
   metrics::counter_array<actors::route_counter, std::uint64_t> actors;
-  std::array<std::uint64_t, 6> answers_by_class{};  // none, 1xx .. 5xx
   int breaker_state = 0;  // courier::breaker_state: 0 closed, 1 open, 2 half-open
   std::int64_t in_flight = 0;
   int concurrency_limit = 0;  // the adaptive limit; 0: the route has none

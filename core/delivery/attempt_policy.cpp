@@ -164,8 +164,7 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
   if (it == pending_.end()) {
     return out;
   }
-  ++answers_by_class_[a.status >= 100 && a.status < 600 ? static_cast<std::size_t>(a.status / 100)
-                                                        : 0];
+  ++counters_[answer_class_counter(a.status)];
   const auto id = a.id;
   auto& d = it->second;
   const auto now_ms = to_ms(now);

@@ -137,11 +137,6 @@ class attempt_policy {
                               produce_onward, report_outcome, log_line>;
   using actions = std::vector<action>;
 
-  // Counters the policy keeps itself (core/delivery/delivery_counters.hpp); the shell
-  // publishes them. Answers by status class: [0] no answer (a transport error), [1]..[5]
-  // 1xx..5xx.
-  using answer_classes = std::array<std::uint64_t, 6>;
-
   attempt_policy(attempt_policy_settings settings, full_jitter_backoff::uniform_source uniform);
 
   // -- events ---------------------------------------------------------------------------------
@@ -186,8 +181,9 @@ class attempt_policy {
   [[nodiscard]] const delivery* find(delivery_id id) const;
   [[nodiscard]] std::size_t in_flight() const;
   [[nodiscard]] std::size_t parked() const;
+  // Counters the policy keeps itself (core/delivery/delivery_counters.hpp); the shell
+  // publishes them.
   [[nodiscard]] const delivery_counts& counts() const { return counters_; }
-  [[nodiscard]] const answer_classes& answers_by_class() const { return answers_by_class_; }
   // The route is flagged: its latest answer was the SSRF guard refusing the endpoint.
   [[nodiscard]] bool endpoint_blocked() const;
   // The adaptive limit of attempts in flight; 0 when the route has none.
@@ -251,7 +247,6 @@ class attempt_policy {
   std::deque<std::pair<delivery_id, bool>> slot_wait_;  // (id, probe) over the limit
   std::uint64_t next_id_ = 1;
   delivery_counts counters_;
-  answer_classes answers_by_class_{};
 };
 
 }  // namespace courier

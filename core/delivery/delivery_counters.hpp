@@ -22,12 +22,19 @@ enum class delivery_counter : std::uint8_t {
   ssrf_blocked,        // attempts the SSRF guard refused (held too)
   gone,                // 410 answers (held too)
   head_of_line_moves,  // moved on by the head-of-line bound
+  // HTTP attempts by the class of their answer's status; none: a transport error.
+  answered_none,
+  answered_1xx,
+  answered_2xx,
+  answered_3xx,
+  answered_4xx,
+  answered_5xx,
 };
 
 template <>
 struct metrics::counter_table<delivery_counter> {
   using c = delivery_counter;
-  static constexpr std::array<counter_spec<c>, 11> rows{{
+  static constexpr std::array<counter_spec<c>, 17> rows{{
       {c::delivered, "delivered", "courier_deliveries_total",
        "Records done by outcome: delivered to the webhook, retried (acknowledged in a retry "
        "tier) or dead_lettered (acknowledged in the DLQ).",
@@ -55,10 +62,25 @@ struct metrics::counter_table<delivery_counter> {
        "410 Gone answers: the receiver asks to disable the endpoint (records are held)."},
       {c::head_of_line_moves, "head_of_line_moves", "courier_head_of_line_moves_total",
        "Records moved to a retry tier by the head-of-line bound."},
+      {c::answered_none, "", "courier_delivery_answers_total",
+       "HTTP attempts by the class of their answer's status; none: no answer (a transport "
+       "error: timeout, connect, tls, ...).",
+       "class", "none"},
+      {c::answered_1xx, "", "courier_delivery_answers_total", {}, "class", "1xx"},
+      {c::answered_2xx, "", "courier_delivery_answers_total", {}, "class", "2xx"},
+      {c::answered_3xx, "", "courier_delivery_answers_total", {}, "class", "3xx"},
+      {c::answered_4xx, "", "courier_delivery_answers_total", {}, "class", "4xx"},
+      {c::answered_5xx, "", "courier_delivery_answers_total", {}, "class", "5xx"},
   }};
 };
 static_assert(metrics::counters_are_in_order<delivery_counter>());
 
 using delivery_counts = metrics::counter_array<delivery_counter, std::uint64_t>;
+
+// The answered_* counter of an HTTP status (0, or outside 100..599: answered_none).
+constexpr delivery_counter answer_class_counter(int status) {
+  const int k = status >= 100 && status < 600 ? status / 100 : 0;
+  return static_cast<delivery_counter>(static_cast<int>(delivery_counter::answered_none) + k);
+}
 
 }  // namespace courier

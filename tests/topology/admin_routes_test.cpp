@@ -32,9 +32,9 @@ route_snapshot busy_route() {
   m.actors[actors::route_counter::breaker_to_open] = 3;
   m.actors[actors::route_counter::breaker_to_half_open] = 2;
   m.actors[actors::route_counter::commit_failures] = 4;
-  m.answers_by_class[2] = 100;
-  m.answers_by_class[5] = 21;
-  m.answers_by_class[0] = 10;
+  m.deliveries[delivery_counter::answered_2xx] = 100;
+  m.deliveries[delivery_counter::answered_5xx] = 21;
+  m.deliveries[delivery_counter::answered_none] = 10;
   m.actors[actors::route_counter::pauses] = 5;
   m.paused_partitions = 3;
   m.in_flight = 10;

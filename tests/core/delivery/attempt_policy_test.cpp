@@ -805,11 +805,11 @@ TEST(AttemptPolicy, CountsAnswersByStatusClass) {
   p.on_answer(answer(a, 0, transport_error::timeout), t0);
   p.on_retry_due(a, t0);
   p.on_answer(answer(a, 204), t0);
-  const auto& c = p.answers_by_class();
-  EXPECT_EQ(c[5], 1U);
-  EXPECT_EQ(c[0], 1U) << "no answer: a transport error";
-  EXPECT_EQ(c[2], 1U);
-  EXPECT_EQ(c[4], 0U);
+  const auto& c = p.counts();
+  EXPECT_EQ(c[delivery_counter::answered_5xx], 1U);
+  EXPECT_EQ(c[delivery_counter::answered_none], 1U) << "no answer: a transport error";
+  EXPECT_EQ(c[delivery_counter::answered_2xx], 1U);
+  EXPECT_EQ(c[delivery_counter::answered_4xx], 0U);
 }
 
 TEST(AttemptPolicy, WithoutAnAdaptiveLimitEveryAttemptGoesOut) {
