@@ -150,6 +150,9 @@ void apply_overrides(courier_config& cfg, const config_overrides& o) {
   if (o.brokers) {
     cfg.kafka.brokers = *o.brokers;
   }
+  if (o.admin_token) {
+    cfg.admin.token = *o.admin_token;
+  }
   for (route_config& r : cfg.routes) {
     if (o.webhook_url) {
       r.url = *o.webhook_url;

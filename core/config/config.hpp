@@ -72,6 +72,50 @@ struct signing_config {
 std::string_view to_string(signing_scheme s);
 std::string_view to_string(idempotency_key_format f);
 
+// A partner's published request quota (routes[].rate_limit): a token bucket of every request
+// the route sends (first attempts, retries, breaker probes). Each instance takes the share of it
+// that its assigned source partitions are of the topic's (docs/configuration.md, "Rate limit").
+struct rate_limit_config {
+  double requests_per_second = 0;  // > 0 when the route has a rate_limit
+  double burst = 0;                // 0: one second of requests (requests_per_second)
+};
+
+// Retries as a share of first attempts (routes[].retry_budget, Finagle's retry budget): over
+// `window`, retries may be at most `ratio` of the first attempts plus `min_per_second` x window.
+// A retry over it moves its record on to the retry tier, never to the DLQ for this reason.
+struct retry_budget_config {
+  double ratio = 0.2;
+  std::chrono::milliseconds window{10000};
+  double min_per_second = 10;
+};
+
+// One static request header (routes[].headers): its value given inline, read from a file or
+// from an environment variable at start-up. `source` says which ("inline", "file /run/x",
+// "env PARTNER_KEY") for errors; the value is never logged.
+struct static_header {
+  std::string name;
+  std::string value;
+  std::string source;
+};
+
+// The OAuth2 client-credentials grant (RFC 6749 section 4.4) of routes[].auth.oauth2.
+struct oauth2_config {
+  std::string token_url;
+  std::string client_id;
+  std::string client_secret;  // read from client_secret_file at start-up
+  std::string client_secret_file;
+  std::string scope;     // empty: not sent
+  std::string audience;  // empty: not sent
+};
+
+// How a route authenticates (routes[].auth): at most one of the two.
+struct auth_config {
+  std::string bearer_token_file;  // Authorization: Bearer <the file's content>, re-read on change
+  std::optional<oauth2_config> oauth2;
+
+  [[nodiscard]] bool any() const { return !bearer_token_file.empty() || oauth2.has_value(); }
+};
+
 struct route_config {
   std::string name;
   std::string topic;
@@ -104,6 +148,12 @@ struct route_config {
   // link-local or otherwise reserved (the record is held and the breaker opens).
   bool allow_private_targets = false;
   tls_config tls;
+  std::optional<rate_limit_config> rate_limit;      // none: no quota of its own
+  std::optional<retry_budget_config> retry_budget;  // none: retries are not budgeted
+  std::vector<static_header> headers;
+  auth_config auth;
+  // Record headers sent on every attempt under the same name (W3C trace context by default).
+  std::vector<std::string> forward_record_headers{"traceparent", "tracestate"};
   breaker_config breaker;
   retry_config retry;
   http_config http;
@@ -121,6 +171,9 @@ struct admin_config {
   // "HOST:PORT" (an IPv4 address, a bracketed IPv6 address or localhost; port 0 picks a free
   // one) or "off". Loopback by default: the endpoints carry no authentication.
   std::string listen = "127.0.0.1:9464";
+  // The bearer token POST /routes/<name>/pause and /resume require (admin.token or
+  // admin.token_file, or --admin-token-file); empty: those routes are refused.
+  std::string token;
 };
 
 struct courier_config {
@@ -174,6 +227,7 @@ struct config_overrides {
   std::optional<std::chrono::milliseconds> pause_after;
   std::optional<std::chrono::milliseconds> cb_open_timeout;
   std::optional<std::string> admin_listen;  // --admin-listen
+  std::optional<std::string> admin_token;   // --admin-token-file's content
 };
 
 using getenv_function = std::function<std::optional<std::string>(const char*)>;

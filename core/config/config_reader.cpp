@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdint>
 #include <fstream>
 #include <initializer_list>
@@ -362,6 +363,124 @@ idempotency_key_format read_key_format(const json& obj, const std::string& path)
   throw config_error{full, "expected \"plain\" or \"sf-string\", got " + in_quotes(name)};
 }
 
+rate_limit_config parse_rate_limit(const json& obj, const std::string& path) {
+  check_object(obj, path, {"requests_per_second", "burst"});
+  if (find(obj, "requests_per_second") == nullptr) {
+    throw config_error{join_key(path, "requests_per_second"),
+                       "must be set: the partner's quota in requests per second"};
+  }
+  rate_limit_config r;
+  r.requests_per_second = read_double(obj, path, "requests_per_second", 0);
+  r.burst = read_double(obj, path, "burst", r.burst);
+  return r;
+}
+
+retry_budget_config parse_retry_budget(const json& obj, const std::string& path) {
+  check_object(obj, path, {"ratio", "window", "min_per_second"});
+  retry_budget_config b;
+  b.ratio = read_double(obj, path, "ratio", b.ratio);
+  b.window = read_duration(obj, path, "window", b.window);
+  b.min_per_second = read_double(obj, path, "min_per_second", b.min_per_second);
+  return b;
+}
+
+// A header value: "text", {"file": PATH} (its content without trailing newlines) or
+// {"env": NAME} (the variable must be set and not empty). Errors name the key, never a value.
+static_header read_header(const std::string& name, const json& v, const std::string& key) {
+  static_header h;
+  h.name = name;
+  if (v.is_string()) {
+    h.value = v.get<std::string>();
+    h.source = "inline";
+    return h;
+  }
+  if (!v.is_object()) {
+    throw wrong_type(key, "a string, {\"file\": PATH} or {\"env\": NAME}", v);
+  }
+  check_object(v, key, {"file", "env"});
+  const json* file = find(v, "file");
+  const json* env = find(v, "env");
+  if ((file == nullptr) == (env == nullptr)) {
+    throw config_error{key, "set exactly one of file and env"};
+  }
+  if (file != nullptr) {
+    const auto path = read_string(v, key, "file", {});
+    h.value = read_secret_file(path, join_key(key, "file"));
+    h.source = "file " + path;
+    return h;
+  }
+  const auto var = read_string(v, key, "env", {});
+  const char* value =
+      var.empty()
+          ? nullptr
+          : std::getenv(var.c_str());  // NOLINT(concurrency-mt-unsafe): start-up, one thread
+  if (value == nullptr || *value == '\0') {
+    throw config_error{join_key(key, "env"),
+                       "environment variable " + in_quotes(var) + " is not set or empty"};
+  }
+  h.value = value;
+  h.source = "env " + var;
+  return h;
+}
+
+std::vector<static_header> parse_headers(const json& obj, const std::string& path) {
+  if (!obj.is_object()) {
+    throw wrong_type(path, "an object of header names", obj);
+  }
+  std::vector<static_header> out;
+  for (const auto& item : obj.items()) {
+    out.push_back(read_header(item.key(), item.value(), join_key(path, item.key())));
+  }
+  return out;
+}
+
+auth_config parse_auth(const json& obj, const std::string& path) {
+  check_object(obj, path, {"bearer_token_file", "oauth2"});
+  auth_config a;
+  a.bearer_token_file = read_string(obj, path, "bearer_token_file", {});
+  if (const json* o = find(obj, "oauth2")) {
+    const std::string opath = join_key(path, "oauth2");
+    check_object(*o, opath, {"token_url", "client_id", "client_secret_file", "scope", "audience"});
+    oauth2_config c;
+    c.token_url = read_string(*o, opath, "token_url", {});
+    c.client_id = read_string(*o, opath, "client_id", {});
+    c.client_secret_file = read_string(*o, opath, "client_secret_file", {});
+    if (c.client_secret_file.empty()) {
+      throw config_error{join_key(opath, "client_secret_file"),
+                         "must be set: the file that holds the client secret"};
+    }
+    c.client_secret = read_secret_file(c.client_secret_file, join_key(opath, "client_secret_file"));
+    c.scope = read_string(*o, opath, "scope", {});
+    c.audience = read_string(*o, opath, "audience", {});
+    a.oauth2 = std::move(c);
+  }
+  if (!a.bearer_token_file.empty() && a.oauth2) {
+    throw config_error{join_key(path, "oauth2"),
+                       "set either bearer_token_file or oauth2, not both"};
+  }
+  return a;
+}
+
+std::vector<std::string> read_name_list(const json& obj, const std::string& path,
+                                        std::string_view key, std::vector<std::string> fallback) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  const std::string full = join_key(path, key);
+  if (!v->is_array()) {
+    throw wrong_type(full, "an array of header names", *v);
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    if (!(*v)[i].is_string()) {
+      throw wrong_type(full + "[" + std::to_string(i) + "]", "a header name", (*v)[i]);
+    }
+    out.push_back((*v)[i].get<std::string>());
+  }
+  return out;
+}
+
 route_config parse_route(const json& obj, const std::string& path) {
   check_object(obj, path,
                {"name",
@@ -382,6 +501,11 @@ route_config parse_route(const json& obj, const std::string& path) {
                 "dlq_topic",
                 "allow_private_targets",
                 "tls",
+                "rate_limit",
+                "retry_budget",
+                "headers",
+                "auth",
+                "forward_record_headers",
                 "breaker",
                 "retry",
                 "http"});
@@ -419,6 +543,20 @@ route_config parse_route(const json& obj, const std::string& path) {
   if (const json* t = find(obj, "tls")) {
     r.tls = parse_tls(*t, join_key(path, "tls"));
   }
+  if (const json* q = find(obj, "rate_limit")) {
+    r.rate_limit = parse_rate_limit(*q, join_key(path, "rate_limit"));
+  }
+  if (const json* b = find(obj, "retry_budget")) {
+    r.retry_budget = parse_retry_budget(*b, join_key(path, "retry_budget"));
+  }
+  if (const json* h = find(obj, "headers")) {
+    r.headers = parse_headers(*h, join_key(path, "headers"));
+  }
+  if (const json* a = find(obj, "auth")) {
+    r.auth = parse_auth(*a, join_key(path, "auth"));
+  }
+  r.forward_record_headers =
+      read_name_list(obj, path, "forward_record_headers", r.forward_record_headers);
   if (const json* b = find(obj, "breaker")) {
     r.breaker = parse_breaker(*b, join_key(path, "breaker"));
   }
@@ -432,9 +570,10 @@ route_config parse_route(const json& obj, const std::string& path) {
 }
 
 admin_config parse_admin(const json& obj, const std::string& path) {
-  check_object(obj, path, {"listen"});
+  check_object(obj, path, {"listen", "token", "token_file"});
   admin_config a;
   a.listen = read_string(obj, path, "listen", a.listen);
+  a.token = read_secret(obj, path, "token");
   return a;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config_key.hpp"
+#include "core/config/partner_contract.hpp"
 #include "core/crypto/whsec.hpp"
 #include "core/time/duration.hpp"
 
@@ -99,6 +100,7 @@ void validate_route(const route_config& r, const std::string& path, secret_check
       }
     }
   }
+  config_detail::validate_partner_contract(r, path);
   if (r.dlq_topic == r.topic && !r.dlq_topic.empty()) {
     throw config_error{join_key(path, "dlq_topic"), "must differ from the source topic"};
   }

@@ -1,0 +1,161 @@
+// The checks of a route's partner contract (rate_limit, retry_budget, headers, auth,
+// forward_record_headers), part of validate() (config_validation.cpp).
+
+#include "core/config/partner_contract.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/config_key.hpp"
+#include "core/time/duration.hpp"
+
+namespace courier::config_detail {
+namespace {
+
+// RFC 9110 section 5.6.2: a field name is a token.
+bool is_token(std::string_view s) {
+  if (s.empty()) {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) != 0 ||
+           std::string_view{"!#$%&'*+-.^_`|~"}.find(c) != std::string_view::npos;
+  });
+}
+
+std::string show(double d) { return nlohmann::json(d).dump(); }
+
+void check_header_name(const std::string& name, const std::string& key, bool authenticated) {
+  if (!is_token(name)) {
+    throw config_error{key, "is not a valid HTTP header name"};
+  }
+  if (const auto why = reserved_header(name)) {
+    throw config_error{key, std::string{*why}};
+  }
+  if (authenticated && equals_ignoring_case(name, "authorization")) {
+    throw config_error{key, "is set by routes[].auth; remove one of the two"};
+  }
+}
+
+}  // namespace
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::optional<std::string_view> reserved_header(std::string_view name) {
+  static constexpr std::array<std::string_view, 10> hop_by_hop{"connection",
+                                                               "keep-alive",
+                                                               "proxy-authenticate",
+                                                               "proxy-authorization",
+                                                               "proxy-connection",
+                                                               "te",
+                                                               "trailer",
+                                                               "transfer-encoding",
+                                                               "upgrade",
+                                                               "expect"};
+  static constexpr std::array<std::string_view, 7> courier_own{
+      "content-length", "host",       "content-type",     "idempotency-key",
+      "x-signature",    "webhook-id", "webhook-timestamp"};
+  for (const auto h : hop_by_hop) {
+    if (equals_ignoring_case(name, h)) {
+      return "is a hop-by-hop header; courier manages the connection";
+    }
+  }
+  for (const auto h : courier_own) {
+    if (equals_ignoring_case(name, h)) {
+      return "is a header courier sets on every request (content_type sets Content-Type)";
+    }
+  }
+  if (equals_ignoring_case(name, "webhook-signature")) {
+    return "is a header courier sets on every request (signing)";
+  }
+  return std::nullopt;
+}
+
+void validate_partner_contract(const route_config& r, const std::string& path) {
+  if (r.rate_limit) {
+    const std::string q = join_key(path, "rate_limit");
+    const auto& l = *r.rate_limit;
+    if (!(l.requests_per_second > 0) || !std::isfinite(l.requests_per_second)) {
+      throw config_error{join_key(q, "requests_per_second"),
+                         "must be a number above 0, got " + show(l.requests_per_second)};
+    }
+    if (l.burst != 0 && !(l.burst >= 1 && std::isfinite(l.burst))) {
+      throw config_error{
+          join_key(q, "burst"),
+          "must be at least 1 request (0 or unset: one second of requests), got " + show(l.burst)};
+    }
+  }
+  if (r.retry_budget) {
+    const std::string b = join_key(path, "retry_budget");
+    const auto& rb = *r.retry_budget;
+    if (!(rb.ratio >= 0) || !std::isfinite(rb.ratio)) {
+      throw config_error{join_key(b, "ratio"), "must be 0 or more, got " + show(rb.ratio)};
+    }
+    if (rb.window < std::chrono::seconds{1}) {
+      throw config_error{join_key(b, "window"),
+                         "must be at least 1s, got " + format_duration(rb.window)};
+    }
+    if (!(rb.min_per_second >= 0) || !std::isfinite(rb.min_per_second)) {
+      throw config_error{join_key(b, "min_per_second"),
+                         "must be 0 or more, got " + show(rb.min_per_second)};
+    }
+  }
+  const bool authenticated = r.auth.any();
+  const std::string hs = join_key(path, "headers");
+  for (std::size_t i = 0; i < r.headers.size(); ++i) {
+    const auto& h = r.headers[i];
+    const std::string key = join_key(hs, h.name);
+    check_header_name(h.name, key, authenticated);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (equals_ignoring_case(r.headers[j].name, h.name)) {
+        throw config_error{key, "repeats header " + in_quotes(r.headers[j].name)};
+      }
+    }
+    // The value is never quoted: it may be a secret.
+    if (h.value.find_first_of(std::string_view{"\r\n\0", 3}) != std::string::npos) {
+      throw config_error{key, "its value (" + h.source + ") holds a line break or NUL"};
+    }
+    if (h.value.empty()) {
+      throw config_error{key, "its value (" + h.source + ") is empty"};
+    }
+  }
+  const std::string fw = join_key(path, "forward_record_headers");
+  for (std::size_t i = 0; i < r.forward_record_headers.size(); ++i) {
+    const auto& name = r.forward_record_headers[i];
+    const std::string key = fw + "[" + std::to_string(i) + "]";
+    check_header_name(name, key, authenticated);
+    if (equals_ignoring_case(name, "authorization")) {
+      throw config_error{key, "would send a record's credentials to the partner"};
+    }
+    for (const auto& h : r.headers) {
+      if (equals_ignoring_case(h.name, name)) {
+        throw config_error{key, "is also a static header (routes[].headers." + h.name + ")"};
+      }
+    }
+  }
+  const std::string a = join_key(path, "auth");
+  if (r.auth.oauth2) {
+    const std::string o = join_key(a, "oauth2");
+    const auto& c = *r.auth.oauth2;
+    if (c.token_url.rfind("https://", 0) != 0 && c.token_url.rfind("http://", 0) != 0) {
+      throw config_error{
+          join_key(o, "token_url"),
+          "must start with http:// or https:// and name a host, got " + in_quotes(c.token_url)};
+    }
+    if (c.client_id.empty()) {
+      throw config_error{join_key(o, "client_id"), "must not be empty"};
+    }
+  }
+}
+
+}  // namespace courier::config_detail

@@ -1,0 +1,24 @@
+#pragma once
+
+// Internal to courier::config: the checks of a route's partner contract (validate() calls it),
+// and the header names a route may not set, which the request builder relies on.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/config/config.hpp"
+
+namespace courier::config_detail {
+
+bool equals_ignoring_case(std::string_view a, std::string_view b);
+
+// Why a route may not set header `name` (hop-by-hop, or one courier sets on every request);
+// nothing when it may.
+std::optional<std::string_view> reserved_header(std::string_view name);
+
+// rate_limit, retry_budget, headers, auth and forward_record_headers of route `r` at `path`
+// ("routes[0]"); throws config_error naming the key. Values of headers are never quoted.
+void validate_partner_contract(const route_config& r, const std::string& path);
+
+}  // namespace courier::config_detail
