@@ -129,6 +129,10 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, blocked_atom, "blocked")
   CAF_ADD_ATOM(courier, courier::actors, answers_atom, "answers")
   CAF_ADD_ATOM(courier, courier::actors, log_flush_atom, "logflush")
+  CAF_ADD_ATOM(courier, courier::actors, credentials_atom, "creds")
+  CAF_ADD_ATOM(courier, courier::actors, refresh_atom, "refresh")
+  CAF_ADD_ATOM(courier, courier::actors, share_atom, "share")
+  CAF_ADD_ATOM(courier, courier::actors, token_atom, "token")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 

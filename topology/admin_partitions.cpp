@@ -31,9 +31,9 @@ void position_gauge(metrics::exposition& e, const std::vector<route_snapshot>& r
   }
 }
 
-constexpr pause_reason every_reason[] = {pause_reason::breaker, pause_reason::backpressure,
-                                         pause_reason::retry_due, pause_reason::shutdown,
-                                         pause_reason::produce_blocked};
+constexpr pause_reason every_reason[] = {
+    pause_reason::breaker,  pause_reason::backpressure,    pause_reason::retry_due,
+    pause_reason::shutdown, pause_reason::produce_blocked, pause_reason::operator_request};
 
 }  // namespace
 

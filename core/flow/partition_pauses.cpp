@@ -14,6 +14,8 @@ std::string to_string(pause_reason r) {
       return "shutdown";
     case pause_reason::produce_blocked:
       return "produce_blocked";
+    case pause_reason::operator_request:
+      return "operator";
   }
   return "unknown";
 }

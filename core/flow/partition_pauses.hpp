@@ -17,7 +17,8 @@ enum class pause_reason : std::uint8_t {
   backpressure,
   retry_due,
   shutdown,
-  produce_blocked,  // a record of it cannot be written to its retry tier or the DLQ
+  produce_blocked,   // a record of it cannot be written to its retry tier or the DLQ
+  operator_request,  // POST /routes/<name>/pause on the admin listener ("operator")
 };
 
 std::string to_string(pause_reason r);
