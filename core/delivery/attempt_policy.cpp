@@ -637,9 +637,14 @@ void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_ans
   }
   if (backoff_.may_retry(d.attempts) && budget_) {
     if (!budget_->may_retry(now)) {
-      tell_breaker(false, d, out, /*gone=*/false,
-                   retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
-      d.probe = false;
+      // Courier's own refusal, not a verdict on the endpoint: the breaker hears of it only
+      // when it waits for this record as its probe. (A partner failing every attempt still
+      // trips it: the retries the budget grants run out, and those are failed deliveries.)
+      if (d.probe) {
+        tell_breaker(false, d, out, /*gone=*/false,
+                     retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
+        d.probe = false;
+      }
       refuse_retry(id, d, a, error_class, now, out);
       return;
     }
