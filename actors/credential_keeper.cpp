@@ -240,6 +240,8 @@ caf::behavior credential_keeper(self_ptr self, credential_keeper_settings settin
         fetch_token(self);
       }
     },
+    // Distinct by role: the fields of the message fetch_token sends, in its order.
+    // NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
     [=](credentials_atom, std::uint64_t fetch, std::int32_t status, std::int32_t error,
         std::string& error_message, std::string& body) {
       if (fetch != self->state.fetch) {

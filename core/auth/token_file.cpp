@@ -12,7 +12,7 @@
 namespace courier::auth {
 namespace {
 
-constexpr std::int64_t largest_token_file = 64 * 1024;
+constexpr std::int64_t largest_token_file = std::int64_t{64} * 1024;
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
