@@ -15,6 +15,11 @@ namespace {
 using self_ptr = caf::stateful_actor<delivery_pool_state>*;
 using policy = attempt_policy;
 
+// How long a refresh of the route's credentials may take before the 401 counts after all.
+constexpr std::chrono::seconds credentials_refresh_timeout{30};
+
+std::chrono::system_clock::time_point now() { return std::chrono::system_clock::now(); }
+
 void carry_out(self_ptr self, policy::actions todo);
 
 struct shell {
@@ -80,6 +85,30 @@ struct shell {
     st.consumers.erase(it);
   }
 
+  void operator()(policy::schedule_token& a) const {
+    self->delayed_send(self, a.delay, token_atom::value);
+  }
+
+  void operator()(policy::refresh_credentials& a) const {
+    const auto id = a.id;
+    if (!self->state.keeper) {
+      carry_out(self, self->state.policy->on_credentials_refreshed(id, std::nullopt, now()));
+      return;
+    }
+    self
+      ->request(self->state.keeper, credentials_refresh_timeout, refresh_atom::value,
+                std::move(a.stale))
+      .then(
+        [s = self, id](const std::string& fresh) {
+          carry_out(s, s->state.policy->on_credentials_refreshed(id, fresh, now()));
+        },
+        [s = self, id](const caf::error& err) {
+          log::warn("fresh credentials could not be had",
+                    {{"route", s->state.route}, {"error", to_string(err)}});
+          carry_out(s, s->state.policy->on_credentials_refreshed(id, std::nullopt, now()));
+        });
+  }
+
   void operator()(policy::log_line& a) const {
     std::uint64_t suppressed = 0;
     if (a.per_record) {
@@ -117,8 +146,6 @@ void append(policy::actions& to, policy::actions more) {
     to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
 }
-
-std::chrono::system_clock::time_point now() { return std::chrono::system_clock::now(); }
 
 }  // namespace
 
@@ -165,6 +192,15 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
           "log lines suppressed",
           {{"route", h.route}, {"suppressed_event", h.event}, {"suppressed", h.suppressed}});
       }
+    },
+    [=](token_atom) { carry_out(self, self->state.policy->on_token_due(now())); },
+    [=](share_atom, std::int32_t assigned, std::int32_t topic_partitions) {
+      carry_out(self, self->state.policy->on_quota_share(assigned, topic_partitions, now()));
+    },
+    [=](credentials_atom, std::string& authorization) {
+      // From the route's credential keeper, which is then asked for fresh ones after a 401.
+      self->state.keeper = caf::actor_cast<caf::actor>(self->current_sender());
+      carry_out(self, self->state.policy->on_credentials(std::move(authorization), now()));
     },
     [=](attempt_atom, delivery_id id) {
       carry_out(self, self->state.policy->on_retry_due(id, now()));
