@@ -37,6 +37,9 @@ struct delivery_pool_state {
   std::shared_ptr<route_metrics> metrics;
   delivery_counts published;  // the policy's counters as far as `metrics` has them
   std::string route;
+  // Where the actor's clock and the steady clock stood when the pool started (its time: now()).
+  caf::actor_clock::time_point actor_clock_start;
+  std::chrono::steady_clock::time_point steady_start;
   // The policy's per-record lines (dead-lettered, moved to a tier, retry scheduled, held): the
   // first 10 of each per 10 s, then a count; the metrics count every record.
   log::event_sampler sampler{10, std::chrono::seconds{10}};

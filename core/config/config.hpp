@@ -252,6 +252,11 @@ bool signs_with(const route_config& r, signing_scheme s);
 // default one). The one place a route's topics are named from its config.
 route_topics topics_of(const route_config& r);
 
+// What `courier config check` prints of a route's partner contract, a setting a line with its
+// value or its default ("rate_limit: 50 requests/s, burst 100"): where a header's value or a
+// credential comes from, never the value itself.
+std::vector<std::string> describe_partner_contract(const route_config& r);
+
 // Whether validate() insists on the secrets: `courier topics ensure` sends nothing, so it
 // needs none (but a secret that is given must still be well-formed).
 enum class secret_check { required, optional };

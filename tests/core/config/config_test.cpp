@@ -722,5 +722,28 @@ TEST(PartnerContract, ReadsTheAdminToken) {
   EXPECT_EQ(parse_config(doc).admin.token, "adm-1");
 }
 
+TEST(PartnerContract, IsDescribedWithDefaultsAndWithoutSecrets) {
+  temp_dir dir;
+  const auto key_file = dir.path() / "partner-key";
+  std::ofstream{key_file} << "the-key-itself\n";
+  auto route = minimal_route();
+  EXPECT_EQ(
+      describe_partner_contract(parse_config(doc_with_route(route)).routes.at(0)),
+      (std::vector<std::string>{"rate_limit: none", "retry_budget: none", "headers: none",
+                                "auth: none", "forward_record_headers: traceparent, tracestate"}));
+  route["rate_limit"] = {{"requests_per_second", 50}};
+  route["retry_budget"] = json::object();
+  route["headers"] = {{"X-Api-Key", {{"file", key_file.string()}}}, {"X-Partner", "brew"}};
+  const auto lines = describe_partner_contract(parse_config(doc_with_route(route)).routes.at(0));
+  EXPECT_EQ(lines.at(0), "rate_limit: 50 requests/s, burst 50, shared by the source partitions");
+  EXPECT_EQ(lines.at(1), "retry_budget: 0.2 of first attempts + 10/s over 10s");
+  EXPECT_EQ(lines.at(2), "header X-Api-Key: file " + key_file.string());
+  EXPECT_EQ(lines.at(3), "header X-Partner: inline");
+  for (const auto& l : lines) {
+    EXPECT_THAT(l, Not(HasSubstr("the-key-itself")));
+    EXPECT_THAT(l, Not(HasSubstr("brew")));
+  }
+}
+
 }  // namespace
 }  // namespace courier
