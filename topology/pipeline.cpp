@@ -9,12 +9,14 @@
 
 #include "actors/breaker_actor.hpp"
 #include "actors/consumer_actor.hpp"
+#include "actors/credential_keeper.hpp"
 #include "actors/delivery_pool.hpp"
 #include "actors/messages.hpp"
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/retry/rewrite_producer.hpp"
+#include "topology/credentials.hpp"
 #include "topology/preflight.hpp"
 #include "topology/topics.hpp"
 #include "core/log/json_log.hpp"
@@ -44,8 +46,12 @@ std::uint64_t seed_or_random(std::uint64_t seed) {
 
 }  // namespace
 
-pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options)
-    : system_(system), options_(options), io_(cfg.http_io_threads) {
+pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options,
+                   std::map<std::string, auth::credential> credentials)
+    : system_(system),
+      options_(options),
+      credentials_(std::move(credentials)),
+      io_(cfg.http_io_threads) {
   // A failure half-way (a client that cannot be made, a thread that cannot start) stops what
   // was spawned so far: left running, those actors would keep the actor system, and with it
   // the process, from ever ending.
@@ -82,6 +88,22 @@ void pipeline::spawn_graph(const courier_config& cfg) {
         system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
     g.delivery = system_.spawn(actors::delivery_pool, route, g.client, g.breaker, router_,
                                g.metrics, seed++);
+    if (route.auth.any()) {
+      actors::credential_keeper_settings ks;
+      ks.route = route.name;
+      ks.auth = route.auth;
+      if (const auto it = credentials_.find(route.name); it != credentials_.end()) {
+        ks.first = it->second;
+      }
+      if (route.auth.oauth2) {
+        g.token_client = std::make_shared<http::client>(
+            *io_.contexts().front(), http::parse_endpoint(route.auth.oauth2->token_url),
+            token_client_settings(route));
+      }
+      g.credentials = system_.spawn(actors::credential_keeper, ks,
+                                    std::static_pointer_cast<http::poster>(g.token_client));
+      caf::anon_send(g.credentials, actors::subscribe_atom::value, g.delivery);
+    }
 
     actors::consumer_actor_settings cs;
     cs.kafka = route_consumer_settings(cfg.kafka, route);
@@ -181,7 +203,10 @@ const stop_report& pipeline::stop() {
     if (g.client) {
       g.client->shutdown();
     }
-    for (const auto& a : {g.delivery, g.pause_controller, g.breaker}) {
+    if (g.token_client) {
+      g.token_client->shutdown();
+    }
+    for (const auto& a : {g.delivery, g.pause_controller, g.breaker, g.credentials}) {
       if (!a) {
         continue;  // a graph whose construction failed before this actor
       }
@@ -219,6 +244,7 @@ std::vector<std::pair<std::string, caf::actor>> pipeline::actors() const {
     add("pause_controller" + of, g.pause_controller);
     add("delivery_pool" + of, g.delivery);
     add("consumer" + of, g.consumer);
+    add("credential_keeper" + of, g.credentials);
   }
   return out;
 }

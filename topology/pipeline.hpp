@@ -12,6 +12,7 @@
 
 #include "actors/route_metrics.hpp"
 #include "actors/router_metrics.hpp"
+#include "core/auth/credential.hpp"
 #include "core/config/config.hpp"
 #include "core/http/client.hpp"
 #include "core/http/io_threads.hpp"
@@ -40,6 +41,10 @@ struct route_graph {
   caf::actor pause_controller;
   caf::actor delivery;
   caf::actor consumer;
+  // With routes[].auth: the keeper of its Authorization value, and for OAuth2 its token
+  // endpoint's client.
+  caf::actor credentials;
+  std::shared_ptr<http::client> token_client;
 };
 
 // How the graph stopped: each actor that ended otherwise than it was asked to (a consumer whose
@@ -56,7 +61,11 @@ struct stop_report {
 // stops it gracefully.
 class pipeline {
  public:
-  pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options);
+  // `credentials`: start-up's credential of each route with routes[].auth, by route name
+  // (first_credentials, topology/credentials.hpp); a route without one has its credential keeper
+  // fetch (read) its own.
+  pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options,
+           std::map<std::string, auth::credential> credentials = {});
   ~pipeline();
 
   pipeline(const pipeline&) = delete;
@@ -78,6 +87,7 @@ class pipeline {
 
   caf::actor_system& system_;
   pipeline_options options_;
+  std::map<std::string, auth::credential> credentials_;
   http::io_threads io_;  // cfg.http_io_threads of them, shared by every route's client
   caf::actor router_;    // one producer for every route's retry tiers and DLQ
   std::shared_ptr<actors::router_metrics> router_metrics_ =

@@ -14,6 +14,7 @@
 #include "core/log/json_log.hpp"
 #include "topology/admin_listener.hpp"
 #include "topology/admin_routes.hpp"
+#include "topology/credentials.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/supervisor.hpp"
 #include "topology/topics.hpp"
@@ -129,6 +130,9 @@ int run_service(const courier_config& cfg) {
     }
   } stop_admin_first{admin};
   pipeline_options options;
+  // Before the pipeline: a token endpoint that refuses or a token file that is missing ends the
+  // start (config_error, exit 2) with the key named, instead of a route that delivers nothing.
+  auto credentials = first_credentials(cfg);
   {
     // compression.codec is librdkafka's alias of compression.type.
     auto producer = retry_producer_properties(cfg);
@@ -141,7 +145,7 @@ int run_service(const courier_config& cfg) {
   std::optional<pipeline> p;
   std::optional<supervisor> sup;
   relay.start([&] {
-    p.emplace(system, cfg, options);
+    p.emplace(system, cfg, options, std::move(credentials));
     sup.emplace(system, *p);
     return sup->handle();
   });
