@@ -208,13 +208,19 @@ TEST(OAuth2Interop, EveryRecordIsDeliveredOnceWithAValidTokenCachedAndRefreshedB
       s, auth.receiver_url(), oauth2_auth(auth.token_url(), write_secret(dir, client_secret)), dir);
   auto courier = run_courier(config, dir);
 
-  // Records arrive over 12 s, more than two token lifetimes.
+  // A wave of records under every other token: the run spans several token lifetimes, and each
+  // new wave waits for the refresh (a condition), not for a fixed time.
   for (std::size_t w = 0; w < waves; ++w) {
+    const auto tokens_before = auth.tokens_issued();
     s.seed(per_wave);
     ASSERT_TRUE(wait_until([&] { return auth.accepted() >= (w + 1) * per_wave; }, 30s))
         << "wave " << w << ": accepted " << auth.accepted() << "\n"
         << courier.log() << auth.log();
-    std::this_thread::sleep_for(1500ms);  // the pace of the load, not a wait for a condition
+    if (w % 2 == 1) {
+      ASSERT_TRUE(wait_until([&] { return auth.tokens_issued() > tokens_before; }, 30s))
+          << "wave " << w << ": no refresh before expiry\n"
+          << courier.log() << auth.log();
+    }
   }
   courier.signal(SIGTERM);
   ASSERT_EQ(courier.wait_exit(30s), std::optional<int>{0}) << courier.log();
