@@ -89,7 +89,7 @@ TEST(AdminListener, APortInUseIsAConfigErrorNamingTheKey) {
   }
 }
 
-TEST(AdminListener, OffOpensNothing) { EXPECT_FALSE(open_admin_listener(admin_config{"off"})); }
+TEST(AdminListener, OffOpensNothing) { EXPECT_FALSE(open_admin_listener(admin_config{"off", {}})); }
 
 }  // namespace
 }  // namespace courier::topology
