@@ -38,6 +38,10 @@ struct consumer_actor_settings {
   // 0: it follows at once, paced by the poll's own wait in librdkafka. A test's fake returns
   // at once, so an actor test sets a wait in virtual time and the loop comes to rest.
   std::chrono::milliseconds empty_poll_wait{0};
+  // The route's source topic and its partitions (routes[].rate_limit): after every rebalance
+  // the delivery pool is told how many of them this instance holds. 0: not told.
+  std::string source_topic;
+  std::int32_t source_partitions = 0;
 };
 
 struct consumer_actor_state {

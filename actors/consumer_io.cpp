@@ -49,4 +49,8 @@ void consumer_io::malformed_due(const record& r, const std::string& error) {
     {{"topic", r.topic}, {"partition", r.partition}, {"offset", r.offset}, {"error", error}});
 }
 
+void consumer_io::quota_share(std::int32_t assigned, std::int32_t topic_partitions) {
+  self_->send(delivery_, share_atom::value, assigned, topic_partitions);
+}
+
 }  // namespace courier::actors

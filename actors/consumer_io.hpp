@@ -31,6 +31,8 @@ class consumer_io final : public consumer_backend {
   void store_offset(const partition_id& p, std::int64_t next_offset) override;
   void wake_at(const partition_id& p, std::int64_t at_ms) override;
   void malformed_due(const record& r, const std::string& error) override;
+  // Tells the delivery pool this instance's share of the route's quota (routes[].rate_limit).
+  void quota_share(std::int32_t assigned, std::int32_t topic_partitions);
 
  private:
   caf::event_based_actor* self_;

@@ -184,10 +184,28 @@ void on_positions(self_ptr self, const std::vector<kafka::partition_position>& p
      {"queued_max_messages_kbytes", st.settings.kafka.queued_max_messages_kbytes()}});
 }
 
+namespace {
+
+// This instance's share of the route's quota follows its assignment of the source topic.
+void tell_quota_share(self_ptr self) {
+  auto& st = self->state;
+  if (st.settings.source_partitions <= 0) {
+    return;
+  }
+  const auto held = st.core->assignment();
+  const auto assigned = std::count_if(held.begin(), held.end(), [&](const partition_id& p) {
+    return p.topic == st.settings.source_topic;
+  });
+  st.io->quota_share(static_cast<std::int32_t>(assigned), st.settings.source_partitions);
+}
+
+}  // namespace
+
 void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {
   auto& st = self->state;
   st.core->assign(ps, unix_now_ms());
   publish(self);
+  tell_quota_share(self);
   st.metrics->assigned = true;
   log::info("partitions assigned",
             {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
@@ -206,6 +224,7 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
   auto& st = self->state;
   st.core->revoke(ps);
   publish(self);
+  tell_quota_share(self);
   log::info("partitions revoked",
             {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
   if (st.draining && st.core->outstanding() == 0) {

@@ -39,6 +39,13 @@ attempt_policy_settings settings_of(route_config route) {
     a.initial_limit = std::min(a.max_limit, 16);
     s.adaptive = a;
   }
+  for (auto& h : route.headers) {
+    s.headers.fixed.emplace_back(std::move(h.name), std::move(h.value));
+  }
+  s.headers.forwarded = std::move(route.forward_record_headers);
+  s.authenticated = route.auth.any();
+  s.rate_limit = route.rate_limit;
+  s.retry_budget = route.retry_budget;
   return s;
 }
 
@@ -70,6 +77,9 @@ void publish(delivery_pool_state& st) {
   was = now;
   m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
   m.concurrency_limit = st.policy->concurrency_limit();
+  m.rate_limit_waiting = static_cast<std::int64_t>(st.policy->waiting_for_rate());
+  m.credentials_waiting = static_cast<std::int64_t>(st.policy->waiting_for_credentials());
+  m.rate_limit = st.policy->rate_limit();
 }
 
 }  // namespace courier::actors

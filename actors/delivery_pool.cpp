@@ -15,6 +15,21 @@ namespace {
 using self_ptr = caf::stateful_actor<delivery_pool_state>*;
 using policy = attempt_policy;
 
+// How long a refresh of the route's credentials may take before the 401 counts after all.
+constexpr std::chrono::seconds credentials_refresh_timeout{30};
+
+// The policy's time: the wall clock, moved by how far the actor's clock ran ahead of the steady
+// one since the pool started. In production the actor's clock is the steady clock, so this is
+// the wall clock (signatures carry real timestamps); on the deterministic coordinator of the
+// tests it is virtual time, so the rate limit's tokens come as its timers fire.
+std::chrono::system_clock::time_point now(self_ptr self) {
+  const auto& st = self->state;
+  const auto ahead = (self->clock().now() - st.actor_clock_start) -
+                     (std::chrono::steady_clock::now() - st.steady_start);
+  return std::chrono::system_clock::now() +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(ahead);
+}
+
 void carry_out(self_ptr self, policy::actions todo);
 
 struct shell {
@@ -24,7 +39,7 @@ struct shell {
     const auto id = a.id;
     self->request(self->state.breaker, caf::infinite, permit_atom::value)
       .then([s = self, id](const breaker_permit& p) {
-        carry_out(s, s->state.policy->on_permit(id, p, std::chrono::system_clock::now()));
+        carry_out(s, s->state.policy->on_permit(id, p, now(s)));
       });
   }
 
@@ -80,6 +95,30 @@ struct shell {
     st.consumers.erase(it);
   }
 
+  void operator()(policy::schedule_token& a) const {
+    self->delayed_send(self, a.delay, token_atom::value);
+  }
+
+  void operator()(policy::refresh_credentials& a) const {
+    const auto id = a.id;
+    if (!self->state.keeper) {
+      carry_out(self, self->state.policy->on_credentials_refreshed(id, std::nullopt, now(self)));
+      return;
+    }
+    self
+      ->request(self->state.keeper, credentials_refresh_timeout, refresh_atom::value,
+                std::move(a.stale))
+      .then(
+        [s = self, id](const std::string& fresh) {
+          carry_out(s, s->state.policy->on_credentials_refreshed(id, fresh, now(s)));
+        },
+        [s = self, id](const caf::error& err) {
+          log::warn("fresh credentials could not be had",
+                    {{"route", s->state.route}, {"error", to_string(err)}});
+          carry_out(s, s->state.policy->on_credentials_refreshed(id, std::nullopt, now(s)));
+        });
+  }
+
   void operator()(policy::log_line& a) const {
     std::uint64_t suppressed = 0;
     if (a.per_record) {
@@ -118,8 +157,6 @@ void append(policy::actions& to, policy::actions more) {
   }
 }
 
-std::chrono::system_clock::time_point now() { return std::chrono::system_clock::now(); }
-
 }  // namespace
 
 caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<http::poster> client,
@@ -128,6 +165,8 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   log_failures(self, "delivery_pool", route.name);
   auto& st = self->state;
   st.route = route.name;
+  st.actor_clock_start = self->clock().now();
+  st.steady_start = std::chrono::steady_clock::now();
   const auto gather_answers = route.http.gather_answers;
   st.policy.emplace(settings_of(std::move(route)), make_random_source(seed));
   st.client = std::move(client);
@@ -141,7 +180,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   return {
     [=](deliver_atom, record_batch& records) {
       const auto from = caf::actor_cast<caf::actor>(self->current_sender());
-      const auto at = now();
+      const auto at = now(self);
       policy::actions todo;
       for (auto& r : records) {
         auto accepted = self->state.policy->on_record(std::move(r), at);
@@ -151,7 +190,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
       carry_out(self, std::move(todo));
     },
     [=](answers_atom) {
-      const auto at = now();
+      const auto at = now(self);
       policy::actions todo;
       self->state.sink->inbox.take(self->state.answers);
       for (const auto& r : self->state.answers) {
@@ -166,14 +205,24 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
           {{"route", h.route}, {"suppressed_event", h.event}, {"suppressed", h.suppressed}});
       }
     },
+    [=](token_atom) { carry_out(self, self->state.policy->on_token_due(now(self))); },
+    [=](share_atom, std::int32_t assigned, std::int32_t topic_partitions) {
+      carry_out(self, self->state.policy->on_quota_share(assigned, topic_partitions, now(self)));
+    },
+    [=](credentials_atom, std::string& authorization) {
+      // From the route's credential keeper, which is then asked for fresh ones after a 401.
+      self->state.keeper = caf::actor_cast<caf::actor>(self->current_sender());
+      carry_out(self, self->state.policy->on_credentials(std::move(authorization), now(self)));
+    },
     [=](attempt_atom, delivery_id id) {
-      carry_out(self, self->state.policy->on_retry_due(id, now()));
+      carry_out(self, self->state.policy->on_retry_due(id, now(self)));
     },
     [=](expedite_atom, const record_position& at) {
-      carry_out(self, self->state.policy->on_expedite(at, now()));
+      carry_out(self, self->state.policy->on_expedite(at, now(self)));
     },
     [=](state_atom, const breaker_change& change) {
-      carry_out(self, self->state.policy->on_breaker_change(change.to, change.generation, now()));
+      carry_out(self,
+                self->state.policy->on_breaker_change(change.to, change.generation, now(self)));
     },
     [=](blocked_atom, const onward_blocked& b) {
       // The router cannot write a record onward: its consumer holds the record's partition.

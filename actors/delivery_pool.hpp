@@ -27,7 +27,8 @@ struct delivery_pool_state {
   std::optional<attempt_policy> policy;  // decides; the actor carries its actions out
   std::shared_ptr<http::poster> client;  // http::client, or a test's fake
   caf::actor breaker;
-  caf::actor router;                                      // produces retry-tier and DLQ records
+  caf::actor router;  // produces retry-tier and DLQ records
+  caf::actor keeper;  // the route's credential keeper (routes[].auth), once it sent credentials
   std::unordered_map<delivery_id, caf::actor> consumers;  // who sent each pending delivery
   // Outcomes decided by the current event, per consumer, sent as one batch at its end.
   std::vector<std::pair<caf::actor, outcome_batch>> outbox;
@@ -36,6 +37,9 @@ struct delivery_pool_state {
   std::shared_ptr<route_metrics> metrics;
   delivery_counts published;  // the policy's counters as far as `metrics` has them
   std::string route;
+  // Where the actor's clock and the steady clock stood when the pool started (its time: now()).
+  caf::actor_clock::time_point actor_clock_start;
+  std::chrono::steady_clock::time_point steady_start;
   // The policy's per-record lines (dead-lettered, moved to a tier, retry scheduled, held): the
   // first 10 of each per 10 s, then a count; the metrics count every record.
   log::event_sampler sampler{10, std::chrono::seconds{10}};
@@ -54,6 +58,10 @@ struct delivery_pool_state {
 //   state_atom, breaker_change     (from the breaker: parked records try again)
 //   expedite_atom, record_position           (from a consumer: the head-of-line bound)
 //   blocked_atom, onward_blocked  (from the router: forwarded to the record's consumer)
+//   token_atom                     (from itself: the rate limit has a token again)
+//   share_atom, assigned, topic_partitions  (from the consumer: its share of the quota)
+//   credentials_atom, authorization (from the route's credential keeper; asked with
+//                                   refresh_atom, stale -> fresh after a 401)
 //   log_flush_atom                 (from itself, a sampling window after a burst of per-record
 //                                   lines began: logs what no later line carried)
 caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self, route_config route,

@@ -45,6 +45,12 @@ struct route_metrics {
   std::atomic<std::int64_t> breaker_since_ms{0};  // Unix ms of its last change; 0: none
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<int> concurrency_limit{0};  // the adaptive limit of attempts in flight; 0: off
+  // routes[].rate_limit: this instance's share of the quota in requests a second (0: no limit),
+  // and the attempts waiting for a token (queued, holding no connection).
+  std::atomic<double> rate_limit{0};
+  std::atomic<std::int64_t> rate_limit_waiting{0};
+  // routes[].auth: attempts waiting for the route's first credentials.
+  std::atomic<std::int64_t> credentials_waiting{0};
   std::atomic<std::int64_t> paused_partitions{0};
   // Readiness (/readyz): the consumer got its first assignment (an empty one counts), and it
   // started draining (it never stops once begun).

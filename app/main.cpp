@@ -67,6 +67,17 @@ int main(int argc, char** argv) {
         const auto cfg = checked_config(cmd);
         std::printf("courier: %s: valid (%zu route%s)\n", cmd.config_path.string().c_str(),
                     cfg.routes.size(), cfg.routes.size() == 1 ? "" : "s");
+        for (const auto& route : cfg.routes) {
+          std::printf("  route %s\n", route.name.c_str());
+          for (const auto& line : courier::describe_partner_contract(route)) {
+            std::printf("    %s\n", line.c_str());
+          }
+        }
+        if (cfg.admin.token.empty()) {
+          std::printf("  admin: POST /routes/<name>/pause and /resume refused (no admin.token)\n");
+        } else {
+          std::printf("  admin: POST /routes/<name>/pause and /resume need the admin token\n");
+        }
         return 0;
       }
       case cli_command::kind::topics_ensure:

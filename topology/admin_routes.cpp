@@ -58,7 +58,12 @@ void counters(exposition& e, const std::vector<route_snapshot>& routes,
       if (!row.label.empty()) {
         l.emplace_back(std::string{row.label}, std::string{row.label_value});
       }
-      e.sample(row.metric, l, (r.*table).at_index(i));
+      const std::uint64_t n = (r.*table).at_index(i);
+      if (row.scale == 1) {
+        e.sample(row.metric, l, n);
+      } else {
+        e.sample(row.metric, l, static_cast<double>(n) * row.scale);
+      }
     }
   }
 }
@@ -68,8 +73,14 @@ template <class E>
 void state_counters(json& out, const metrics::counter_array<E, std::uint64_t>& values) {
   const auto& rows = metrics::counter_table<E>::rows;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (!rows[i].state_name.empty()) {
+    if (rows[i].state_name.empty()) {
+      continue;
+    }
+    if (rows[i].scale == 1) {
       out[std::string{rows[i].state_name}] = values.at_index(i);
+    } else {
+      out[std::string{rows[i].state_name}] =
+          static_cast<double>(values.at_index(i)) * rows[i].scale;
     }
   }
 }
@@ -121,6 +132,9 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.breaker_state = m.breaker_state.load(relaxed);
   s.in_flight = m.in_flight.load(relaxed);
   s.concurrency_limit = m.concurrency_limit.load(relaxed);
+  s.rate_limit = m.rate_limit.load(relaxed);
+  s.rate_limit_waiting = m.rate_limit_waiting.load(relaxed);
+  s.credentials_waiting = m.credentials_waiting.load(relaxed);
   s.paused_partitions = m.paused_partitions.load(relaxed);
   s.assigned = m.assigned.load(relaxed);
   s.draining = m.draining.load(relaxed);
@@ -179,6 +193,16 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   gauge(e, routes, "courier_concurrency_limit",
         "The adaptive limit of HTTP attempts in flight (adaptive_concurrency); 0 when off.",
         &route_snapshot::concurrency_limit);
+  gauge(e, routes, "courier_rate_limit_requests_per_second",
+        "This instance's share of the route's rate limit (routes[].rate_limit) in requests a "
+        "second; 0 when the route has none.",
+        &route_snapshot::rate_limit);
+  gauge(e, routes, "courier_rate_limit_waiting",
+        "Attempts waiting for a token of the route's rate limit (queued, holding no connection).",
+        &route_snapshot::rate_limit_waiting);
+  gauge(e, routes, "courier_credentials_waiting",
+        "Attempts waiting for the route's first credentials (routes[].auth).",
+        &route_snapshot::credentials_waiting);
   gauge(e, routes, "courier_consumer_assigned",
         "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
   gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
@@ -297,6 +321,12 @@ std::string render_state(const std::vector<route_snapshot>& routes,
           {"trips", r.actors[actors::route_counter::breaker_trips]}}},
         {"in_flight", r.in_flight},
         {"concurrency_limit", r.concurrency_limit},
+        {"rate_limit",
+         {{"requests_per_second", r.rate_limit},
+          {"waiting", r.rate_limit_waiting},
+          {"waited_seconds",
+           static_cast<double>(r.deliveries[delivery_counter::rate_limited_us]) * 1e-6}}},
+        {"credentials_waiting", r.credentials_waiting},
         {"paused_partitions", r.paused_partitions},
         {"assigned", r.assigned},
         {"draining", r.draining},

@@ -37,7 +37,10 @@ struct route_snapshot {
   metrics::counter_array<actors::route_counter, std::uint64_t> actors;
   int breaker_state = 0;  // courier::breaker_state: 0 closed, 1 open, 2 half-open
   std::int64_t in_flight = 0;
-  int concurrency_limit = 0;  // the adaptive limit; 0: the route has none
+  int concurrency_limit = 0;             // the adaptive limit; 0: the route has none
+  double rate_limit = 0;                 // this instance's share of routes[].rate_limit; 0: none
+  std::int64_t rate_limit_waiting = 0;   // attempts waiting for a token
+  std::int64_t credentials_waiting = 0;  // attempts waiting for the route's first credentials
   std::int64_t paused_partitions = 0;
   bool assigned = false;
   bool draining = false;

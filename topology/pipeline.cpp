@@ -13,6 +13,7 @@
 #include "actors/messages.hpp"
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
+#include "core/kafka/admin.hpp"
 #include "core/retry/rewrite_producer.hpp"
 #include "topology/preflight.hpp"
 #include "topology/topics.hpp"
@@ -94,6 +95,12 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     cs.core.head_of_line_records = route.head_of_line_records;
     cs.core.head_of_line_age = route.head_of_line_age;
     cs.drain_timeout = options_.drain_timeout;
+    if (route.rate_limit) {
+      // The quota is shared by the partitions: each instance takes its assignment's share.
+      cs.source_topic = route.topic;
+      cs.source_partitions =
+          kafka::partition_count(cluster_of(cfg), route.topic, std::chrono::seconds{10});
+    }
     g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
 
     caf::anon_send(g.breaker, actors::subscribe_atom::value, g.pause_controller);

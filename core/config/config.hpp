@@ -17,6 +17,8 @@
 #include "core/delivery/answer_judge.hpp"
 #include "core/delivery/backoff.hpp"
 #include "core/delivery/breaker.hpp"
+#include "core/delivery/retry_budget.hpp"
+#include "core/delivery/token_bucket.hpp"
 #include "core/model/route_topics.hpp"
 
 namespace courier {
@@ -75,19 +77,11 @@ std::string_view to_string(idempotency_key_format f);
 // A partner's published request quota (routes[].rate_limit): a token bucket of every request
 // the route sends (first attempts, retries, breaker probes). Each instance takes the share of it
 // that its assigned source partitions are of the topic's (docs/configuration.md, "Rate limit").
-struct rate_limit_config {
-  double requests_per_second = 0;  // > 0 when the route has a rate_limit
-  double burst = 0;                // 0: one second of requests (requests_per_second)
-};
+using rate_limit_config = rate_limit_settings;
 
-// Retries as a share of first attempts (routes[].retry_budget, Finagle's retry budget): over
-// `window`, retries may be at most `ratio` of the first attempts plus `min_per_second` x window.
-// A retry over it moves its record on to the retry tier, never to the DLQ for this reason.
-struct retry_budget_config {
-  double ratio = 0.2;
-  std::chrono::milliseconds window{10000};
-  double min_per_second = 10;
-};
+// Retries as a share of first attempts (routes[].retry_budget): a retry over it moves its record
+// on to the retry tier, never to the DLQ for this reason.
+using retry_budget_config = retry_budget_settings;
 
 // One static request header (routes[].headers): its value given inline, read from a file or
 // from an environment variable at start-up. `source` says which ("inline", "file /run/x",
@@ -257,6 +251,11 @@ bool signs_with(const route_config& r, signing_scheme s);
 // The route's topics: its source, a retry tier per retry_tiers delay, its DLQ (dlq_topic, or the
 // default one). The one place a route's topics are named from its config.
 route_topics topics_of(const route_config& r);
+
+// What `courier config check` prints of a route's partner contract, a setting a line with its
+// value or its default ("rate_limit: 50 requests/s, burst 100"): where a header's value or a
+// credential comes from, never the value itself.
+std::vector<std::string> describe_partner_contract(const route_config& r);
 
 // Whether validate() insists on the secrets: `courier topics ensure` sends nothing, so it
 // needs none (but a secret that is given must still be well-formed).

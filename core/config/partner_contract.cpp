@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -159,3 +160,56 @@ void validate_partner_contract(const route_config& r, const std::string& path) {
 }
 
 }  // namespace courier::config_detail
+
+namespace courier {
+namespace {
+
+std::string number(double d) {
+  std::ostringstream out;
+  out << d;
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<std::string> describe_partner_contract(const route_config& r) {
+  std::vector<std::string> out;
+  if (r.rate_limit) {
+    out.push_back("rate_limit: " + number(r.rate_limit->requests_per_second) +
+                  " requests/s, burst " + number(r.rate_limit->effective_burst()) +
+                  ", shared by the source partitions");
+  } else {
+    out.emplace_back("rate_limit: none");
+  }
+  if (r.retry_budget) {
+    out.push_back("retry_budget: " + number(r.retry_budget->ratio) + " of first attempts + " +
+                  number(r.retry_budget->min_per_second) + "/s over " +
+                  format_duration(r.retry_budget->window));
+  } else {
+    out.emplace_back("retry_budget: none");
+  }
+  if (r.headers.empty()) {
+    out.emplace_back("headers: none");
+  }
+  for (const auto& h : r.headers) {
+    out.push_back("header " + h.name + ": " + h.source);
+  }
+  if (!r.auth.bearer_token_file.empty()) {
+    out.push_back("auth: bearer token from " + r.auth.bearer_token_file +
+                  " (re-read when it changes)");
+  } else if (r.auth.oauth2) {
+    out.push_back("auth: oauth2 client credentials of " + r.auth.oauth2->client_id + " from " +
+                  r.auth.oauth2->token_url + " (secret from " + r.auth.oauth2->client_secret_file +
+                  ")");
+  } else {
+    out.emplace_back("auth: none");
+  }
+  std::string forwarded;
+  for (const auto& name : r.forward_record_headers) {
+    forwarded += (forwarded.empty() ? "" : ", ") + name;
+  }
+  out.push_back("forward_record_headers: " + (forwarded.empty() ? std::string{"none"} : forwarded));
+  return out;
+}
+
+}  // namespace courier

@@ -53,6 +53,9 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
   if (settings_.adaptive) {
     limit_.emplace(*settings_.adaptive);
   }
+  if (settings_.retry_budget) {
+    budget_.emplace(*settings_.retry_budget);
+  }
 }
 
 // While the breaker is known Closed and has been told no failure since the last success, a
@@ -176,6 +179,9 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
     d.trace.push_back(format_trace_entry(
         now_ms, klass + (a.error_message.empty() ? std::string{} : ": " + a.error_message)));
   }
+  if (settings_.authenticated && a.status == 401 && refresh_on_401(id, d, now, out)) {
+    return out;
+  }
   switch (verdict) {
     case answer_verdict::delivered:
       tell_breaker(true, d, out);
@@ -253,6 +259,98 @@ attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
   for (const auto id : waiting) {
     try_attempt(id, now, out);
   }
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_token_due(time_point now) {
+  actions out;
+  token_timer_armed_ = false;
+  while (!rate_wait_.empty()) {
+    const auto w = rate_wait_.front();
+    auto it = pending_.find(w.id);
+    if (it == pending_.end() || it->second.moving_on) {
+      rate_wait_.pop_front();
+      continue;
+    }
+    if (!bucket(now).try_take(now)) {
+      break;
+    }
+    rate_wait_.pop_front();
+    if (now > w.since) {
+      counters_[delivery_counter::rate_limited_us] += static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::microseconds>(now - w.since).count());
+    }
+    it->second.has_token = true;
+    if (w.probe && probe_permit_holds(it->second)) {
+      send_attempt(w.id, it->second, /*probe=*/true, now, out);
+    } else {
+      try_attempt(w.id, now, out);
+    }
+  }
+  if (!rate_wait_.empty() && !token_timer_armed_) {
+    token_timer_armed_ = true;
+    out.emplace_back(schedule_token{bucket(now).until_next(now)});
+  }
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_quota_share(int assigned, int topic_partitions,
+                                                       time_point now) {
+  actions out;
+  if (!settings_.rate_limit || assigned <= 0) {
+    return out;
+  }
+  share_ = quota_share(assigned, topic_partitions);
+  const auto& q = *settings_.rate_limit;
+  bucket(now).set_rate(q.requests_per_second * share_, std::max(1.0, q.effective_burst() * share_),
+                       now);
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_credentials(std::string authorization, time_point now) {
+  actions out;
+  if (authorization == authorization_ || authorization.empty()) {
+    return out;
+  }
+  authorization_ = std::move(authorization);
+  ++credentials_generation_;
+  auto waiting = std::move(credentials_wait_);
+  credentials_wait_.clear();
+  for (const auto& [id, probe] : waiting) {
+    auto it = pending_.find(id);
+    if (it == pending_.end() || it->second.moving_on) {
+      continue;
+    }
+    if (probe && probe_permit_holds(it->second)) {
+      send_attempt(id, it->second, /*probe=*/true, now, out);
+    } else {
+      try_attempt(id, now, out);
+    }
+  }
+  return out;
+}
+
+attempt_policy::actions attempt_policy::on_credentials_refreshed(
+    delivery_id id, const std::optional<std::string>& fresh, time_point now) {
+  actions out;
+  if (fresh) {
+    out = on_credentials(*fresh, now);
+  }
+  auto it = pending_.find(id);
+  if (it == pending_.end() || it->second.moving_on) {
+    return out;
+  }
+  auto& d = it->second;
+  if (fresh) {
+    try_attempt(id, now, out);
+    return out;
+  }
+  attempt_answer a;
+  a.id = id;
+  a.status = 401;
+  a.error_message = "the partner answered 401 and fresh credentials could not be had";
+  ++d.attempts;  // the 401 counts after all: hold() takes it back as an endpoint failure
+  hold(id, d, a, "http_401", now, out);
   return out;
 }
 
@@ -385,8 +483,33 @@ bool attempt_policy::probe_permit_holds(const delivery& d) const {
   return d.breaker_generation >= breaker_generation_;
 }
 
+// An attempt's gates, in order: the route's credentials (none sent before the first), the retry
+// budget (a retry tier's record over it moves on without an attempt), the rate limit's token
+// (waiting holds no connection), the adaptive limit's slot. A gate passed stays passed while the
+// record waits at a later one.
 void attempt_policy::send_attempt(delivery_id id, delivery& d, bool probe, time_point now,
                                   actions& out) {
+  if (settings_.authenticated && authorization_.empty()) {
+    credentials_wait_.emplace_back(id, probe);
+    return;
+  }
+  if (budget_ && !probe && !d.has_token &&
+      (d.budget_wait || (d.total_attempts == 0 && is_retry(d))) && !budget_->may_retry(now)) {
+    attempt_answer none;
+    none.id = id;
+    none.error_message = "the route's retry budget is spent";
+    refuse_retry(id, d, none, d.budget_wait ? d.last_error_class : "retry_budget", now, out);
+    return;
+  }
+  d.budget_wait = false;
+  if (settings_.rate_limit && !d.has_token) {
+    // Behind every attempt already waiting (a probe goes first).
+    if (!rate_wait_.empty() || !bucket(now).try_take(now)) {
+      wait_for_token(id, probe, now, out);
+      return;
+    }
+    d.has_token = true;
+  }
   if (limit_ && !limit_->may_start(static_cast<int>(attempts_out_))) {
     // Over the adaptive limit: the next free slot is its. A Half-Open probe goes first: the
     // breaker waits for its answer alone.
@@ -398,17 +521,105 @@ void attempt_policy::send_attempt(delivery_id id, delivery& d, bool probe, time_
     return;
   }
   ++attempts_out_;
+  d.has_token = false;
   if (probe && !d.probe) {
     d.attempts = 0;  // the probe is a whole delivery, whatever it spent before the breaker opened
+  }
+  if (budget_) {
+    if (is_retry(d)) {
+      budget_->note_retry(now);
+    } else {
+      budget_->note_first(now);
+    }
   }
   d.probe = probe;
   ++d.attempts;
   ++d.total_attempts;
   ++counters_[delivery_counter::attempts];
+  d.credentials_generation = credentials_generation_;
   const auto attempt_time =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
-  out.emplace_back(post_attempt{id, make_delivery_request(d.rec, d.idempotency_key, signing_,
-                                                          settings_.content_type, attempt_time)});
+  auto request = make_delivery_request(d.rec, d.idempotency_key, signing_, settings_.content_type,
+                                       attempt_time);
+  add_route_headers(request, d.rec, settings_.headers, authorization_);
+  out.emplace_back(post_attempt{id, std::move(request)});
+}
+
+// Any attempt but a record's first from its source topic: a retry tier's record was tried before.
+bool attempt_policy::is_retry(const delivery& d) const {
+  return d.total_attempts > 0 || settings_.topics.tier_index(d.rec.topic) >= 0;
+}
+
+token_bucket& attempt_policy::bucket(time_point now) {
+  if (!bucket_) {
+    const auto& q = *settings_.rate_limit;
+    bucket_.emplace(q.requests_per_second * share_, std::max(1.0, q.effective_burst() * share_),
+                    now);
+  }
+  return *bucket_;
+}
+
+void attempt_policy::wait_for_token(delivery_id id, bool probe, time_point now, actions& out) {
+  if (probe) {
+    rate_wait_.push_front(rate_waiter{id, probe, now});
+  } else {
+    rate_wait_.push_back(rate_waiter{id, probe, now});
+  }
+  ++counters_[delivery_counter::rate_limited];
+  if (!token_timer_armed_) {
+    token_timer_armed_ = true;
+    out.emplace_back(schedule_token{bucket(now).until_next(now)});
+  }
+}
+
+// A retry over the budget: the record moves on to its next retry tier, from the last tier into
+// the last tier again, never to the DLQ for this reason; on a route without tiers it waits its
+// backoff and asks the budget again.
+void attempt_policy::refuse_retry(delivery_id id, delivery& d, const attempt_answer& a,
+                                  const std::string& error_class, time_point now, actions& out) {
+  ++counters_[delivery_counter::retry_budget_refused];
+  if (settings_.topics.tiers.empty()) {
+    const auto delay = backoff_.delay_after(std::max(1, d.attempts), retry_after_of(a, now));
+    if (!d.budget_wait) {
+      d.last_error_class = error_class;
+      d.last_answer = a;
+    }
+    d.budget_wait = true;
+    d.in_backoff = true;
+    out.emplace_back(schedule_retry{id, delay});
+    return;
+  }
+  out.emplace_back(log_line{log_level::info,
+                            "retry over the retry budget: the record moves on to its retry tier",
+                            {{"route", settings_.route},
+                             {"idempotency_key", d.idempotency_key},
+                             {"error_class", error_class}},
+                            /*per_record=*/true});
+  route_onward(id, d, /*permanent=*/false, error_class, a, now, out, /*stay_in_tiers=*/true);
+}
+
+// A 401 to an authenticated route: when the credentials changed since the attempt went, it tries
+// again with the new ones; otherwise, once per record, fresh credentials are asked for. Neither
+// counts as one of the record's attempts. False: the 401 is judged as any answer (an endpoint
+// failure).
+bool attempt_policy::refresh_on_401(delivery_id id, delivery& d, time_point now, actions& out) {
+  if (d.credentials_generation != credentials_generation_) {
+    --d.attempts;
+    try_attempt(id, now, out);
+    return true;
+  }
+  if (d.credentials_refreshed) {
+    return false;
+  }
+  d.credentials_refreshed = true;
+  --d.attempts;
+  ++counters_[delivery_counter::credential_refreshes];
+  out.emplace_back(log_line{log_level::info,
+                            "the partner answered 401: asking for fresh credentials",
+                            {{"route", settings_.route}, {"idempotency_key", d.idempotency_key}},
+                            /*per_record=*/true});
+  out.emplace_back(refresh_credentials{id, authorization_});
+  return true;
 }
 
 void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_answer& a,
@@ -416,6 +627,13 @@ void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_ans
   if (d.expedited) {
     ++counters_[delivery_counter::head_of_line_moves];
     give_up(id, d, a, error_class, now, out);
+    return;
+  }
+  if (backoff_.may_retry(d.attempts) && budget_ && !budget_->may_retry(now)) {
+    tell_breaker(false, d, out, /*gone=*/false,
+                 retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
+    d.probe = false;
+    refuse_retry(id, d, a, error_class, now, out);
     return;
   }
   if (backoff_.may_retry(d.attempts)) {
@@ -479,11 +697,15 @@ void attempt_policy::give_up(delivery_id id, delivery& d, const attempt_answer& 
 // outcome goes to its consumer only once the broker acknowledged it.
 void attempt_policy::route_onward(delivery_id id, delivery& d, bool permanent,
                                   const std::string& error_class, const attempt_answer& a,
-                                  time_point now, actions& out) {
+                                  time_point now, actions& out, bool stay_in_tiers) {
   d.moving_on = true;
   const auto now_ms = to_ms(now);
-  auto dest =
-      next_destination(settings_.topics.tier_index(d.rec.topic), permanent, settings_.topics);
+  int current = settings_.topics.tier_index(d.rec.topic);
+  const int last = static_cast<int>(settings_.topics.tiers.size()) - 1;
+  if (stay_in_tiers && current == last) {
+    current = last - 1;  // into the last tier again
+  }
+  auto dest = next_destination(current, permanent, settings_.topics);
   failure_info f;
   f.error_class = error_class;
   f.error_message = failure_message(a);

@@ -35,6 +35,8 @@
 #include "core/delivery/breaker.hpp"
 #include "core/delivery/delivery_counters.hpp"
 #include "core/delivery/delivery_request.hpp"
+#include "core/delivery/retry_budget.hpp"
+#include "core/delivery/token_bucket.hpp"
 #include "core/http/client.hpp"  // http::request
 #include "core/model/attempt_answer.hpp"
 #include "core/model/delivery_id.hpp"
@@ -60,6 +62,18 @@ struct attempt_policy_settings {
   // Set: attempts in flight are bounded by an adaptive limit (core/delivery/adaptive_limit.hpp);
   // attempts over it wait, oldest first, for an answer to free a slot.
   std::optional<adaptive_limit_settings> adaptive;
+  // Static and forwarded headers of every request.
+  route_headers headers;
+  // routes[].auth: every request carries the Authorization value on_credentials gave; none is
+  // sent before the first. A 401 asks for fresh credentials once per record before it counts as
+  // an endpoint failure.
+  bool authenticated = false;
+  // Set: every request (first attempts, retries, probes) takes a token of this quota, scaled
+  // by on_quota_share; an attempt without one waits, holding no connection.
+  std::optional<rate_limit_settings> rate_limit;
+  // Set: retries (attempts that are not a record's first, a retry tier's included) stay within
+  // this share of first attempts; one over it moves its record on to its retry tier.
+  std::optional<retry_budget_settings> retry_budget;
 };
 
 class attempt_policy {
@@ -81,6 +95,10 @@ class attempt_policy {
     bool in_backoff = false;
     bool expedited = false;
     bool moving_on = false;
+    bool has_token = false;              // the rate limit's token for its next attempt is taken
+    bool credentials_refreshed = false;  // a 401 of it asked for fresh credentials once
+    bool budget_wait = false;            // a retry over the budget waits (a route without tiers)
+    std::uint64_t credentials_generation = 0;  // of the Authorization its latest attempt carried
     std::string last_error_class;
     attempt_answer last_answer;
     std::vector<std::string> trace;  // one entry per failed attempt, for the retry/DLQ headers
@@ -133,8 +151,21 @@ class attempt_policy {
     std::int64_t record_timestamp_ms = 0;  // the record's Kafka timestamp (0: none)
   };
 
-  using action = std::variant<request_permit, post_attempt, schedule_retry, breaker_outcome,
-                              produce_onward, report_outcome, log_line>;
+  // Call on_token_due after `delay`: the rate limit will have a token for the next waiting
+  // attempt.
+  struct schedule_token {
+    std::chrono::microseconds delay{0};
+  };
+  // Ask for fresh credentials: the partner answered 401 to an attempt that carried `stale`.
+  // The answer goes to on_credentials_refreshed(id, ...).
+  struct refresh_credentials {
+    delivery_id id{};
+    std::string stale;
+  };
+
+  using action =
+      std::variant<request_permit, post_attempt, schedule_retry, breaker_outcome, produce_onward,
+                   report_outcome, log_line, schedule_token, refresh_credentials>;
   using actions = std::vector<action>;
 
   attempt_policy(attempt_policy_settings settings, full_jitter_backoff::uniform_source uniform);
@@ -172,6 +203,24 @@ class attempt_policy {
   // The broker acknowledged produce_onward{id}.
   actions on_onward_acked(delivery_id id);
 
+  // The timer of schedule_token fired: attempts waiting for the rate limit go while it has
+  // tokens.
+  actions on_token_due(time_point now);
+
+  // This instance's share of the route's quota: `assigned` of the source topic's
+  // `topic_partitions` partitions (quota_share). No assignment keeps the share it had: the
+  // records still in flight of revoked partitions finish at it.
+  actions on_quota_share(int assigned, int topic_partitions, time_point now);
+
+  // The route's Authorization value (routes[].auth), first or changed: attempts waiting for
+  // credentials go.
+  actions on_credentials(std::string authorization, time_point now);
+
+  // The answer to refresh_credentials{id}: fresh credentials (the record tries again at once,
+  // its 401 not counted), or none (the 401 counts as an endpoint failure: the record is held).
+  actions on_credentials_refreshed(delivery_id id, const std::optional<std::string>& fresh,
+                                   time_point now);
+
   // produce_onward{id} will never be acknowledged (the router is gone): the record is dropped
   // without an outcome, so its offset stays uncommitted.
   actions on_onward_failed(delivery_id id, const std::string& why);
@@ -193,6 +242,13 @@ class attempt_policy {
   [[nodiscard]] std::size_t waiting_for_limit() const { return slot_wait_.size(); }
   // The route is flagged: the receiver answered 410 Gone and no 2xx came since.
   [[nodiscard]] bool endpoint_gone() const;
+  // Attempts waiting for a token of the rate limit, and for the route's first credentials.
+  [[nodiscard]] std::size_t waiting_for_rate() const { return rate_wait_.size(); }
+  [[nodiscard]] std::size_t waiting_for_credentials() const { return credentials_wait_.size(); }
+  // The requests a second this instance may send now (its share of the quota); 0: no limit.
+  [[nodiscard]] double rate_limit() const {
+    return settings_.rate_limit ? settings_.rate_limit->requests_per_second * share_ : 0;
+  }
 
  private:
   // A record's place; `topic` views the topic of the delivery in pending_ the entry names
@@ -212,6 +268,12 @@ class attempt_policy {
   void try_attempt(delivery_id id, time_point now, actions& out);
   [[nodiscard]] bool probe_permit_holds(const delivery& d) const;
   void send_attempt(delivery_id id, delivery& d, bool probe, time_point now, actions& out);
+  [[nodiscard]] bool is_retry(const delivery& d) const;
+  void wait_for_token(delivery_id id, bool probe, time_point now, actions& out);
+  token_bucket& bucket(time_point now);
+  void refuse_retry(delivery_id id, delivery& d, const attempt_answer& a,
+                    const std::string& error_class, time_point now, actions& out);
+  bool refresh_on_401(delivery_id id, delivery& d, time_point now, actions& out);
   void on_retriable(delivery_id id, delivery& d, const attempt_answer& a,
                     const std::string& error_class, time_point now, actions& out);
   void hold(delivery_id id, delivery& d, const attempt_answer& a, const std::string& error_class,
@@ -219,7 +281,8 @@ class attempt_policy {
   void give_up(delivery_id id, delivery& d, const attempt_answer& a, const std::string& error_class,
                time_point now, actions& out);
   void route_onward(delivery_id id, delivery& d, bool permanent, const std::string& error_class,
-                    const attempt_answer& a, time_point now, actions& out);
+                    const attempt_answer& a, time_point now, actions& out,
+                    bool stay_in_tiers = false);
   void finish(delivery_id id, delivery_end how, int status, std::string error_class, actions& out);
   void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false,
                     std::chrono::milliseconds retry_after = std::chrono::milliseconds{0});
@@ -247,6 +310,19 @@ class attempt_policy {
   std::deque<std::pair<delivery_id, bool>> slot_wait_;  // (id, probe) over the limit
   std::uint64_t next_id_ = 1;
   delivery_counts counters_;
+  std::optional<token_bucket> bucket_;  // made at its first use, at share_ of the quota
+  double share_ = 1.0;
+  struct rate_waiter {
+    delivery_id id{};
+    bool probe = false;
+    time_point since;
+  };
+  std::deque<rate_waiter> rate_wait_;  // waiting for a token, oldest first (a probe first)
+  bool token_timer_armed_ = false;
+  std::optional<retry_budget> budget_;
+  std::string authorization_;
+  std::uint64_t credentials_generation_ = 0;                   // counts on_credentials values
+  std::deque<std::pair<delivery_id, bool>> credentials_wait_;  // (id, probe) before the first
 };
 
 }  // namespace courier

@@ -29,12 +29,16 @@ enum class delivery_counter : std::uint8_t {
   answered_3xx,
   answered_4xx,
   answered_5xx,
+  rate_limited,          // attempts that waited for a token of the route's rate limit
+  rate_limited_us,       // how long they waited, in all (rendered in seconds)
+  retry_budget_refused,  // retries refused by the retry budget (the record moved on)
+  credential_refreshes,  // fresh credentials asked for after a 401
 };
 
 template <>
 struct metrics::counter_table<delivery_counter> {
   using c = delivery_counter;
-  static constexpr std::array<counter_spec<c>, 17> rows{{
+  static constexpr std::array<counter_spec<c>, 21> rows{{
       {c::delivered, "delivered", "courier_deliveries_total",
        "Records done by outcome: delivered to the webhook, retried (acknowledged in a retry "
        "tier) or dead_lettered (acknowledged in the DLQ).",
@@ -71,6 +75,19 @@ struct metrics::counter_table<delivery_counter> {
       {c::answered_3xx, "", "courier_delivery_answers_total", {}, "class", "3xx"},
       {c::answered_4xx, "", "courier_delivery_answers_total", {}, "class", "4xx"},
       {c::answered_5xx, "", "courier_delivery_answers_total", {}, "class", "5xx"},
+      {c::rate_limited, "rate_limited", "courier_rate_limited_total",
+       "Attempts that waited for a token of the route's rate limit (routes[].rate_limit)."},
+      {c::rate_limited_us,
+       "rate_limited_seconds",
+       "courier_rate_limited_seconds_total",
+       "Time attempts spent waiting for the route's rate limit, in all.",
+       {},
+       {},
+       1e-6},
+      {c::retry_budget_refused, "retry_budget_refused", "courier_retry_budget_refused_total",
+       "Retries refused by the route's retry budget: the record moved on to its retry tier."},
+      {c::credential_refreshes, "credential_refreshes", "courier_credential_refreshes_total",
+       "Fresh credentials asked for after the partner answered 401."},
   }};
 };
 static_assert(metrics::counters_are_in_order<delivery_counter>());

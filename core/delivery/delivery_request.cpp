@@ -1,10 +1,29 @@
 #include "core/delivery/delivery_request.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/model/idempotency_key.hpp"
 
 namespace courier {
+namespace {
+
+// Printable ASCII and tab: what a header value may carry as it is.
+bool is_plain_value(std::string_view v) {
+  return std::all_of(v.begin(), v.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c >= 0x20 && c <= 0x7e) || c == '\t';
+  });
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
 
 request_signing::request_signing(const signing_settings& s) : key_form_(s.key_form) {
   if (s.x_signature) {
@@ -51,6 +70,21 @@ http::request make_delivery_request(const record& r, const std::string& idempote
       break;
   }
   return req;
+}
+
+void add_route_headers(http::request& req, const record& r, const route_headers& h,
+                       const std::string& authorization) {
+  req.headers.insert(req.headers.end(), h.fixed.begin(), h.fixed.end());
+  for (const auto& name : h.forwarded) {
+    const auto it = std::find_if(r.headers.begin(), r.headers.end(),
+                                 [&](const header& rh) { return same_name(rh.first, name); });
+    if (it != r.headers.end() && is_plain_value(it->second)) {
+      req.headers.emplace_back(name, it->second);
+    }
+  }
+  if (!authorization.empty()) {
+    req.headers.emplace_back("Authorization", authorization);
+  }
 }
 
 }  // namespace courier

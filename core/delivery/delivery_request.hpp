@@ -54,4 +54,18 @@ http::request make_delivery_request(const record& r, const std::string& idempote
                                     const std::string& default_content_type,
                                     std::int64_t attempt_time);
 
+// What a route adds to every request beside the signatures: its static headers
+// (routes[].headers, values resolved at start-up) and the record headers it forwards under
+// their own names (routes[].forward_record_headers: W3C traceparent and tracestate by default).
+struct route_headers {
+  header_list fixed;
+  std::vector<std::string> forwarded;
+};
+
+// Appends the route's headers to `req`: the fixed ones, each forwarded header the record
+// carries (its first value, names compared case-insensitively; a value with a control or
+// non-ASCII byte is not sent) and, when not empty, `authorization` as the Authorization header.
+void add_route_headers(http::request& req, const record& r, const route_headers& h,
+                       const std::string& authorization);
+
 }  // namespace courier

@@ -22,6 +22,9 @@ struct counter_spec {
   std::string_view help;        // the family's help (the first row of a family)
   std::string_view label = {};  // for a family of several rows: the label that tells them apart
   std::string_view label_value = {};
+  // What a count is in the family's unit (1e-6: the counter counts microseconds of a
+  // *_seconds_total family).
+  double scale = 1;
 };
 
 // Specialized next to each enum: `static constexpr std::array<counter_spec<E>, N> rows`, in

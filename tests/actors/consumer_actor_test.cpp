@@ -44,12 +44,16 @@ struct ConsumerActor : ::testing::Test {
   static constexpr auto poll_wait = 50ms;  // the empty poll's wait, in virtual time
   static constexpr auto drain_timeout = 10s;
 
-  ConsumerActor() {
-    metrics = std::make_shared<actors::route_metrics>();
+  static route_config default_route() {
     route_config route;
     route.name = "shipments";
     route.topic = topic;
     route.hmac_secret = "secret";
+    return route;
+  }
+
+  explicit ConsumerActor(route_config route = default_route()) {
+    metrics = std::make_shared<actors::route_metrics>();
     breaker =
         d.sys->spawn(actors::breaker_actor, route.name,
                      breaker_settings{5, 15000ms, 1, /*gone_probe_interval=*/60000ms}, metrics);
@@ -71,8 +75,10 @@ struct ConsumerActor : ::testing::Test {
 
   // Spawns the consumer (not detached, as topology does: the coordinator runs it); its first
   // poll takes what the group was scripted with.
-  void start() {
+  void start(std::int32_t source_partitions = 0) {
     actors::consumer_actor_settings cs;
+    cs.source_topic = topic;
+    cs.source_partitions = source_partitions;
     cs.kafka.topics = {topic};
     cs.route = "shipments";
     cs.core.max_in_flight = 64;
@@ -265,6 +271,33 @@ TEST_F(ConsumerActor, TheClosedLineCountsTheRecordsADrainLeftInFlight) {
   ASSERT_TRUE(closed_line.is_object()) << "no \"consumer closed\" line";
   EXPECT_EQ(closed_line.value("in_flight_left", -1), 2) << closed_line.dump();
   EXPECT_EQ(closed_line.value("fetched_not_handed_out", -1), 0) << closed_line.dump();
+}
+
+// -- the quota share ----------------------------------------------------------------------------
+
+struct RateLimitedConsumerActor : ConsumerActor {
+  static route_config limited() {
+    auto r = default_route();
+    r.rate_limit = rate_limit_settings{80, 80};
+    return r;
+  }
+  RateLimitedConsumerActor() : ConsumerActor(limited()) {}
+};
+
+TEST_F(RateLimitedConsumerActor, EveryRebalanceTellsThePoolItsShareOfTheQuota) {
+  const partition_id p1{topic, 1};
+  group->assign({p0, p1});
+  start(/*source_partitions=*/8);
+  EXPECT_EQ(metrics->rate_limit.load(), 20) << "2 of 8 partitions: a quarter of 80/s";
+  group->revoke({p1});
+  next_poll();
+  EXPECT_EQ(metrics->rate_limit.load(), 10) << "1 of 8";
+  group->revoke({p0});
+  next_poll();
+  EXPECT_EQ(metrics->rate_limit.load(), 10) << "none: the share stays for what is in flight";
+  group->assign({p0, p1, partition_id{topic, 2}, partition_id{topic, 3}});
+  next_poll();
+  EXPECT_EQ(metrics->rate_limit.load(), 40);
 }
 
 }  // namespace

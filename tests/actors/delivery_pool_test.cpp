@@ -35,14 +35,18 @@ struct seen_by_consumer {
 struct DeliveryPool : ::testing::Test {
   static constexpr auto open_timeout = 10s;
 
-  DeliveryPool() {
-    metrics = std::make_shared<actors::route_metrics>();
+  static route_config default_route() {
     route_config route;
     route.name = "shipments";
     route.topic = topic;
     route.hmac_secret = "secret";
     route.retry.initial = 100ms;
     route.retry.max_attempts = 4;
+    return route;
+  }
+
+  explicit DeliveryPool(route_config route = default_route()) {
+    metrics = std::make_shared<actors::route_metrics>();
     breaker = d.sys->spawn(actors::breaker_actor, route.name,
                            breaker_settings{3, open_timeout, 1, /*gone_probe_interval=*/60000ms},
                            metrics);
@@ -171,6 +175,106 @@ TEST_F(DeliveryPool, OfTwoRecordsWaitingForTheBreakerHalfOpenLetsOnlyTheProbeThr
     EXPECT_EQ(o.end, delivery_end::delivered);
   }
   EXPECT_EQ(http->posted.size(), 4U);
+}
+
+// -- the partner's contract -------------------------------------------------------------------
+
+struct RateLimitedDeliveryPool : DeliveryPool {
+  static route_config limited() {
+    auto r = default_route();
+    r.rate_limit = rate_limit_settings{2, 1};  // 2/s, no burst to speak of
+    return r;
+  }
+  RateLimitedDeliveryPool() : DeliveryPool(limited()) {}
+};
+
+TEST_F(RateLimitedDeliveryPool, AnAttemptWaitsForItsTokenOnTheActorsTimer) {
+  deliver(0);
+  deliver(1);
+  deliver(2);
+  EXPECT_EQ(http->unanswered(), std::vector<std::string>{key(0)});
+  EXPECT_EQ(metrics->rate_limit_waiting.load(), 2);
+  d.advance(499ms);
+  EXPECT_EQ(http->posted.size(), 1U) << "an attempt went out before its token";
+  d.advance(1ms);
+  EXPECT_EQ(http->unanswered(), (std::vector<std::string>{key(0), key(1)}));
+  d.advance(500ms);
+  EXPECT_EQ(http->unanswered(), (std::vector<std::string>{key(0), key(1), key(2)}));
+  EXPECT_EQ(metrics->rate_limit_waiting.load(), 0);
+  EXPECT_EQ(metrics->deliveries[delivery_counter::rate_limited].load(), 2U);
+}
+
+TEST_F(RateLimitedDeliveryPool, TheConsumersQuotaShareSlowsIt) {
+  caf::anon_send(pool, actors::share_atom::value, std::int32_t{1}, std::int32_t{4});
+  d.run();
+  EXPECT_EQ(metrics->rate_limit.load(), 0.5);
+  deliver(0);
+  deliver(1);
+  d.advance(1999ms);
+  EXPECT_EQ(http->posted.size(), 1U);
+  d.advance(1ms);
+  EXPECT_EQ(http->posted.size(), 2U);
+}
+
+struct AuthenticatedDeliveryPool : DeliveryPool {
+  static route_config authenticated() {
+    auto r = default_route();
+    r.auth.bearer_token_file = "/run/token";
+    return r;
+  }
+  AuthenticatedDeliveryPool() : DeliveryPool(authenticated()) {
+    keeper = d.sys->spawn(
+        [](caf::event_based_actor* self,
+           std::shared_ptr<std::vector<std::string>> asked) -> caf::behavior {
+          return {
+              [asked](actors::refresh_atom, const std::string& stale) {
+                asked->push_back(stale);
+                return std::string{"Bearer fresh"};
+              },
+              [self](actors::subscribe_atom, const caf::actor& to) {
+                self->send(to, actors::credentials_atom::value, std::string{"Bearer first"});
+              },
+          };
+        },
+        refreshes);
+  }
+  ~AuthenticatedDeliveryPool() override {
+    caf::anon_send_exit(keeper, caf::exit_reason::user_shutdown);
+    d.run();
+  }
+
+  std::string authorization_of(std::size_t i) const {
+    for (const auto& [name, value] : http->posted.at(i).request.headers) {
+      if (name == "Authorization") {
+        return value;
+      }
+    }
+    return "<absent>";
+  }
+
+  caf::actor keeper;
+  std::shared_ptr<std::vector<std::string>> refreshes =
+      std::make_shared<std::vector<std::string>>();
+};
+
+TEST_F(AuthenticatedDeliveryPool, NothingGoesBeforeTheCredentialsAndA401RefreshesThemOnce) {
+  deliver(0);
+  EXPECT_TRUE(http->posted.empty()) << "sent without credentials";
+  EXPECT_EQ(metrics->credentials_waiting.load(), 1);
+  caf::anon_send(keeper, actors::subscribe_atom::value, pool);
+  d.run();
+  ASSERT_EQ(http->posted.size(), 1U);
+  EXPECT_EQ(authorization_of(0), "Bearer first");
+  http->answer(key(0), 401);
+  d.run();
+  EXPECT_EQ(*refreshes, std::vector<std::string>{"Bearer first"});
+  ASSERT_EQ(http->posted.size(), 2U);
+  EXPECT_EQ(authorization_of(1), "Bearer fresh");
+  http->answer(key(0), 200);
+  d.run();
+  ASSERT_EQ(seen->outcomes.size(), 1U);
+  EXPECT_EQ(seen->outcomes.front().end, delivery_end::delivered);
+  EXPECT_EQ(seen->outcomes.front().attempts, 2);
 }
 
 }  // namespace

@@ -89,7 +89,11 @@ TEST(AdminListener, APortInUseIsAConfigErrorNamingTheKey) {
   }
 }
 
-TEST(AdminListener, OffOpensNothing) { EXPECT_FALSE(open_admin_listener(admin_config{"off", {}})); }
+TEST(AdminListener, OffOpensNothing) {
+  admin_config off;
+  off.listen = "off";
+  EXPECT_FALSE(open_admin_listener(off));
+}
 
 }  // namespace
 }  // namespace courier::topology

@@ -370,7 +370,20 @@ void check_every_row(const std::string& text, const json& counters) {
     if (!row.label.empty()) {
       series += "," + std::string{row.label} + "=\"" + std::string{row.label_value} + "\"";
     }
-    series += "} " + std::to_string(1000 + i) + "\n";
+    series += "} ";
+    if (row.scale != 1) {
+      // A count in a smaller unit (microseconds of a *_seconds_total family): scaled.
+      const double want = static_cast<double>(1000 + i) * row.scale;
+      const auto at = text.find(series);
+      ASSERT_NE(at, std::string::npos) << row.metric;
+      EXPECT_NEAR(std::stod(text.substr(at + series.size())), want, want * 1e-9) << row.metric;
+      if (!row.state_name.empty()) {
+        EXPECT_NEAR(counters.value(std::string{row.state_name}, 0.0), want, want * 1e-9)
+            << row.state_name;
+      }
+      continue;
+    }
+    series += std::to_string(1000 + i) + "\n";
     EXPECT_THAT(text, HasSubstr(series)) << row.metric;
     if (!row.state_name.empty()) {
       EXPECT_EQ(counters.value(std::string{row.state_name}, 0U), 1000 + i) << row.state_name;

@@ -1,7 +1,9 @@
 #include "core/config/config.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -588,6 +590,159 @@ TEST(Config, LeavesTheConfigAloneWhenNothingIsOverridden) {
   EXPECT_EQ(after.routes[0].breaker.trip_after, before.routes[0].breaker.trip_after);
   EXPECT_EQ(after.routes[0].pause_after, before.routes[0].pause_after);
   EXPECT_EQ(after.routes[0].breaker.open_timeout, before.routes[0].breaker.open_timeout);
+}
+
+// -- the partner's contract ---------------------------------------------------------------
+
+TEST(PartnerContract, NoneOfItIsOnByDefaultButTraceContextIsForwarded) {
+  const auto r = parse_config(doc_with_route(minimal_route())).routes.at(0);
+  EXPECT_FALSE(r.rate_limit);
+  EXPECT_FALSE(r.retry_budget);
+  EXPECT_TRUE(r.headers.empty());
+  EXPECT_FALSE(r.auth.any());
+  EXPECT_EQ(r.forward_record_headers, (std::vector<std::string>{"traceparent", "tracestate"}));
+}
+
+TEST(PartnerContract, ReadsTheRateLimitAndTheRetryBudgetWithTheirDefaults) {
+  auto route = minimal_route();
+  route["rate_limit"] = {{"requests_per_second", 50.5}};
+  route["retry_budget"] = json::object();
+  const auto r = parse_config(doc_with_route(route)).routes.at(0);
+  ASSERT_TRUE(r.rate_limit);
+  EXPECT_EQ(r.rate_limit->requests_per_second, 50.5);
+  EXPECT_EQ(r.rate_limit->effective_burst(), 50.5);  // one second of requests
+  ASSERT_TRUE(r.retry_budget);
+  EXPECT_EQ(r.retry_budget->ratio, 0.2);
+  EXPECT_EQ(r.retry_budget->window, std::chrono::seconds{10});
+  EXPECT_EQ(r.retry_budget->min_per_second, 10);
+  validate(parse_config(doc_with_route(route)));
+}
+
+TEST(PartnerContract, NamesABadRateLimitOrBudget) {
+  auto route = minimal_route();
+  route["rate_limit"] = json::object();
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(),
+            "routes[0].rate_limit.requests_per_second");
+  route["rate_limit"] = {{"requests_per_second", 0}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(),
+            "routes[0].rate_limit.requests_per_second");
+  route["rate_limit"] = {{"requests_per_second", 10}, {"burst", 0.5}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].rate_limit.burst");
+  route.erase("rate_limit");
+  route["retry_budget"] = {{"ratio", -1}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].retry_budget.ratio");
+  route["retry_budget"] = {{"window", "100ms"}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].retry_budget.window");
+}
+
+TEST(PartnerContract, ReadsStaticHeadersInlineFromAFileAndFromTheEnvironment) {
+  temp_dir dir;
+  const auto key_file = dir.path() / "partner-key";
+  std::ofstream{key_file} << "from-the-file\n";
+  ::setenv("COURIER_TEST_PARTNER_TOKEN", "from-the-env", 1);
+  auto route = minimal_route();
+  route["headers"] = {{"X-Partner", "brew"},
+                      {"X-Api-Key", {{"file", key_file.string()}}},
+                      {"X-Token", {{"env", "COURIER_TEST_PARTNER_TOKEN"}}}};
+  const auto cfg = parse_config(doc_with_route(route));
+  validate(cfg);
+  std::map<std::string, std::string> got;
+  for (const auto& h : cfg.routes.at(0).headers) {
+    got[h.name] = h.value;
+  }
+  EXPECT_EQ(got, (std::map<std::string, std::string>{{"X-Partner", "brew"},
+                                                     {"X-Api-Key", "from-the-file"},
+                                                     {"X-Token", "from-the-env"}}));
+  ::unsetenv("COURIER_TEST_PARTNER_TOKEN");
+}
+
+TEST(PartnerContract, RefusesHopByHopAndCouriersOwnHeadersNamingTheKey) {
+  for (const std::string name :
+       {"Content-Length", "host", "Idempotency-Key", "X-Signature", "webhook-signature",
+        "Connection", "Transfer-Encoding", "Content-Type"}) {
+    auto route = minimal_route();
+    route["headers"] = {{name, "x"}};
+    const auto e = validate_error_of(doc_with_route(route));
+    EXPECT_EQ(e.key(), "routes[0].headers." + name);
+  }
+  auto route = minimal_route();
+  route["headers"] = {{"Bad Name", "x"}};
+  EXPECT_THAT(validate_error_of(doc_with_route(route)).problem(), HasSubstr("not a valid"));
+}
+
+TEST(PartnerContract, ErrorsAboutAHeaderNeverQuoteItsValue) {
+  auto route = minimal_route();
+  route["headers"] = {{"X-Api-Key", "top-secret\r\nX-Evil: 1"}};
+  const auto e = validate_error_of(doc_with_route(route));
+  EXPECT_EQ(e.key(), "routes[0].headers.X-Api-Key");
+  EXPECT_THAT(std::string{e.what()}, Not(HasSubstr("top-secret")));
+  route["headers"] = {{"X-Api-Key", {{"env", "COURIER_TEST_NOT_SET_ANYWHERE"}}}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].headers.X-Api-Key.env");
+  route["headers"] = {{"X-Api-Key", {{"file", "/nonexistent/courier-key"}}}};
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].headers.X-Api-Key.file");
+}
+
+TEST(PartnerContract, ReadsAuthAndRefusesBothKindsAtOnce) {
+  temp_dir dir;
+  const auto secret = dir.path() / "client-secret";
+  std::ofstream{secret} << "cs-123\n";
+  auto route = minimal_route();
+  route["auth"] = {{"oauth2",
+                    {{"token_url", "https://auth.example/token"},
+                     {"client_id", "courier"},
+                     {"client_secret_file", secret.string()},
+                     {"scope", "shipments:write"}}}};
+  const auto r = parse_config(doc_with_route(route)).routes.at(0);
+  ASSERT_TRUE(r.auth.oauth2);
+  EXPECT_EQ(r.auth.oauth2->client_secret, "cs-123");
+  EXPECT_EQ(r.auth.oauth2->scope, "shipments:write");
+  EXPECT_TRUE(r.auth.any());
+
+  route["auth"]["bearer_token_file"] = (dir.path() / "token").string();
+  EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].auth.oauth2");
+
+  route["auth"] = {{"bearer_token_file", "/var/run/secrets/token"}};
+  route["headers"] = {{"Authorization", "Basic abc"}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].headers.Authorization");
+}
+
+TEST(PartnerContract, NamesAForwardedHeaderThatCannotBeForwarded) {
+  auto route = minimal_route();
+  route["forward_record_headers"] = {"traceparent", "Authorization"};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].forward_record_headers[1]");
+  route["forward_record_headers"] = {"content-length"};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].forward_record_headers[0]");
+  route["forward_record_headers"] = json::array();
+  validate(parse_config(doc_with_route(route)));
+}
+
+TEST(PartnerContract, ReadsTheAdminToken) {
+  auto doc = doc_with_route(minimal_route());
+  doc["admin"] = {{"token", "adm-1"}};
+  EXPECT_EQ(parse_config(doc).admin.token, "adm-1");
+}
+
+TEST(PartnerContract, IsDescribedWithDefaultsAndWithoutSecrets) {
+  temp_dir dir;
+  const auto key_file = dir.path() / "partner-key";
+  std::ofstream{key_file} << "the-key-itself\n";
+  auto route = minimal_route();
+  EXPECT_EQ(
+      describe_partner_contract(parse_config(doc_with_route(route)).routes.at(0)),
+      (std::vector<std::string>{"rate_limit: none", "retry_budget: none", "headers: none",
+                                "auth: none", "forward_record_headers: traceparent, tracestate"}));
+  route["rate_limit"] = {{"requests_per_second", 50}};
+  route["retry_budget"] = json::object();
+  route["headers"] = {{"X-Api-Key", {{"file", key_file.string()}}}, {"X-Partner", "brew"}};
+  const auto lines = describe_partner_contract(parse_config(doc_with_route(route)).routes.at(0));
+  EXPECT_EQ(lines.at(0), "rate_limit: 50 requests/s, burst 50, shared by the source partitions");
+  EXPECT_EQ(lines.at(1), "retry_budget: 0.2 of first attempts + 10/s over 10s");
+  EXPECT_EQ(lines.at(2), "header X-Api-Key: file " + key_file.string());
+  EXPECT_EQ(lines.at(3), "header X-Partner: inline");
+  for (const auto& l : lines) {
+    EXPECT_THAT(l, Not(HasSubstr("the-key-itself")));
+    EXPECT_THAT(l, Not(HasSubstr("brew")));
+  }
 }
 
 }  // namespace

@@ -62,8 +62,8 @@ attempt_answer answer(delivery_id id, int status,
 std::string kinds(const policy::actions& todo) {
   std::string out;
   for (const auto& a : todo) {
-    static const char* const names[] = {"permit", "post",   "retry", "breaker",
-                                        "onward", "report", "log"};
+    static const char* const names[] = {"permit", "post", "retry", "breaker", "onward",
+                                        "report", "log",  "token", "refresh"};
     if (!out.empty()) {
       out += ' ';
     }
@@ -820,6 +820,236 @@ TEST(AttemptPolicy, WithoutAnAdaptiveLimitEveryAttemptGoesOut) {
   }
   EXPECT_EQ(p.concurrency_limit(), 0);
   EXPECT_EQ(p.waiting_for_limit(), 0U);
+}
+
+// -- the partner's contract: rate limit, retry budget, credentials, headers -------------------
+
+// A policy whose breaker is known Closed: attempts go without a permit round trip.
+policy closed_policy(attempt_policy_settings s) {
+  auto p = make_policy(std::move(s));
+  p.on_breaker_change(breaker_state::closed, 1, t0);
+  return p;
+}
+
+attempt_policy_settings rate_limited(double rps, double burst) {
+  auto s = test_settings();
+  s.rate_limit = rate_limit_settings{rps, burst};
+  return s;
+}
+
+TEST(AttemptPolicyRateLimit, AnAttemptWithoutATokenWaitsHoldingNoConnection) {
+  auto p = closed_policy(rate_limited(10, 2));
+  EXPECT_EQ(kinds(p.on_record(make_record(1), t0).todo), "post");
+  EXPECT_EQ(kinds(p.on_record(make_record(2), t0).todo), "post");
+  const auto third = p.on_record(make_record(3), t0);
+  ASSERT_EQ(kinds(third.todo), "token");
+  EXPECT_EQ(only<policy::schedule_token>(third.todo).delay, 100ms);
+  EXPECT_EQ(p.waiting_for_rate(), 1U);
+  EXPECT_EQ(p.attempts_out(), 2U);  // the waiting one holds no connection
+  // A later record queues behind it, and no second timer is armed.
+  EXPECT_EQ(kinds(p.on_record(make_record(4), t0).todo), "");
+  EXPECT_EQ(p.waiting_for_rate(), 2U);
+
+  // Too early: nothing goes, the timer is armed again for the rest.
+  const auto early = p.on_token_due(t0 + 40ms);
+  ASSERT_EQ(kinds(early), "token");
+  EXPECT_EQ(only<policy::schedule_token>(early).delay, 60ms);
+
+  const auto due = p.on_token_due(t0 + 100ms);
+  ASSERT_EQ(kinds(due), "post token");
+  EXPECT_EQ(only<policy::post_attempt>(due).id, third.id);
+  EXPECT_EQ(p.waiting_for_rate(), 1U);
+  EXPECT_EQ(kinds(p.on_token_due(t0 + 200ms)), "post");
+  EXPECT_EQ(p.waiting_for_rate(), 0U);
+  EXPECT_EQ(p.counts()[delivery_counter::rate_limited], 2U);
+  EXPECT_EQ(p.counts()[delivery_counter::rate_limited_us], 100'000U + 200'000U);
+}
+
+TEST(AttemptPolicyRateLimit, RetriesTakeATokenToo) {
+  auto p = closed_policy(rate_limited(1, 1));
+  const auto id = p.on_record(make_record(1), t0).id;
+  const auto failed = p.on_answer(answer(id, 503), t0);
+  const auto retry = only<policy::schedule_retry>(failed);
+  // Its backoff ran out before the next token: it waits for it.
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0 + retry.delay)), "token");
+  EXPECT_EQ(kinds(p.on_token_due(t0 + 1s)), "post");
+}
+
+TEST(AttemptPolicyRateLimit, TheQuotaShareScalesRateAndBurst) {
+  auto p = closed_policy(rate_limited(8, 8));
+  EXPECT_EQ(p.rate_limit(), 8);
+  p.on_quota_share(2, 8, t0);  // 2 of 8 partitions: a quarter
+  EXPECT_EQ(p.rate_limit(), 2);
+  EXPECT_EQ(kinds(p.on_record(make_record(1), t0).todo), "post");
+  EXPECT_EQ(kinds(p.on_record(make_record(2), t0).todo), "post");
+  const auto third = p.on_record(make_record(3), t0);
+  ASSERT_EQ(kinds(third.todo), "token");
+  EXPECT_EQ(only<policy::schedule_token>(third.todo).delay, 500ms);
+  // No assignment (a revoke): the share stays, for the records still in flight.
+  p.on_quota_share(0, 8, t0);
+  EXPECT_EQ(p.rate_limit(), 2);
+  // All 8 partitions again: the whole quota.
+  p.on_quota_share(8, 8, t0);
+  EXPECT_EQ(p.rate_limit(), 8);
+}
+
+TEST(AttemptPolicyRateLimit, AProbeGoesFirst) {
+  auto p = make_policy(rate_limited(1, 1));
+  const auto first = start(p, make_record(1));
+  const auto waiting = p.on_record(make_record(2), t0).id;
+  EXPECT_EQ(kinds(p.on_permit(waiting, breaker_permit{true, false, 1}, t0)), "token");
+  const auto probe = p.on_record(make_record(3), t0).id;
+  EXPECT_EQ(kinds(p.on_permit(probe, breaker_permit{true, true, 2}, t0)), "");
+  p.on_breaker_change(breaker_state::half_open, 2, t0);
+  const auto due = p.on_token_due(t0 + 1s);
+  ASSERT_EQ(kinds(due), "post token");
+  EXPECT_EQ(only<policy::post_attempt>(due).id, probe);
+  EXPECT_NE(first, probe);
+}
+
+attempt_policy_settings budgeted(double ratio, double min_per_second) {
+  auto s = test_settings();
+  s.retry_budget = retry_budget_settings{ratio, 10s, min_per_second};
+  return s;
+}
+
+TEST(AttemptPolicyRetryBudget, ARetryOverTheBudgetMovesToTheRetryTierNotTheDlq) {
+  auto p = closed_policy(budgeted(0, 0));
+  const auto id = p.on_record(make_record(1), t0).id;
+  const auto failed = p.on_answer(answer(id, 503), t0);
+  ASSERT_EQ(kinds(failed), "breaker log log onward");
+  const auto onward = only<policy::produce_onward>(failed);
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-5s");
+  EXPECT_EQ(p.counts()[delivery_counter::retry_budget_refused], 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::retries], 0U);
+}
+
+TEST(AttemptPolicyRetryBudget, FromTheLastTierARefusedRecordGoesIntoTheLastTierAgain) {
+  auto p = closed_policy(budgeted(0, 0));
+  // A record of the last tier (30s): its first attempt here is a retry of the record.
+  const auto in = p.on_record(make_record(1, source + ".retry-30s"), t0);
+  ASSERT_EQ(kinds(in.todo), "log log onward");
+  const auto onward = only<policy::produce_onward>(in.todo);
+  EXPECT_EQ(onward.to.what, destination::kind::tier);
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-30s");
+  EXPECT_EQ(p.counts()[delivery_counter::attempts], 0U);
+}
+
+TEST(AttemptPolicyRetryBudget, RetriesWithinTheShareOfFirstAttemptsGo) {
+  auto p = closed_policy(budgeted(0.5, 0));
+  std::vector<delivery_id> ids;
+  for (int i = 0; i < 4; ++i) {
+    ids.push_back(p.on_record(make_record(i), t0).id);
+  }
+  // 4 first attempts: 2 retries fit.
+  EXPECT_EQ(kinds(p.on_answer(answer(ids[0], 503), t0)), "log retry");
+  EXPECT_EQ(kinds(p.on_retry_due(ids[0], t0)), "post");
+  EXPECT_EQ(kinds(p.on_answer(answer(ids[1], 503), t0)), "log retry");
+  EXPECT_EQ(kinds(p.on_retry_due(ids[1], t0)), "post");
+  EXPECT_EQ(kinds(p.on_answer(answer(ids[2], 503), t0)), "breaker log log onward");
+  EXPECT_EQ(p.counts()[delivery_counter::retry_budget_refused], 1U);
+  // The window moved past them all: the floor is 0 and no first attempt is in it.
+  EXPECT_EQ(kinds(p.on_answer(answer(ids[3], 503), t0 + 11s)), "breaker log log onward");
+}
+
+TEST(AttemptPolicyRetryBudget, TheFloorLetsAQuietRouteRetry) {
+  auto p = closed_policy(budgeted(0.2, 1));  // 10 retries over the 10 s window
+  const auto id = p.on_record(make_record(1), t0).id;
+  EXPECT_EQ(kinds(p.on_answer(answer(id, 503), t0)), "log retry");
+}
+
+TEST(AttemptPolicyRetryBudget, WithoutTiersARefusedRetryWaitsAndAsksAgain) {
+  auto s = budgeted(0, 0);
+  s.topics = route_topics_named(source, {}, "");
+  auto p = closed_policy(std::move(s));
+  const auto id = p.on_record(make_record(1), t0).id;
+  const auto failed = p.on_answer(answer(id, 503), t0);
+  ASSERT_EQ(kinds(failed), "breaker retry");
+  const auto wait = only<policy::schedule_retry>(failed).delay;
+  // Still over it: waits again, no attempt.
+  EXPECT_EQ(kinds(p.on_retry_due(id, t0 + wait)), "retry");
+  EXPECT_EQ(p.counts()[delivery_counter::attempts], 1U);
+}
+
+attempt_policy_settings authenticated() {
+  auto s = test_settings();
+  s.authenticated = true;
+  return s;
+}
+
+TEST(AttemptPolicyCredentials, NothingIsSentBeforeTheFirstCredentials) {
+  auto p = closed_policy(authenticated());
+  const auto id = p.on_record(make_record(1), t0).id;
+  EXPECT_EQ(p.waiting_for_credentials(), 1U);
+  EXPECT_EQ(p.attempts_out(), 0U);
+  const auto sent = p.on_credentials("Bearer one", t0);
+  const auto post = only<policy::post_attempt>(sent);
+  EXPECT_EQ(post.id, id);
+  EXPECT_EQ(header_in(post.request, "Authorization"), "Bearer one");
+  EXPECT_EQ(p.waiting_for_credentials(), 0U);
+}
+
+TEST(AttemptPolicyCredentials, A401AsksForFreshCredentialsOnceThenCountsAsAnEndpointFailure) {
+  auto p = closed_policy(authenticated());
+  p.on_credentials("Bearer one", t0);
+  const auto id = p.on_record(make_record(1), t0).id;
+  const auto refused = p.on_answer(answer(id, 401), t0);
+  ASSERT_EQ(kinds(refused), "log refresh");
+  EXPECT_EQ(only<policy::refresh_credentials>(refused).stale, "Bearer one");
+  EXPECT_EQ(p.counts()[delivery_counter::credential_refreshes], 1U);
+
+  const auto again = p.on_credentials_refreshed(id, std::string{"Bearer two"}, t0);
+  const auto post = only<policy::post_attempt>(again);
+  EXPECT_EQ(header_in(post.request, "Authorization"), "Bearer two");
+  EXPECT_EQ(p.find(id)->attempts, 1);  // the 401 before the refresh did not count
+
+  // A second 401 with the fresh credentials: an endpoint failure (held, the breaker told).
+  const auto held = p.on_answer(answer(id, 401), t0);
+  EXPECT_EQ(kinds(held), "breaker log retry");
+  EXPECT_EQ(p.counts()[delivery_counter::endpoint_failures], 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::credential_refreshes], 1U);
+}
+
+TEST(AttemptPolicyCredentials, A401ToStaleCredentialsTriesAgainWithTheNewOnes) {
+  auto p = closed_policy(authenticated());
+  p.on_credentials("Bearer one", t0);
+  const auto id = p.on_record(make_record(1), t0).id;
+  p.on_credentials("Bearer two", t0);  // rotated while the attempt was out
+  const auto again = p.on_answer(answer(id, 401), t0);
+  const auto post = only<policy::post_attempt>(again);
+  EXPECT_EQ(header_in(post.request, "Authorization"), "Bearer two");
+  EXPECT_EQ(p.counts()[delivery_counter::credential_refreshes], 0U);
+}
+
+TEST(AttemptPolicyCredentials, NoFreshCredentialsHoldsTheRecord) {
+  auto p = closed_policy(authenticated());
+  p.on_credentials("Bearer one", t0);
+  const auto id = p.on_record(make_record(1), t0).id;
+  p.on_answer(answer(id, 401), t0);
+  EXPECT_EQ(kinds(p.on_credentials_refreshed(id, std::nullopt, t0)), "breaker log retry");
+  EXPECT_EQ(p.counts()[delivery_counter::endpoint_failures], 1U);
+  EXPECT_EQ(p.counts()[delivery_counter::dead_lettered], 0U);
+}
+
+TEST(AttemptPolicyHeaders, StaticAndForwardedHeadersGoOnEveryAttempt) {
+  auto s = test_settings();
+  s.headers.fixed = {{"X-Api-Key", "k-123"}};
+  s.headers.forwarded = {"traceparent", "tracestate"};
+  auto p = closed_policy(std::move(s));
+  auto r = make_record(1);
+  const std::string trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  r.headers = {{"traceparent", trace}, {"other", "x"}};
+  const auto in = p.on_record(std::move(r), t0);
+  const auto first = only<policy::post_attempt>(in.todo);
+  EXPECT_EQ(header_in(first.request, "X-Api-Key"), "k-123");
+  EXPECT_EQ(header_in(first.request, "traceparent"), trace);
+  EXPECT_EQ(header_in(first.request, "tracestate"), "<absent>");  // the record has none
+  EXPECT_EQ(header_in(first.request, "other"), "<absent>");
+  EXPECT_EQ(header_in(first.request, "Authorization"), "<absent>");
+  p.on_answer(answer(in.id, 503), t0);
+  const auto retry = only<policy::post_attempt>(p.on_retry_due(in.id, t0));
+  EXPECT_EQ(header_in(retry.request, "traceparent"), trace);
+  EXPECT_EQ(header_in(retry.request, "X-Api-Key"), "k-123");
 }
 
 }  // namespace
