@@ -78,6 +78,7 @@ void publish(delivery_pool_state& st) {
   m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
   m.concurrency_limit = st.policy->concurrency_limit();
   m.rate_limit_waiting = static_cast<std::int64_t>(st.policy->waiting_for_rate());
+  m.attempts_in_flight = static_cast<std::int64_t>(st.policy->attempts_out());
   m.credentials_waiting = static_cast<std::int64_t>(st.policy->waiting_for_credentials());
   m.rate_limit = st.policy->rate_limit();
 }

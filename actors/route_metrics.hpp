@@ -49,6 +49,9 @@ struct route_metrics {
   // and the attempts waiting for a token (queued, holding no connection).
   std::atomic<double> rate_limit{0};
   std::atomic<std::int64_t> rate_limit_waiting{0};
+  // HTTP attempts posted and not answered yet (a record waiting for a token, a slot, the
+  // breaker or its backoff is in flight as a record, not as an attempt).
+  std::atomic<std::int64_t> attempts_in_flight{0};
   // routes[].auth: attempts waiting for the route's first credentials.
   std::atomic<std::int64_t> credentials_waiting{0};
   std::atomic<std::int64_t> paused_partitions{0};

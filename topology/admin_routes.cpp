@@ -134,6 +134,7 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.concurrency_limit = m.concurrency_limit.load(relaxed);
   s.rate_limit = m.rate_limit.load(relaxed);
   s.rate_limit_waiting = m.rate_limit_waiting.load(relaxed);
+  s.attempts_in_flight = m.attempts_in_flight.load(relaxed);
   s.credentials_waiting = m.credentials_waiting.load(relaxed);
   s.paused_partitions = m.paused_partitions.load(relaxed);
   s.assigned = m.assigned.load(relaxed);
@@ -197,6 +198,10 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
         "This instance's share of the route's rate limit (routes[].rate_limit) in requests a "
         "second; 0 when the route has none.",
         &route_snapshot::rate_limit);
+  gauge(e, routes, "courier_attempts_in_flight",
+        "HTTP attempts posted and not answered yet (records waiting for a token, a slot, the "
+        "breaker or their backoff are in courier_in_flight, not here).",
+        &route_snapshot::attempts_in_flight);
   gauge(e, routes, "courier_rate_limit_waiting",
         "Attempts waiting for a token of the route's rate limit (queued, holding no connection).",
         &route_snapshot::rate_limit_waiting);
@@ -321,6 +326,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
           {"trips", r.actors[actors::route_counter::breaker_trips]}}},
         {"in_flight", r.in_flight},
         {"concurrency_limit", r.concurrency_limit},
+        {"attempts_in_flight", r.attempts_in_flight},
         {"rate_limit",
          {{"requests_per_second", r.rate_limit},
           {"waiting", r.rate_limit_waiting},

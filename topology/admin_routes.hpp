@@ -40,6 +40,7 @@ struct route_snapshot {
   int concurrency_limit = 0;             // the adaptive limit; 0: the route has none
   double rate_limit = 0;                 // this instance's share of routes[].rate_limit; 0: none
   std::int64_t rate_limit_waiting = 0;   // attempts waiting for a token
+  std::int64_t attempts_in_flight = 0;   // HTTP attempts posted, not answered
   std::int64_t credentials_waiting = 0;  // attempts waiting for the route's first credentials
   std::int64_t paused_partitions = 0;
   bool assigned = false;

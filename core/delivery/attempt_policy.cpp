@@ -493,13 +493,18 @@ void attempt_policy::send_attempt(delivery_id id, delivery& d, bool probe, time_
     credentials_wait_.emplace_back(id, probe);
     return;
   }
-  if (budget_ && !probe && !d.has_token &&
-      (d.budget_wait || (d.total_attempts == 0 && is_retry(d))) && !budget_->may_retry(now)) {
-    attempt_answer none;
-    none.id = id;
-    none.error_message = "the route's retry budget is spent";
-    refuse_retry(id, d, none, d.budget_wait ? d.last_error_class : "retry_budget", now, out);
-    return;
+  if (budget_ && !probe && !d.budget_counted &&
+      (d.budget_wait || (d.total_attempts == 0 && is_retry(d)))) {
+    if (!budget_->may_retry(now)) {
+      attempt_answer none;
+      none.id = id;
+      none.error_message = "the route's retry budget is spent";
+      refuse_retry(id, d, none, d.budget_wait ? d.last_error_class : "retry_budget", now, out);
+      return;
+    }
+    // Counted when granted, so the retries granted before any is sent share one room.
+    budget_->note_retry(now);
+    d.budget_counted = true;
   }
   d.budget_wait = false;
   if (settings_.rate_limit && !d.has_token) {
@@ -526,11 +531,12 @@ void attempt_policy::send_attempt(delivery_id id, delivery& d, bool probe, time_
     d.attempts = 0;  // the probe is a whole delivery, whatever it spent before the breaker opened
   }
   if (budget_) {
-    if (is_retry(d)) {
-      budget_->note_retry(now);
-    } else {
+    if (!is_retry(d)) {
       budget_->note_first(now);
+    } else if (!d.budget_counted) {
+      budget_->note_retry(now);  // one the budget does not gate: a probe, a held record's
     }
+    d.budget_counted = false;
   }
   d.probe = probe;
   ++d.attempts;
@@ -629,12 +635,18 @@ void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_ans
     give_up(id, d, a, error_class, now, out);
     return;
   }
-  if (backoff_.may_retry(d.attempts) && budget_ && !budget_->may_retry(now)) {
-    tell_breaker(false, d, out, /*gone=*/false,
-                 retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
-    d.probe = false;
-    refuse_retry(id, d, a, error_class, now, out);
-    return;
+  if (backoff_.may_retry(d.attempts) && budget_) {
+    if (!budget_->may_retry(now)) {
+      tell_breaker(false, d, out, /*gone=*/false,
+                   retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
+      d.probe = false;
+      refuse_retry(id, d, a, error_class, now, out);
+      return;
+    }
+    // Counted now, not when its backoff ran out: every record failing within one backoff
+    // would otherwise be granted the same room.
+    budget_->note_retry(now);
+    d.budget_counted = true;
   }
   if (backoff_.may_retry(d.attempts)) {
     const auto delay = backoff_.delay_after(d.attempts, retry_after_of(a, now));

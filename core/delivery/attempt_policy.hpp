@@ -98,6 +98,7 @@ class attempt_policy {
     bool has_token = false;              // the rate limit's token for its next attempt is taken
     bool credentials_refreshed = false;  // a 401 of it asked for fresh credentials once
     bool budget_wait = false;            // a retry over the budget waits (a route without tiers)
+    bool budget_counted = false;         // its next attempt was granted by the retry budget already
     std::uint64_t credentials_generation = 0;  // of the Authorization its latest attempt carried
     std::string last_error_class;
     attempt_answer last_answer;

@@ -4,6 +4,13 @@
 #include <cmath>
 
 namespace courier {
+namespace {
+
+// A token within a thousandth of whole counts: the timer set for it may find the clock a
+// microsecond short (until_next waits for a whole one; a thousandth of a request is lost at most).
+constexpr double whole = 1.0 - 1e-3;
+
+}  // namespace
 
 double rate_limit_settings::effective_burst() const {
   return std::max(1.0, burst > 0 ? burst : requests_per_second);
@@ -27,10 +34,10 @@ void token_bucket::refill(time_point now) {
 
 bool token_bucket::try_take(time_point now) {
   refill(now);
-  if (tokens_ < 1.0) {
+  if (tokens_ < whole) {
     return false;
   }
-  tokens_ -= 1.0;
+  tokens_ = std::max(0.0, tokens_ - 1.0);
   return true;
 }
 

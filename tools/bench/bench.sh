@@ -36,6 +36,8 @@
 #                     (default {}), e.g. '{"queued.max.messages.kbytes": "65536"}'
 #   BENCH_HTTP_IO_THREADS   courier's http_io_threads (default: courier's default)
 #   BENCH_GATHER_ANSWERS    the route's http.gather_answers, e.g. 0 or 1ms (default: courier's)
+#   BENCH_ROUTE_EXTRA route keys added to courier's route as they are (a JSON fragment), e.g.
+#                     '"rate_limit": {"requests_per_second": 1000000}': a feature's cost
 #   BENCH_WRK_THREADS wrk's threads (default 1: nginx's one worker has the other core)
 #   BENCH_RUN_TIMEOUT seconds one courier run may take before it counts as failed (default 120)
 #   BENCH_THREADS     when set, each run also prints courier's CPU by thread name and its

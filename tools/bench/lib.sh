@@ -95,9 +95,12 @@ bench_signature() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$bench_secret
 # config, everything else at courier's defaults (the admin listener off unless ADMIN_LISTEN;
 # BENCH_KAFKA_PROPERTIES, a JSON object, becomes kafka.properties: an A/B of a librdkafka setting;
 # BENCH_HTTP_IO_THREADS, when set, becomes http_io_threads; BENCH_GATHER_ANSWERS, when set, the
-# route's http.gather_answers, e.g. 0 or 1ms).
+# route's http.gather_answers, e.g. 0 or 1ms; BENCH_ROUTE_EXTRA, when set, route keys added as
+# they are, e.g. '"rate_limit": {"requests_per_second": 1000000}, "retry_budget": {}': the cost
+# of a feature beside it off).
 bench_write_config() {
-  local io_threads="" gather=""
+  local io_threads="" gather="" extra=""
+  [[ -z ${BENCH_ROUTE_EXTRA:-} ]] || extra="$BENCH_ROUTE_EXTRA,"
   [[ -z ${BENCH_HTTP_IO_THREADS:-} ]] || io_threads="\"http_io_threads\": $BENCH_HTTP_IO_THREADS,"
   [[ -z ${BENCH_GATHER_ANSWERS:-} ]] || gather=", \"gather_answers\": \"$BENCH_GATHER_ANSWERS\""
   cat >"$1" <<CONF
@@ -105,7 +108,7 @@ bench_write_config() {
  $io_threads
  "admin": {"listen": "${7:-off}"},
  "routes": [{"name": "shipments", "topic": "$3", "url": "$4",
-             "allow_private_targets": true,
+             "allow_private_targets": true, $extra
              "max_in_flight": $5, "http": {"max_connections": $6$gather}}]}
 CONF
 }

@@ -952,6 +952,23 @@ TEST(AttemptPolicyRetryBudget, RetriesWithinTheShareOfFirstAttemptsGo) {
   EXPECT_EQ(kinds(p.on_answer(answer(ids[3], 503), t0 + 11s)), "breaker log log onward");
 }
 
+// Records failing within one backoff share one room: a granted retry counts when it is granted,
+// not when its backoff ran out.
+TEST(AttemptPolicyRetryBudget, RetriesGrantedBeforeAnyIsSentShareTheRoom) {
+  auto p = closed_policy(budgeted(0.5, 0));
+  std::vector<delivery_id> ids;
+  for (int i = 0; i < 4; ++i) {
+    ids.push_back(p.on_record(make_record(i), t0).id);
+  }
+  EXPECT_EQ(kinds(p.on_answer(answer(ids[0], 503), t0)), "log retry");
+  EXPECT_EQ(kinds(p.on_answer(answer(ids[1], 503), t0)), "log retry");
+  EXPECT_EQ(kinds(p.on_answer(answer(ids[2], 503), t0)), "breaker log log onward")
+      << "a third retry granted before the first two went out";
+  EXPECT_EQ(kinds(p.on_retry_due(ids[0], t0)), "post");
+  EXPECT_EQ(kinds(p.on_retry_due(ids[1], t0)), "post");
+  EXPECT_EQ(p.counts()[delivery_counter::retry_budget_refused], 1U);
+}
+
 TEST(AttemptPolicyRetryBudget, TheFloorLetsAQuietRouteRetry) {
   auto p = closed_policy(budgeted(0.2, 1));  // 10 retries over the 10 s window
   const auto id = p.on_record(make_record(1), t0).id;
