@@ -45,6 +45,7 @@ std::size_t poll_into_core(self_ptr self, std::chrono::milliseconds timeout,
   auto& st = self->state;
   auto records = st.kafka->poll(timeout, max_records);
   st.last_poll = self->clock().now();
+  ++st.metrics->actors[route_counter::polls];
   const auto now = unix_now_ms();
   for (auto& r : records) {
     const bool source = st.settings.core.gated_topics.count(r.topic) == 0;
@@ -235,6 +236,10 @@ void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
 
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {
   auto names = log::compact_partition_list(self->state.core->set_route_reason(reason, on));
+  if (reason == pause_reason::operator_request) {
+    // The route's flag, also while no partition is assigned (those assigned later take it).
+    self->state.metrics->operator_paused = on;
+  }
   publish(self);
   return names;
 }

@@ -16,6 +16,7 @@ enum class route_counter : std::uint8_t {
   resumes,            // and resumed them
   commit_failures,    // offset commits the broker refused
   fetch_starved,      // statistics intervals starved for records (core/flow/fetch_starvation)
+  polls,              // librdkafka polls of the consumer, paused or not
   breaker_trips,      // Closed -> Open
   breaker_to_closed,  // every breaker transition by the state it went to
   breaker_to_open,
@@ -27,7 +28,7 @@ enum class route_counter : std::uint8_t {
 template <>
 struct courier::metrics::counter_table<courier::actors::route_counter> {
   using c = courier::actors::route_counter;
-  static constexpr std::array<counter_spec<c>, 8> rows{{
+  static constexpr std::array<counter_spec<c>, 9> rows{{
     {c::pauses, "pauses", "courier_pauses_total", "Times the route's partitions were paused."},
     {c::resumes, "resumes", "courier_resumes_total", "Times the route's partitions were resumed."},
     {c::commit_failures, "commit_failures", "courier_commit_failures_total",
@@ -37,6 +38,9 @@ struct courier::metrics::counter_table<courier::actors::route_counter> {
      "Statistics intervals in which the route waited for records a quarter of the time "
      "while its partitions lagged: librdkafka's prefetch (queued.max.messages.kbytes) is "
      "smaller than a second of deliveries."},
+    {c::polls, "polls", "courier_consumer_polls_total",
+     "Polls of librdkafka by the route's consumer; they go on while every partition is paused, "
+     "so the consumer keeps its partitions."},
     {c::breaker_trips, "", "courier_breaker_trips_total", "Times the circuit breaker opened."},
     {c::breaker_to_closed, "", "courier_breaker_transitions_total",
      "Circuit breaker state changes by the state entered (a failed probe re-enters open).", "to",

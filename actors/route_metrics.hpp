@@ -59,6 +59,9 @@ struct route_metrics {
   // started draining (it never stops once begun).
   std::atomic<bool> assigned{false};
   std::atomic<bool> draining{false};
+  // An operator paused the route (POST /routes/<name>/pause) and did not resume it: set by the
+  // consumer when pause_reason::operator_request turns on or off route-wide.
+  std::atomic<bool> operator_paused{false};
   // The consumer's broker connection as librdkafka last reported it (all brokers down; each
   // statistics report); reachable until told otherwise.
   std::atomic<bool> broker_reachable{true};

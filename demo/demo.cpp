@@ -171,10 +171,9 @@ int run_demo(const demo_options& options, courier_config cfg) {
       }
     } stop_admin_first{admin};
     if (admin) {
-      endpoints.emplace(system, p);
-      admin->serve([&e = *endpoints](std::string_view method, std::string_view target) {
-        return e.handle(method, target);
-      });
+      endpoints.emplace(system, p, cfg.admin.token);
+      admin->serve(
+          [&e = *endpoints](const topology::admin_request& request) { return e.handle(request); });
     }
     const auto& metrics = *p.routes().front().metrics;
     progress_bar bar{stderr, options.records, options.progress};

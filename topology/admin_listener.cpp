@@ -106,15 +106,20 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
       return;
     }
     const auto& req = parser_->get();
-    const admin_reply reply =
-        (*handler_)(std::string_view{req.method_string().data(), req.method_string().size()},
-                    std::string_view{req.target().data(), req.target().size()});
+    const auto authorization = req[beast_http::field::authorization];
+    const admin_reply reply = (*handler_)(
+        admin_request{std::string_view{req.method_string().data(), req.method_string().size()},
+                      std::string_view{req.target().data(), req.target().size()},
+                      std::string_view{authorization.data(), authorization.size()}});
     response_ = {};
     response_.version(req.version());
     response_.result(static_cast<unsigned>(reply.status));
     response_.set(beast_http::field::server, courier::user_agent);
     response_.set(beast_http::field::content_type, reply.content_type);
     response_.set(beast_http::field::cache_control, "no-store");
+    for (const auto& [name, value] : reply.headers) {
+      response_.set(name, value);
+    }
     response_.keep_alive(req.keep_alive());
     if (req.method() != beast_http::verb::head) {
       response_.body() = reply.body;

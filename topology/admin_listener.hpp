@@ -2,6 +2,7 @@
 
 // The admin HTTP listener: a small Boost.Beast server on its own thread and io_context, so a
 // scrape never shares a thread with delivery. Serves what a handler answers (admin_routes).
+// The Authorization header reaches the handler and nothing else: the listener logs no request.
 
 #include <cstdint>
 #include <functional>
@@ -12,11 +13,11 @@
 
 #include "core/config/config.hpp"
 #include "core/http/io_runner.hpp"
-#include "topology/admin_routes.hpp"
+#include "topology/admin_exchange.hpp"
 
 namespace courier::topology {
 
-using admin_handler = std::function<admin_reply(std::string_view method, std::string_view target)>;
+using admin_handler = std::function<admin_reply(const admin_request& request)>;
 
 class admin_acceptor;
 

@@ -1,13 +1,17 @@
 #include "topology/admin_routes.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
+#include "actors/messages.hpp"
+#include "core/log/json_log.hpp"
 #include "core/metrics/exposition.hpp"
 #include "core/time/civil_date.hpp"
-#include "topology/admin_partitions.hpp"
 #include "core/version.hpp"
+#include "topology/admin_partitions.hpp"
 
 namespace courier::topology {
 namespace {
@@ -135,6 +139,7 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.paused_partitions = m.paused_partitions.load(relaxed);
   s.assigned = m.assigned.load(relaxed);
   s.draining = m.draining.load(relaxed);
+  s.operator_paused = m.operator_paused.load(relaxed);
   s.broker_reachable = m.broker_reachable.load(relaxed);
   s.breaker_since_ms = m.breaker_since_ms.load(relaxed);
   s.partitions = m.partitions.snapshot();
@@ -207,6 +212,14 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
         "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
   gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
         &route_snapshot::draining);
+  e.family("courier_route_paused",
+           "1 while the route is paused as a whole, by reason (operator: POST "
+           "/routes/<name>/pause until /resume).",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    e.sample("courier_route_paused", {{"route", r.name}, {"reason", "operator"}},
+             std::uint64_t{r.operator_paused ? 1U : 0U});
+  }
   render_partition_metrics(e, routes);
   histogram(e, routes, "courier_delivery_request_duration_seconds",
             "HTTP attempts by duration, from the request handed to the client to its answer.",
@@ -323,6 +336,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"paused_partitions", r.paused_partitions},
         {"assigned", r.assigned},
         {"draining", r.draining},
+        {"paused", r.operator_paused ? json("operator") : json(nullptr)},
         {"broker_reachable", r.broker_reachable},
         {"flags", flags_of(r)},
         {"counters", route_counters_json(r)},
@@ -333,10 +347,15 @@ std::string render_state(const std::vector<route_snapshot>& routes,
 }
 
 admin_endpoints::admin_endpoints(caf::actor_system& system, const pipeline& p,
-                                 std::chrono::milliseconds ping_bound)
-    : system_(system), router_(p.router_metrics()), actors_(p.actors()), ping_bound_(ping_bound) {
+                                 std::string admin_token, std::chrono::milliseconds ping_bound)
+    : system_(system),
+      admin_token_(std::move(admin_token)),
+      router_(p.router_metrics()),
+      actors_(p.actors()),
+      ping_bound_(ping_bound) {
   for (const auto& g : p.routes()) {
-    routes_.push_back({g.name, g.topic, g.dlq_topic, g.metrics});
+    routes_.push_back({g.name, g.topic, g.dlq_topic, g.metrics, g.consumer});
+    route_names_.push_back(g.name);
   }
 }
 
@@ -376,19 +395,80 @@ std::vector<actor_answer> admin_endpoints::ping() const {
   return out;
 }
 
+admin_reply admin_endpoints::carry_out(const route_command& command) const {
+  const auto it = std::find_if(routes_.begin(), routes_.end(),
+                               [&](const route_source& r) { return r.name == command.route; });
+  if (it == routes_.end()) {
+    return {404, "application/json", dump({{"error", "no such route"}}), {}};
+  }
+  const bool pause = command.action == route_action::pause;
+  std::vector<std::string> changed;
+  std::optional<caf::error> failed;
+  {
+    caf::scoped_actor self{system_};
+    auto answer = [&changed](const std::vector<std::string>& partitions) { changed = partitions; };
+    auto refused = [&failed](const caf::error& e) { failed = e; };
+    if (pause) {
+      self->request(it->consumer, route_control_bound, actors::pause_atom::value,
+                    pause_reason::operator_request)
+          .receive(answer, refused);
+    } else {
+      self->request(it->consumer, route_control_bound, actors::resume_atom::value,
+                    pause_reason::operator_request)
+          .receive(answer, refused);
+    }
+  }
+  if (failed) {
+    // A late answer still takes effect: the consumer handles the message when it gets to it.
+    const bool timed_out = *failed == caf::sec::request_timeout;
+    log::warn(pause ? "route pause by operator failed" : "route resume by operator failed",
+              {{"route", command.route}, {"error", timed_out ? "timeout" : "consumer down"}});
+    return {503,
+            "application/json",
+            dump({{"error", timed_out ? "the route's consumer did not answer within " +
+                                            std::to_string(route_control_bound.count()) +
+                                            " ms; the request may still take effect"
+                                      : "the route's consumer is not running"},
+                  {"route", command.route}}),
+            {}};
+  }
+  log::info(pause ? "route paused by operator" : "route resumed by operator",
+            {{"route", command.route}, {"partitions", changed}});
+  return render_route_controlled(command, changed);
+}
+
+admin_reply admin_endpoints::handle(const admin_request& req) const {
+  if (!is_route_control_target(req.target)) {
+    return handle(req.method, req.target);
+  }
+  auto decided = decide_route_control(req, admin_token_, route_names_);
+  if (auto* refusal = std::get_if<admin_reply>(&decided)) {
+    return std::move(*refusal);
+  }
+  return carry_out(std::get<route_command>(decided));
+}
+
 // Distinct by role: an HTTP method and target, in request-line order.
 // NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 admin_reply admin_endpoints::handle(std::string_view method, std::string_view target) const {
+  if (is_route_control_target(target)) {
+    return handle(admin_request{method, target, {}});
+  }
   const auto path = target.substr(0, target.find('?'));
   const bool known =
       path == "/metrics" || path == "/healthz" || path == "/readyz" || path == "/state";
   if (!known) {
     return {404, "application/json",
             dump({{"error", "not found"},
-                  {"endpoints", {"/metrics", "/healthz", "/readyz", "/state"}}})};
+                  {"endpoints",
+                   {"/metrics", "/healthz", "/readyz", "/state", "POST /routes/<name>/pause",
+                    "POST /routes/<name>/resume"}}})};
   }
   if (method != "GET" && method != "HEAD") {
-    return {405, "application/json", dump({{"error", "method not allowed; use GET"}})};
+    return {405,
+            "application/json",
+            dump({{"error", "method not allowed; use GET"}}),
+            {{"Allow", "GET, HEAD"}}};
   }
   if (path == "/metrics") {
     return {200, std::string{prometheus_content_type},

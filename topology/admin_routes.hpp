@@ -1,8 +1,9 @@
 #pragma once
 
 // The admin listener's endpoints (DESIGN.md section 7): GET /metrics (Prometheus text format
-// 0.0.4), /healthz, /readyz and /state (JSON). The rendering is pure functions of snapshots,
-// so the texts are unit-tested; admin_endpoints takes the snapshots from a running pipeline.
+// 0.0.4), /healthz, /readyz and /state (JSON), and POST /routes/<name>/pause and /resume
+// (topology/route_control.hpp). The rendering is pure functions of snapshots, so the texts are
+// unit-tested; admin_endpoints takes the snapshots from a running pipeline.
 
 #include <array>
 #include <atomic>
@@ -18,7 +19,9 @@
 
 #include "actors/route_metrics.hpp"
 #include "actors/router_metrics.hpp"
+#include "topology/admin_exchange.hpp"
 #include "topology/pipeline.hpp"
+#include "topology/route_control.hpp"
 
 namespace courier::topology {
 
@@ -42,6 +45,7 @@ struct route_snapshot {
   std::int64_t paused_partitions = 0;
   bool assigned = false;
   bool draining = false;
+  bool operator_paused = false;  // POST /routes/<name>/pause, until /resume
   bool broker_reachable = true;
   bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now
   bool endpoint_gone = false;         // the receiver answered 410 and no 2xx came since
@@ -95,21 +99,21 @@ verdict liveness(const std::vector<actor_answer>& answers, std::chrono::millisec
 // from the snapshots only: no configuration value (and so no hmac_secret) can appear in it.
 std::string render_state(const std::vector<route_snapshot>& routes, std::string_view build_version);
 
-struct admin_reply {
-  int status = 200;
-  std::string content_type;
-  std::string body;
-};
-
 inline constexpr std::string_view prometheus_content_type = "text/plain; version=0.0.4";
 
+// How long POST /routes/<name>/pause or /resume waits for the route's consumer to answer.
+inline constexpr std::chrono::milliseconds route_control_bound{5000};
+
 // What the listener serves, for a running pipeline. handle() runs on the listener's thread;
-// /healthz blocks it for at most ping_bound.
+// /healthz blocks it for at most ping_bound, a pause or resume for at most route_control_bound.
+// `admin_token` (admin.token): the bearer token route control requires; empty: it is refused.
 class admin_endpoints {
  public:
-  admin_endpoints(caf::actor_system& system, const pipeline& p,
+  admin_endpoints(caf::actor_system& system, const pipeline& p, std::string admin_token = {},
                   std::chrono::milliseconds ping_bound = std::chrono::seconds{1});
 
+  admin_reply handle(const admin_request& req) const;
+  // A request without an Authorization header (the GET endpoints need none).
   admin_reply handle(std::string_view method, std::string_view target) const;
 
   // The service is stopping (a signal or an actor's death): /readyz answers 503 from now on.
@@ -127,8 +131,14 @@ class admin_endpoints {
     std::string topic;
     std::string dlq_topic;
     std::shared_ptr<actors::route_metrics> metrics;
+    caf::actor consumer;
   };
+  // Sends the command to the route's consumer and waits for its answer (route_control_bound).
+  admin_reply carry_out(const route_command& command) const;
+
   std::vector<route_source> routes_;
+  std::vector<std::string> route_names_;
+  std::string admin_token_;
   std::shared_ptr<actors::router_metrics> router_;
   std::vector<std::pair<std::string, caf::actor>> actors_;
   std::chrono::milliseconds ping_bound_;

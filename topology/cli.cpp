@@ -76,7 +76,7 @@ void add_override_flags(CLI::App& sub, config_overrides& flags) {
       ->check(duration_check());
 }
 
-// run and demo: both serve the admin listener.
+// run and demo: both serve the admin listener (and config check checks it as run would).
 void add_admin_flag(CLI::App& sub, config_overrides& flags) {
   sub.add_option_function<std::string>(
          "--admin-listen", [&flags](const std::string& v) { flags.admin_listen = v; },
@@ -88,6 +88,20 @@ void add_admin_flag(CLI::App& sub, config_overrides& flags) {
             return text == "off" || parse_listen_address(text).has_value();
           },
           "expected off or HOST:PORT (an IPv4 address, [IPv6] or localhost)"));
+  // The token is read here, so an unreadable or empty file is a usage error naming the flag;
+  // the path is in argv, the token is not.
+  sub.add_option_function<std::string>(
+         "--admin-token-file",
+         [&flags](const std::string& path) {
+           try {
+             flags.admin_token = read_secret_file(path, "--admin-token-file");
+           } catch (const config_error& e) {
+             throw CLI::ValidationError{"--admin-token-file", e.problem()};
+           }
+         },
+         "File holding the bearer token POST /routes/<name>/pause and /resume require, its "
+         "content without trailing newlines (overrides admin.token and admin.token_file)")
+      ->type_name("PATH");
 }
 
 void add_demo_flags(CLI::App& sub, demo_options& demo) {

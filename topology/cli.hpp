@@ -34,7 +34,8 @@ struct cli_command {
   // topics ensure: partitions of a source topic that does not exist yet.
   int source_partitions = 1;
   // --brokers, --webhook-url, --cb-trip-after, --pause-after,
-  // --cb-open-timeout (run and demo). Never a secret: argv is visible in ps.
+  // --cb-open-timeout (run and demo). Never a secret from argv, which is visible in ps:
+  // admin_token is the content of --admin-token-file's file.
   config_overrides flags;
   std::string log_level = "info";
   // auto (human on a terminal, JSON otherwise), human or json.

@@ -150,10 +150,8 @@ int run_service(const courier_config& cfg) {
     return sup->handle();
   });
   if (admin) {
-    endpoints.emplace(system, *p);
-    admin->serve([&e = *endpoints](std::string_view method, std::string_view target) {
-      return e.handle(method, target);
-    });
+    endpoints.emplace(system, *p, cfg.admin.token);
+    admin->serve([&e = *endpoints](const admin_request& request) { return e.handle(request); });
   }
   log::info("courier running", {{"brokers", cfg.kafka.brokers},
                                 {"group_id", cfg.kafka.group_id},

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <iterator>
@@ -17,6 +18,11 @@
 
 namespace courier::kafka {
 namespace {
+
+// librdkafka learns a high watermark from fetch responses only, so a paused partition's is
+// asked of the broker with each statistics report (its lag grows in /metrics while it waits).
+// One bound for all of them: the statistics callback runs inside poll, on the consumer's thread.
+constexpr std::chrono::milliseconds paused_watermarks_bound{1000};
 
 // What one synchronous commit reported, partition by partition.
 struct commit_result {
@@ -297,12 +303,35 @@ void consumer::on_rebalance(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
   static_cast<consumer*>(opaque)->handle_rebalance(err, partitions);
 }
 
+std::vector<partition_position> consumer::with_paused_watermarks(
+    std::vector<partition_position> ps) {
+  const auto deadline = std::chrono::steady_clock::now() + paused_watermarks_bound;
+  for (auto& p : ps) {
+    if (paused_.count(partition_id{p.topic, p.partition}) == 0) {
+      continue;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      break;  // the rest keep what the statistics say until the next report
+    }
+    std::int64_t low = -1;
+    std::int64_t high = -1;
+    if (rd_kafka_query_watermark_offsets(rk_.get(), p.topic.c_str(), p.partition, &low, &high,
+                                         static_cast<int>(left.count())) ==
+        RD_KAFKA_RESP_ERR_NO_ERROR) {
+      p = with_watermarks(std::move(p), low, high);
+    }
+  }
+  return ps;
+}
+
 int consumer::on_stats(rd_kafka_t* /*rk*/, char* json, std::size_t json_len, void* opaque) {
   auto* self = static_cast<consumer*>(opaque);
   if (self->cb_.on_positions) {
     try {
       const std::string_view text{json, json_len};
-      self->cb_.on_positions(parse_consumer_positions(text));
+      self->cb_.on_positions(self->with_paused_watermarks(parse_consumer_positions(text)));
       if (self->cb_.on_broker_up) {
         if (const auto up = parse_broker_up(text)) {
           self->cb_.on_broker_up(*up);

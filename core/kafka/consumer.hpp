@@ -55,7 +55,7 @@ class consumer final : public group_consumer {
     // Non-fatal errors and partition EOF; without a handler they go to stderr.
     std::function<void(const std::string&)> on_error;
     // Every statistics.interval.ms (5 s by default here): the fetched partitions' commit
-    // points, high watermarks and lag.
+    // points, high watermarks and lag (a paused partition's watermarks asked of the broker).
     std::function<void(const std::vector<partition_position>&)> on_positions;
     // An offset commit (automatic, every auto.commit.interval.ms, or on revoke) that failed,
     // with why; the next owner redelivers from the last committed offset.
@@ -108,6 +108,8 @@ class consumer final : public group_consumer {
   static int on_stats(rd_kafka_t* rk, char* json, std::size_t json_len, void* opaque);
   static void on_auto_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                              rd_kafka_topic_partition_list_t* offsets, void* opaque);
+  // The statistics' positions with each paused partition's watermarks asked of the broker.
+  std::vector<partition_position> with_paused_watermarks(std::vector<partition_position> ps);
   void commit_failed(const std::string& why);
   void handle_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
   void assign(const rd_kafka_topic_partition_list_t* partitions);

@@ -1,5 +1,6 @@
 #include "core/kafka/consumer_stats.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,21 @@ std::optional<bool> parse_broker_up(std::string_view json) {
     }
   }
   return false;
+}
+
+// Distinct by role: the partition's first and next offsets, in that order.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
+partition_position with_watermarks(partition_position reported, std::int64_t low,
+                                   std::int64_t high) {
+  if (high < 0) {
+    return reported;
+  }
+  reported.high_watermark = high;
+  const std::int64_t from = reported.committed >= 0 ? reported.committed : low;
+  if (from >= 0) {
+    reported.lag = std::max<std::int64_t>(high - from, 0);
+  }
+  return reported;
 }
 
 std::vector<partition_position> parse_consumer_positions(std::string_view json) {

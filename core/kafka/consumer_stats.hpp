@@ -22,6 +22,13 @@ struct partition_position {
 // of a consumer handle. Throws std::invalid_argument when `json` is not statistics JSON.
 std::vector<partition_position> parse_consumer_positions(std::string_view json);
 
+// A paused partition's position: librdkafka learns a high watermark only from fetch responses,
+// so a paused partition's stays where it was (or unknown), and with it the lag. The commit
+// point of `reported` with the watermarks the broker answered: lag is high minus the commit
+// point, or minus `low` while nothing is committed (auto.offset.reset=earliest starts there).
+partition_position with_watermarks(partition_position reported, std::int64_t low,
+                                   std::int64_t high);
+
 // Whether the statistics show a broker connection up (any broker in state "UP"); nothing when
 // they list no broker. Throws std::invalid_argument when `json` is not statistics JSON.
 std::optional<bool> parse_broker_up(std::string_view json);

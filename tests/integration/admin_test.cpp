@@ -34,7 +34,7 @@ TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
   topology::admin_endpoints endpoints{sys, p};
   topology::admin_listener listener{{"127.0.0.1", 0}};
   ASSERT_NE(listener.port(), 0) << "port 0 reports the port the system picked";
-  listener.serve([&](std::string_view m, std::string_view t) { return endpoints.handle(m, t); });
+  listener.serve([&](const topology::admin_request& r) { return endpoints.handle(r); });
   const auto port = listener.port();
 
   // Before anything was fetched every series exists with 0.
@@ -171,7 +171,7 @@ TEST(AdminListener, HealthzNamesAnActorThatDied) {
   topology::pipeline p{sys, s.cfg, {}};
   topology::admin_endpoints endpoints{sys, p};
   topology::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](std::string_view m, std::string_view t) { return endpoints.handle(m, t); });
+  listener.serve([&](const topology::admin_request& r) { return endpoints.handle(r); });
   ASSERT_EQ(http_get(listener.port(), "/healthz").status, 200);
   {
     caf::scoped_actor self{sys};

@@ -1,5 +1,6 @@
 // The admin listener under abuse: more idle connections than it keeps, and a process out of
-// file descriptors. Neither may take what delivery needs (descriptors, a core).
+// file descriptors. Neither may take what delivery needs (descriptors, a core). And what it
+// hands a handler and sends back besides the body.
 
 #include <sys/resource.h>
 #include <fcntl.h>
@@ -31,9 +32,7 @@ namespace {
 using namespace std::chrono_literals;
 using tcp = boost::asio::ip::tcp;
 
-admin_reply ok(std::string_view /*method*/, std::string_view /*target*/) {
-  return admin_reply{200, "text/plain", "ok"};
-}
+admin_reply ok(const admin_request& /*request*/) { return admin_reply{200, "text/plain", "ok"}; }
 
 tcp::endpoint loopback(std::uint16_t port) {
   return {boost::asio::ip::make_address("127.0.0.1"), port};
@@ -102,6 +101,26 @@ TEST(AdminListener, AnswersARequestItCannotReadWithItsStatusAndCloses) {
           .rfind("HTTP/1.1 200 OK\r\n", 0),
       0U);
   EXPECT_EQ(exchange(listener.port(), "GET /heal"), "");
+}
+
+TEST(AdminListener, HandsTheHandlerTheAuthorizationHeaderAndSendsTheReplysHeaders) {
+  admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve([](const admin_request& r) {
+    admin_reply reply{401, "text/plain",
+                      std::string{r.method} + " " + std::string{r.target} + " [" +
+                          std::string{r.authorization} + "]"};
+    reply.headers.emplace_back("WWW-Authenticate", "Bearer");
+    return reply;
+  });
+  const std::string with = exchange(listener.port(),
+                                    "POST /routes/a/pause HTTP/1.1\r\nHost: a\r\nAuthorization: "
+                                    "Bearer t0k\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(with.rfind("HTTP/1.1 401 Unauthorized\r\n", 0), 0U) << with;
+  EXPECT_NE(with.find("WWW-Authenticate: Bearer\r\n"), std::string::npos) << with;
+  EXPECT_NE(with.find("\r\n\r\nPOST /routes/a/pause [Bearer t0k]"), std::string::npos) << with;
+  const std::string without =
+      exchange(listener.port(), "GET /state HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(without.find("\r\n\r\nGET /state []"), std::string::npos) << without;
 }
 
 TEST(AdminListener, ClosesConnectionsBeyondItsLimitAndServesAgainOnceTheyGo) {

@@ -306,6 +306,22 @@ TEST(AdminState, NamesTheBreakerAndCarriesTheCounters) {
   EXPECT_EQ(r.at("flags"), json::array()) << "nothing flagged";
 }
 
+TEST(AdminState, ShowsAnOperatorsPauseOfTheRouteInStateAndMetrics) {
+  actors::route_metrics m;
+  const auto running = snapshot_of("partner", m);
+  EXPECT_TRUE(json::parse(render_state({running}, "1.2.3"))["routes"][0].at("paused").is_null());
+  EXPECT_NE(render_metrics({running}, "1.2.3")
+                .find(R"(courier_route_paused{route="partner",reason="operator"} 0)"),
+            std::string::npos);
+  m.operator_paused = true;
+  const auto paused = snapshot_of("partner", m);
+  EXPECT_EQ(json::parse(render_state({paused}, "1.2.3"))["routes"][0].at("paused"), "operator");
+  const auto text = render_metrics({paused}, "1.2.3");
+  EXPECT_NE(text.find(R"(courier_route_paused{route="partner",reason="operator"} 1)"),
+            std::string::npos)
+      << text;
+}
+
 TEST(AdminState, FlagsARouteTheSsrfGuardRefuses) {
   actors::route_metrics m;
   m.deliveries[delivery_counter::ssrf_blocked] = 12;

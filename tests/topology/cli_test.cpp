@@ -85,6 +85,36 @@ TEST(Cli, RunTakesTheConfigPathAndEveryOverrideFlag) {
   EXPECT_EQ(cmd.flags.webhook_url, "http://h/x");
 }
 
+TEST(Cli, AdminTokenFileReadsTheTokenWithoutItsTrailingNewlines) {
+  const temp_dir dir;
+  const fs::path file = dir.write("admin-token", "tok-3n\r\n\n");
+  EXPECT_EQ(command_of({"run"}).flags.admin_token, std::nullopt);
+  for (const char* command : {"run", "demo"}) {
+    const cli_command cmd =
+        command_of({command, "--admin-token-file", file.c_str(), "--admin-listen", "off"});
+    EXPECT_EQ(cmd.flags.admin_token, "tok-3n") << command;
+  }
+}
+
+TEST(Cli, AnUnreadableOrEmptyAdminTokenFileNamesTheFlagNotTheContent) {
+  const temp_dir dir;
+  const fs::path empty = dir.write("empty", "\n");
+  expect_usage_error({"run", "--admin-token-file", "/nonexistent/token"}, "--admin-token-file");
+  expect_usage_error({"run", "--admin-token-file", empty.c_str()}, "--admin-token-file");
+  expect_usage_error({"run", "--admin-token-file", dir.path().c_str()}, "--admin-token-file");
+  expect_usage_error({"run", "--admin-token-file", empty.c_str()}, "is empty");
+}
+
+TEST(Cli, AdminTokenFileOverridesAdminTokenOfTheFile) {
+  const temp_dir dir;
+  const fs::path token = dir.write("token", "from-flag\n");
+  const fs::path config = dir.write("c.json", R"({"admin": {"token": "from-file"},
+    "routes": [{"name": "shipments", "topic": "brew.shipments.v1", "url": "http://h/x"}]})");
+  const cli_command cmd =
+      command_of({"run", "--config", config.c_str(), "--admin-token-file", token.c_str()});
+  EXPECT_EQ(resolve_config(cmd, fake_env({{"HMAC_SECRET", "s"}})).admin.token, "from-flag");
+}
+
 TEST(Cli, DemoHasTheDocumentedDefaults) {
   const cli_command cmd = command_of({"demo"});
   EXPECT_EQ(cmd.what, cli_command::kind::demo);

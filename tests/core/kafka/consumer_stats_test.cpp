@@ -53,6 +53,29 @@ TEST(ConsumerPositions, NoTopicsYetIsEmpty) {
   EXPECT_TRUE(parse_consumer_positions(R"({"type": "consumer"})").empty());
 }
 
+TEST(PausedPosition, TheBrokersHighWatermarkGivesTheLagFromTheCommitPoint) {
+  const partition_position stale{"t", 0, 1000, 1200, 200};  // what the last fetch left
+  const auto p = with_watermarks(stale, 0, 1500);
+  EXPECT_EQ(p.high_watermark, 1500);
+  EXPECT_EQ(p.committed, 1000);
+  EXPECT_EQ(p.lag, 500);
+}
+
+TEST(PausedPosition, WithNothingCommittedTheLagCountsFromTheLowWatermark) {
+  const partition_position never_fetched{"t", 1, -1001, -1, -1};
+  const auto p = with_watermarks(never_fetched, 40, 140);
+  EXPECT_EQ(p.high_watermark, 140);
+  EXPECT_EQ(p.lag, 100) << "auto.offset.reset=earliest starts at the low watermark";
+}
+
+TEST(PausedPosition, AnUnknownHighWatermarkKeepsWhatTheStatisticsSaid) {
+  const partition_position reported{"t", 2, 5, 9, 4};
+  const auto p = with_watermarks(reported, -1, -1);
+  EXPECT_EQ(p.high_watermark, 9);
+  EXPECT_EQ(p.lag, 4);
+  EXPECT_EQ(with_watermarks({"t", 3, 10, 10, 0}, 0, 8).lag, 0) << "never negative";
+}
+
 TEST(BrokerUp, AnyBrokerInStateUpIsReachable) {
   EXPECT_EQ(parse_broker_up(R"({"brokers": {"127.0.0.1:9092/bootstrap": {"state": "INIT"},
                                             "127.0.0.1:9092/1": {"state": "UP"}}})"),

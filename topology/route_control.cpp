@@ -1,0 +1,161 @@
+#include "topology/route_control.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+#include <openssl/crypto.h>
+
+namespace courier::topology {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view prefix = "/routes/";
+constexpr std::string_view json_type = "application/json";
+
+admin_reply json_reply(int status, const json& body) {
+  // A decoded name need not be UTF-8: replaced, not thrown on.
+  return {status,
+          std::string{json_type},
+          body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
+          {}};
+}
+
+admin_reply error_reply(int status, std::string_view why) {
+  return json_reply(status, {{"error", std::string{why}}});
+}
+
+std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+// The segment with each %XX replaced by its byte; nothing for a '%' without two hex digits.
+std::optional<std::string> percent_decoded(std::string_view segment) {
+  std::string out;
+  out.reserve(segment.size());
+  for (std::size_t i = 0; i < segment.size(); ++i) {
+    if (segment[i] != '%') {
+      out.push_back(segment[i]);
+      continue;
+    }
+    if (i + 2 >= segment.size()) {
+      return std::nullopt;
+    }
+    const int high = hex_digit(segment[i + 1]);
+    const int low = hex_digit(segment[i + 2]);
+    if (high < 0 || low < 0) {
+      return std::nullopt;
+    }
+    out.push_back(static_cast<char>(high * 16 + low));
+    i += 2;
+  }
+  return out;
+}
+
+struct parsed_path {
+  std::string_view name;  // still percent-encoded
+  route_action action = route_action::pause;
+};
+
+// /routes/<name>/pause or /routes/<name>/resume, <name> one non-empty segment.
+std::optional<parsed_path> parse_path(std::string_view path) {
+  auto rest = path.substr(prefix.size());
+  const auto slash = rest.find('/');
+  if (slash == std::string_view::npos || slash == 0) {
+    return std::nullopt;
+  }
+  const auto verb = rest.substr(slash + 1);
+  if (verb == "pause") {
+    return parsed_path{rest.substr(0, slash), route_action::pause};
+  }
+  if (verb == "resume") {
+    return parsed_path{rest.substr(0, slash), route_action::resume};
+  }
+  return std::nullopt;
+}
+
+bool starts_with_ignoring_case(std::string_view text, std::string_view start) {
+  return text.size() >= start.size() &&
+         std::equal(start.begin(), start.end(), text.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) ==
+                  std::tolower(static_cast<unsigned char>(b));
+         });
+}
+
+}  // namespace
+
+bool is_route_control_target(std::string_view target) {
+  return path_of(target).substr(0, prefix.size()) == prefix;
+}
+
+// Distinct by role: a request header's value and the configured secret.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
+bool bearer_matches(std::string_view authorization, std::string_view token) {
+  constexpr std::string_view scheme = "bearer ";
+  if (token.empty() || !starts_with_ignoring_case(authorization, scheme)) {
+    return false;
+  }
+  const auto given = authorization.substr(scheme.size());
+  // The length is no secret worth hiding (RFC 6750 tokens are not padded); the bytes are.
+  return given.size() == token.size() &&
+         CRYPTO_memcmp(given.data(), token.data(), token.size()) == 0;
+}
+
+std::variant<route_command, admin_reply> decide_route_control(
+    const admin_request& req, std::string_view token, const std::vector<std::string>& routes) {
+  const auto parsed = parse_path(path_of(req.target));
+  if (!parsed) {
+    return json_reply(404,
+                      {{"error", "not found"},
+                       {"endpoints", {"POST /routes/<name>/pause", "POST /routes/<name>/resume"}}});
+  }
+  auto name = percent_decoded(parsed->name);
+  if (!name) {
+    return error_reply(400, "the route name has a malformed percent-escape");
+  }
+  if (req.method != "POST") {
+    auto r = error_reply(405, "method not allowed; use POST");
+    r.headers.emplace_back("Allow", "POST");
+    return r;
+  }
+  if (token.empty()) {
+    return error_reply(403,
+                       "route control is off: set admin.token (or admin.token_file, or "
+                       "--admin-token-file) and send it as Authorization: Bearer <token>");
+  }
+  if (!bearer_matches(req.authorization, token)) {
+    const bool sent = !req.authorization.empty();
+    auto r = error_reply(401, sent ? "the bearer token is not the admin token"
+                                   : "send the admin token as Authorization: Bearer <token>");
+    r.headers.emplace_back("WWW-Authenticate", sent ? R"(Bearer realm="courier admin", )"
+                                                      R"(error="invalid_token")"
+                                                    : R"(Bearer realm="courier admin")");
+    return r;
+  }
+  if (std::find(routes.begin(), routes.end(), *name) == routes.end()) {
+    return json_reply(404, {{"error", "no such route"}, {"route", *name}, {"routes", routes}});
+  }
+  return route_command{std::move(*name), parsed->action};
+}
+
+admin_reply render_route_controlled(const route_command& done,
+                                    const std::vector<std::string>& partitions_changed) {
+  return json_reply(200, {{"route", done.route},
+                          {"paused", done.action == route_action::pause},
+                          {"partitions_changed", partitions_changed}});
+}
+
+}  // namespace courier::topology
