@@ -49,14 +49,8 @@ auth::credential fetch_first_token(const route_config& route, const std::string&
 }  // namespace
 
 http::client_settings token_client_settings(const route_config& route) {
-  http::client_settings s;
+  auto s = client_settings_of(route);
   s.max_connections = 2;
-  s.timeout = route.http.timeout;
-  s.max_response_bytes = route.http.max_response_bytes;
-  s.max_header_bytes = static_cast<std::uint32_t>(route.http.max_header_bytes);
-  s.allow_private_targets = route.allow_private_targets;
-  s.tls = tls_settings_of(route.tls);
-  s.max_connection_age = route.http.max_connection_age;
   return s;
 }
 

@@ -24,18 +24,6 @@
 namespace courier::topology {
 namespace {
 
-http::client_settings client_settings_for(const route_config& r) {
-  http::client_settings s;
-  s.max_connections = r.http.max_connections;
-  s.timeout = r.http.timeout;
-  s.max_response_bytes = r.http.max_response_bytes;
-  s.max_header_bytes = static_cast<std::uint32_t>(r.http.max_header_bytes);
-  s.allow_private_targets = r.allow_private_targets;
-  s.tls = tls_settings_of(r.tls);
-  s.max_connection_age = r.http.max_connection_age;
-  return s;
-}
-
 std::uint64_t seed_or_random(std::uint64_t seed) {
   if (seed != 0) {
     return seed;
@@ -81,7 +69,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     g.metrics = std::make_shared<actors::route_metrics>(
         std::chrono::duration<double>(route.http.timeout).count());
     g.client = std::make_shared<http::client>(io_.contexts(), http::parse_endpoint(route.url),
-                                              client_settings_for(route));
+                                              client_settings_of(route));
     g.breaker = system_.spawn(actors::breaker_actor, route.name,
                               static_cast<const breaker_settings&>(route.breaker), g.metrics);
     g.pause_controller =

@@ -156,6 +156,18 @@ http::tls_settings tls_settings_of(const tls_config& tls) {
   return http::tls_settings{tls.ca_file, tls.client_cert_file, tls.client_key_file};
 }
 
+http::client_settings client_settings_of(const route_config& r) {
+  http::client_settings s;
+  s.max_connections = r.http.max_connections;
+  s.timeout = r.http.timeout;
+  s.max_response_bytes = r.http.max_response_bytes;
+  s.max_header_bytes = static_cast<std::uint32_t>(r.http.max_header_bytes);
+  s.allow_private_targets = r.allow_private_targets;
+  s.tls = tls_settings_of(r.tls);
+  s.max_connection_age = r.http.max_connection_age;
+  return s;
+}
+
 kafka::consumer_settings route_consumer_settings(const kafka_config& kafka,
                                                  const route_config& route) {
   auto s = consumer_settings_of(kafka);

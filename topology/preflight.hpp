@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/config/config.hpp"
+#include "core/http/client.hpp"
 #include "core/http/tls_context.hpp"
 #include "core/kafka/consumer.hpp"
 
@@ -27,5 +28,9 @@ kafka::consumer_settings route_consumer_settings(const kafka_config& kafka,
 
 // A route's tls block as the HTTP client takes it.
 http::tls_settings tls_settings_of(const tls_config& tls);
+
+// A route's HTTP client as its http, SSRF guard and tls blocks say: its deliveries, and its
+// token endpoint's requests (with fewer connections).
+http::client_settings client_settings_of(const route_config& r);
 
 }  // namespace courier::topology

@@ -163,7 +163,8 @@ struct kafka_config {
 // The admin HTTP listener (/metrics, /healthz, /readyz, /state).
 struct admin_config {
   // "HOST:PORT" (an IPv4 address, a bracketed IPv6 address or localhost; port 0 picks a free
-  // one) or "off". Loopback by default: the endpoints carry no authentication.
+  // one) or "off". Loopback by default: the read-only endpoints carry no authentication (POST
+  // /routes/<name>/pause and /resume need `token`).
   std::string listen = "127.0.0.1:9464";
   // The bearer token POST /routes/<name>/pause and /resume require (admin.token or
   // admin.token_file, or --admin-token-file); empty: those routes are refused.

@@ -23,6 +23,7 @@
 #include "core/http/endpoint.hpp"
 #include "core/http/io_runner.hpp"
 #include "tests/integration/stand.hpp"
+#include "tests/support/log_lines.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/courier_json.hpp"
 #include "tests/support/courier_process.hpp"
@@ -76,14 +77,7 @@ class oauth2_stand {
 
   // The rest of every log line that starts with `prefix`.
   std::vector<std::string> lines(const std::string& prefix) const {
-    std::vector<std::string> out;
-    std::istringstream in{process_.log()};
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind(prefix, 0) == 0) {
-        out.push_back(line.substr(prefix.size()));
-      }
-    }
-    return out;
+    return courier::testing::lines_after(process_.log(), prefix);
   }
   std::vector<delivery> deliveries() const {
     std::vector<delivery> out;

@@ -19,6 +19,7 @@
 #include "core/http/io_runner.hpp"
 #include "core/model/idempotency_key.hpp"
 #include "tests/integration/stand.hpp"
+#include "tests/support/log_lines.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/courier_json.hpp"
 #include "tests/support/courier_process.hpp"
@@ -51,14 +52,7 @@ class node_receiver {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/deliver"; }
   // The rest of every log line that starts with `prefix`.
   std::vector<std::string> lines(const std::string& prefix) const {
-    std::vector<std::string> out;
-    std::istringstream in{process_.log()};
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind(prefix, 0) == 0) {
-        out.push_back(line.substr(prefix.size()));
-      }
-    }
-    return out;
+    return courier::testing::lines_after(process_.log(), prefix);
   }
   std::size_t verified() const { return lines("verified ").size(); }
   std::size_t refused() const { return lines("refused ").size(); }
