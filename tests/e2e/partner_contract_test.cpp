@@ -205,6 +205,8 @@ TEST_F(EndToEndPartnerContract,
   }
   EXPECT_EQ(wrong_key, 0U) << "requests without the route's X-Api-Key";
   EXPECT_EQ(wrong_trace, 0U) << example;
+  // The header's value is a secret: no line of courier's log carries it.
+  EXPECT_EQ(courier->log().find(api_key), std::string::npos) << "the X-Api-Key value was logged";
   // Some records went through a retry tier (more attempts than one sequence allows), so the
   // header was forwarded from the tier's copy of the record too.
   const auto from_a_tier = std::count_if(attempts_of.begin(), attempts_of.end(),
