@@ -302,8 +302,7 @@ attempt_policy::actions attempt_policy::on_quota_share(int assigned, int topic_p
   }
   share_ = quota_share(assigned, topic_partitions);
   const auto& q = *settings_.rate_limit;
-  bucket(now).set_rate(q.requests_per_second * share_, std::max(1.0, q.effective_burst() * share_),
-                       now);
+  bucket(now).set_rate(share_of(q), now);
   return out;
 }
 
@@ -556,11 +555,16 @@ bool attempt_policy::is_retry(const delivery& d) const {
   return d.total_attempts > 0 || settings_.topics.tier_index(d.rec.topic) >= 0;
 }
 
+// This instance's share of the route's quota: its rate and its burst scaled alike.
+rate_limit_settings attempt_policy::share_of(const rate_limit_settings& q) const {
+  return rate_limit_settings{q.requests_per_second * share_,
+                             std::max(1.0, q.effective_burst() * share_)};
+}
+
 token_bucket& attempt_policy::bucket(time_point now) {
   if (!bucket_) {
     const auto& q = *settings_.rate_limit;
-    bucket_.emplace(q.requests_per_second * share_, std::max(1.0, q.effective_burst() * share_),
-                    now);
+    bucket_.emplace(share_of(q), now);
   }
   return *bucket_;
 }

@@ -272,6 +272,7 @@ class attempt_policy {
   [[nodiscard]] bool is_retry(const delivery& d) const;
   void wait_for_token(delivery_id id, bool probe, time_point now, actions& out);
   token_bucket& bucket(time_point now);
+  [[nodiscard]] rate_limit_settings share_of(const rate_limit_settings& q) const;
   void refuse_retry(delivery_id id, delivery& d, const attempt_answer& a,
                     const std::string& error_class, time_point now, actions& out);
   bool refresh_on_401(delivery_id id, delivery& d, time_point now, actions& out);

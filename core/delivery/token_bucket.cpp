@@ -16,8 +16,11 @@ double rate_limit_settings::effective_burst() const {
   return std::max(1.0, burst > 0 ? burst : requests_per_second);
 }
 
-token_bucket::token_bucket(double rate_per_second, double burst, time_point now)
-    : rate_(rate_per_second), burst_(std::max(1.0, burst)), tokens_(burst_), at_(now) {}
+token_bucket::token_bucket(const rate_limit_settings& size, time_point now)
+    : rate_(size.requests_per_second),
+      burst_(std::max(1.0, size.burst)),
+      tokens_(burst_),
+      at_(now) {}
 
 double token_bucket::tokens_at(time_point now) const {
   if (now <= at_) {
@@ -50,10 +53,10 @@ std::chrono::microseconds token_bucket::until_next(time_point now) const {
   return std::chrono::microseconds{static_cast<std::int64_t>(std::ceil(missing / rate_ * 1e6))};
 }
 
-void token_bucket::set_rate(double rate_per_second, double burst, time_point now) {
+void token_bucket::set_rate(const rate_limit_settings& size, time_point now) {
   refill(now);
-  rate_ = rate_per_second;
-  burst_ = std::max(1.0, burst);
+  rate_ = size.requests_per_second;
+  burst_ = std::max(1.0, size.burst);
   tokens_ = std::min(tokens_, burst_);
 }
 

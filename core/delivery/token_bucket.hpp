@@ -20,8 +20,9 @@ class token_bucket {
  public:
   using time_point = std::chrono::system_clock::time_point;
 
-  // Full at the start: a route may send its burst at once.
-  token_bucket(double rate_per_second, double burst, time_point now);
+  // Full at the start: a route may send its burst at once. `size.burst` is taken as it is
+  // (at least 1), not as "one second of requests" when 0: the caller says what it wants.
+  token_bucket(const rate_limit_settings& size, time_point now);
 
   // Takes one token if there is one.
   bool try_take(time_point now);
@@ -31,7 +32,7 @@ class token_bucket {
 
   // A new rate and burst (this instance's share of the quota changed): the tokens earned so far
   // at the old rate are kept, capped at the new burst.
-  void set_rate(double rate_per_second, double burst, time_point now);
+  void set_rate(const rate_limit_settings& size, time_point now);
 
   [[nodiscard]] double rate() const { return rate_; }
   [[nodiscard]] double burst() const { return burst_; }

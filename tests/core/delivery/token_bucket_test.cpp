@@ -9,7 +9,7 @@ using namespace std::chrono_literals;
 const token_bucket::time_point t0{std::chrono::seconds{1'800'000'000}};
 
 TEST(TokenBucket, StartsFullAndRefillsAtItsRate) {
-  token_bucket b{50, 100, t0};
+  token_bucket b{rate_limit_settings{50, 100}, t0};
   for (int i = 0; i < 100; ++i) {
     ASSERT_TRUE(b.try_take(t0)) << i;
   }
@@ -20,7 +20,7 @@ TEST(TokenBucket, StartsFullAndRefillsAtItsRate) {
 }
 
 TEST(TokenBucket, SavesNoMoreThanItsBurst) {
-  token_bucket b{10, 2, t0};
+  token_bucket b{rate_limit_settings{10, 2}, t0};
   EXPECT_TRUE(b.try_take(t0));
   EXPECT_TRUE(b.try_take(t0));
   // An hour idle earns two tokens, not 36,000.
@@ -30,7 +30,7 @@ TEST(TokenBucket, SavesNoMoreThanItsBurst) {
 }
 
 TEST(TokenBucket, OverASecondItGivesItsRatePlusTheBurst) {
-  token_bucket b{200, 200, t0};
+  token_bucket b{rate_limit_settings{200, 200}, t0};
   int taken = 0;
   for (auto t = t0; t < t0 + 1s; t += 1ms) {
     while (b.try_take(t)) {
@@ -41,7 +41,7 @@ TEST(TokenBucket, OverASecondItGivesItsRatePlusTheBurst) {
 }
 
 TEST(TokenBucket, AClockGoingBackEarnsNothing) {
-  token_bucket b{1, 1, t0};
+  token_bucket b{rate_limit_settings{1, 1}, t0};
   EXPECT_TRUE(b.try_take(t0));
   EXPECT_FALSE(b.try_take(t0 - 10s));
   EXPECT_FALSE(b.try_take(t0 + 990ms));
@@ -49,8 +49,8 @@ TEST(TokenBucket, AClockGoingBackEarnsNothing) {
 }
 
 TEST(TokenBucket, ANewRateKeepsWhatWasEarnedCappedAtTheNewBurst) {
-  token_bucket b{100, 100, t0};
-  b.set_rate(25, 25, t0);
+  token_bucket b{rate_limit_settings{100, 100}, t0};
+  b.set_rate(rate_limit_settings{25, 25}, t0);
   int taken = 0;
   while (b.try_take(t0)) {
     ++taken;
