@@ -65,8 +65,8 @@ std::optional<std::string_view> reserved_header(std::string_view name) {
                                                                "transfer-encoding",
                                                                "upgrade",
                                                                "expect"};
-  static constexpr std::array<std::string_view, 7> courier_own{
-      "content-length", "host",       "content-type",     "idempotency-key",
+  static constexpr std::array<std::string_view, 6> courier_own{
+      "content-length", "host",       "idempotency-key",
       "x-signature",    "webhook-id", "webhook-timestamp"};
   for (const auto h : hop_by_hop) {
     if (equals_ignoring_case(name, h)) {
@@ -75,8 +75,11 @@ std::optional<std::string_view> reserved_header(std::string_view name) {
   }
   for (const auto h : courier_own) {
     if (equals_ignoring_case(name, h)) {
-      return "is a header courier sets on every request (content_type sets Content-Type)";
+      return "is a header courier sets on every request";
     }
+  }
+  if (equals_ignoring_case(name, "content-type")) {
+    return "is set by routes[].content_type (or the record's content-type header)";
   }
   if (equals_ignoring_case(name, "webhook-signature")) {
     return "is a header courier sets on every request (signing)";
