@@ -242,10 +242,7 @@ TEST(EndToEndChaos, SigkillsUnder503sRedeliverWithinTheHeadOfLineBoundAndRestart
       },
       120s);
   ASSERT_TRUE(settled && courier->running()) << w.stats().raw << "\n" << tail(courier->log());
-  EXPECT_TRUE(wait_until(
-      [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
-      30s))
-      << "committed: " << committed_total(s.group, s.topic, partitions);
+  EXPECT_TRUE(committed_reaches(s.group, s.topic, partitions, static_cast<std::int64_t>(n)));
   // (a') The last instance's accounting, partition by partition from its /state, once nothing
   // is in flight: consumed = delivered + retried + dead_lettered + released, and its route
   // totals agree with the sum of its partitions.
@@ -444,10 +441,7 @@ TEST(EndToEndChaos, SigtermDuringARebalanceExitsPromptlyAndLeavesNoPartitionUnse
 
   set_latency(latency_ms);
   ASSERT_TRUE(wait_delivered(w, n, 90s, {b.get()})) << w.stats().raw << "\n" << tail(b->log());
-  EXPECT_TRUE(wait_until(
-      [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
-      30s))
-      << "committed: " << committed_total(s.group, s.topic, partitions);
+  EXPECT_TRUE(committed_reaches(s.group, s.topic, partitions, static_cast<std::int64_t>(n)));
   const auto code_b = terminate(*b);
   ASSERT_TRUE(code_b.has_value()) << tail(b->log());
   EXPECT_EQ(*code_b, 0) << tail(b->log());

@@ -162,6 +162,18 @@ inline std::int64_t committed_total(const std::string& group, const std::string&
   return sum;
 }
 
+// Whether the group's committed offsets of `topic` come to sum to `n` within 30 s; a failure says
+// the sum they reached.
+inline ::testing::AssertionResult committed_reaches(const std::string& group,
+                                                    const std::string& topic, int partitions,
+                                                    std::int64_t n) {
+  if (wait_until([&] { return committed_total(group, topic, partitions) == n; }, 30s)) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "committed: " << committed_total(group, topic, partitions);
+}
+
 struct receiver_stats {
   std::uint64_t total = 0, ok = 0, fail_503 = 0, fail_timeout = 0, fail_401 = 0, fail_400 = 0,
                 unique_keys = 0, duplicates = 0;

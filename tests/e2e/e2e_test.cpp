@@ -173,10 +173,7 @@ TEST(EndToEnd, BrokerKilledAndRestartedWhileCourierRuns) {
   ASSERT_TRUE(wait_delivered(w, n, 120s, {courier.get()})) << w.stats().raw << "\n"
                                                            << tail(courier->log());
   // The commit point catches up once the coordinator is back.
-  EXPECT_TRUE(wait_until(
-      [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
-      30s))
-      << "committed: " << committed_total(s.group, s.topic, partitions);
+  EXPECT_TRUE(committed_reaches(s.group, s.topic, partitions, static_cast<std::int64_t>(n)));
   const auto code = terminate(*courier);
   ASSERT_TRUE(code.has_value()) << tail(courier->log());
   EXPECT_EQ(*code, 0) << tail(courier->log());

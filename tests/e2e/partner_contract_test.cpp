@@ -139,10 +139,7 @@ TEST_F(EndToEndPartnerContract,
   ASSERT_TRUE(wait_all_done(nginx, n, dlq, partitions, 120s, {courier.get()}))
       << delivered_keys(nginx.arrivals()).size() << " delivered\n"
       << tail(courier->log());
-  EXPECT_TRUE(wait_until(
-      [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
-      30s))
-      << "committed: " << committed_total(s.group, s.topic, partitions);
+  EXPECT_TRUE(committed_reaches(s.group, s.topic, partitions, static_cast<std::int64_t>(n)));
   EXPECT_EQ(route_metric(*courier, "courier_rate_limit_requests_per_second"), rate);
   EXPECT_GT(route_metric(*courier, "courier_rate_limited_total"), 0);
   EXPECT_GT(route_metric(*courier, "courier_rate_limited_seconds_total"), 0);
@@ -270,10 +267,7 @@ TEST_F(EndToEndPartnerContract,
       << delivered_keys(nginx.arrivals()).size() << " delivered\n"
       << tail(a->log()) << "\n"
       << tail(b->log());
-  EXPECT_TRUE(wait_until(
-      [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
-      30s))
-      << "committed: " << committed_total(s.group, s.topic, partitions);
+  EXPECT_TRUE(committed_reaches(s.group, s.topic, partitions, static_cast<std::int64_t>(n)));
   EXPECT_EQ(route_metric(*a, "courier_rate_limit_requests_per_second"), rate / 2);
   EXPECT_EQ(route_metric(*b, "courier_rate_limit_requests_per_second"), rate / 2);
   for (auto* c : {a.get(), b.get()}) {
@@ -382,10 +376,7 @@ TEST_F(EndToEndPartnerContract,
   ASSERT_TRUE(wait_all_done(nginx, n, dlq, partitions, 170s, {courier.get()}))
       << delivered_keys(nginx.arrivals()).size() << " delivered\n"
       << tail(courier->log());
-  EXPECT_TRUE(wait_until(
-      [&] { return committed_total(s.group, s.topic, partitions) == static_cast<std::int64_t>(n); },
-      30s))
-      << "committed: " << committed_total(s.group, s.topic, partitions);
+  EXPECT_TRUE(committed_reaches(s.group, s.topic, partitions, static_cast<std::int64_t>(n)));
   const auto refused = route_metric(*courier, "courier_retry_budget_refused_total");
   EXPECT_GT(refused, 0) << "the budget never bound";
   expect_attempts_match(*courier, nginx);
