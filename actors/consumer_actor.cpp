@@ -29,14 +29,15 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   // count in the lag too, up to about the bound when caught up).
   st.starvation.emplace(static_cast<std::int64_t>(2 * st.settings.core.max_in_flight));
   kafka::consumer::callbacks cb;
-  cb.on_assigned = [self](const std::vector<partition_id>& ps) { on_assigned(self, ps); };
-  cb.on_revoked = [self](const std::vector<partition_id>& ps) { on_revoked(self, ps); };
+  cb.on_assigned = [self](const std::vector<assigned_partition>& ps) { on_assigned(self, ps); };
+  cb.on_revoked = [self](const std::vector<partition_id>& ps, bool lost) {
+    return on_revoked(self, ps, lost);
+  };
+  cb.on_committed = [self](const std::vector<commit_outcome>& outcomes) {
+    on_committed(self, outcomes);
+  };
   cb.on_error = [self](const std::string& message) {
     log::warn("kafka consumer error", {{"route", self->state.settings.route}, {"error", message}});
-  };
-  cb.on_commit_failed = [self](const std::string& why) {
-    ++self->state.metrics->actors[route_counter::commit_failures];
-    log::warn("offset commit failed", {{"route", self->state.settings.route}, {"error", why}});
   };
   cb.on_broker_up = [self](bool up) {
     auto& m = *self->state.metrics;
@@ -51,6 +52,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   st.kafka = st.settings.open_consumer(st.settings.kafka, std::move(cb));
   st.io->attach(st.kafka.get());
   self->send(self, poll_atom::value);
+  self->delayed_send(self, st.settings.commit_interval, commit_atom::value);
   return {
     [=](poll_atom) {
       if (!self->state.closed) {
@@ -70,6 +72,10 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
       for (const auto& o : outcomes) {
         s.core->complete(o.record.partition_of(), o.record.offset, o.end, now);
+      }
+      finish_revoke(self, false);
+      if (s.core->commit_due()) {
+        commit_moved(self, kafka::commit_mode::async);
       }
       publish(self);
       if (s.waiting_for_room && s.core->refill_due()) {
@@ -95,6 +101,17 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       check_drained(self);
     },
     [=](drain_deadline_atom) { close_consumer(self); },
+    [=](commit_atom) {
+      if (!self->state.closed) {
+        commit_moved(self, kafka::commit_mode::async);
+        self->delayed_send(self, self->state.settings.commit_interval, commit_atom::value);
+      }
+    },
+    [=](revoke_deadline_atom, std::uint64_t n) {
+      if (!self->state.closed && n == self->state.revokes) {
+        finish_revoke(self, true);
+      }
+    },
     [=](blocked_atom, const onward_blocked& b) {
       auto& s = self->state;
       const auto p = b.from.partition_of();

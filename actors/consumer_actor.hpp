@@ -32,6 +32,11 @@ struct consumer_actor_settings {
   std::string route;
   consumer_core_settings core;
   std::chrono::milliseconds drain_timeout{10000};
+  // How often the commit points that moved are committed (auto.commit.interval.ms), and how
+  // long a revoked partition's records in flight may take to finish before its last commit
+  // (kafka.revoke_drain_timeout).
+  std::chrono::milliseconds commit_interval{5000};
+  std::chrono::milliseconds revoke_drain_timeout{2000};
   std::size_t max_records_per_poll = 500;
   group_consumer_factory open_consumer = open_kafka_consumer;  // a test passes a fake
   // After a poll that had room and brought nothing, the next one waits this long on a timer.
@@ -55,6 +60,13 @@ struct consumer_actor_state {
   caf::actor_clock::time_point last_poll{};
   caf::actor_clock::time_point partitions_published{};
   std::uint64_t published_pause_changes = 0;
+  // The characters of a commit's metadata the offset map may take: halved each time the broker
+  // refuses one as too large (offset.metadata.max.bytes set below 4,096).
+  std::size_t offset_map_budget = default_offset_map_budget;
+  // Partitions revoked and waiting for their records in flight (on_revoked answered `later`).
+  std::vector<partition_id> revoking;
+  std::int64_t revoke_started_ms = 0;
+  std::uint64_t revokes = 0;      // tells a revoke's deadline from an earlier revoke's
   bool waiting_for_room = false;  // the poll loop stopped until an outcome frees room
   bool idle_timer_armed = false;
   bool draining = false;
@@ -71,6 +83,8 @@ struct consumer_actor_state {
 //   due_atom, topic, partition, at_ms  (to itself: the core's wake_at, armed for at_ms)
 //   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed ("t[0-3]")
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close
+//   commit_atom                        (to itself, every commit_interval) commit what moved
+//   revoke_deadline_atom, n            (to itself) revoke n's wait is over
 //   blocked_atom, onward_blocked      (from the delivery pool: hold or release a partition)
 // Sends the delivery pool (deliver_atom, record_batch), one per event at most, and
 // (expedite_atom, topic, partition, offset).

@@ -18,10 +18,6 @@ void consumer_io::flush() {
   if (!batch_.empty()) {
     self_->send(delivery_, deliver_atom::value, std::exchange(batch_, {}));
   }
-  if (!stores_.empty()) {
-    kafka_->store_offsets({stores_.begin(), stores_.end()});
-    stores_.clear();
-  }
 }
 
 void consumer_io::expedite(const partition_id& p, std::int64_t offset) {
@@ -32,11 +28,6 @@ void consumer_io::expedite(const partition_id& p, std::int64_t offset) {
 void consumer_io::pause(const std::vector<partition_id>& ps) { kafka_->pause(ps); }
 
 void consumer_io::resume(const std::vector<partition_id>& ps) { kafka_->resume(ps); }
-
-void consumer_io::store_offset(const partition_id& p, std::int64_t next_offset) {
-  // A commit point only moves forward within an event: the latest per partition is the one.
-  stores_[p] = next_offset;
-}
 
 void consumer_io::wake_at(const partition_id& p, std::int64_t at_ms) {
   const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - unix_now_ms())};

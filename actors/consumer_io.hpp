@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,13 +21,11 @@ class consumer_io final : public consumer_backend {
   void attach(kafka::group_consumer* kafka) { kafka_ = kafka; }
 
   void dispatch(record r) override;  // batched: flush() sends them
-  // Sends the records dispatched since the last flush to the delivery pool, in one message,
-  // and stores the offsets of the event in one librdkafka call (store_offset is batched too).
+  // Sends the records dispatched since the last flush to the delivery pool, in one message.
   void flush();
   void expedite(const partition_id& p, std::int64_t offset) override;
   void pause(const std::vector<partition_id>& ps) override;
   void resume(const std::vector<partition_id>& ps) override;
-  void store_offset(const partition_id& p, std::int64_t next_offset) override;
   void wake_at(const partition_id& p, std::int64_t at_ms) override;
   void malformed_due(const record& r, const std::string& error) override;
   // Tells the delivery pool this instance's share of the route's quota (routes[].rate_limit).
@@ -39,7 +36,6 @@ class consumer_io final : public consumer_backend {
   caf::actor delivery_;
   kafka::group_consumer* kafka_ = nullptr;
   record_batch batch_;
-  std::map<partition_id, std::int64_t> stores_;  // the latest per partition
 };
 
 }  // namespace courier::actors

@@ -7,6 +7,7 @@
 
 #include "actors/wall_clock.hpp"
 #include "core/flow/consumer_core.hpp"
+#include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
 #include "core/log/partition_list.hpp"
 
@@ -34,6 +35,7 @@ bool consumed(consumer_core::intake taken) {
       return true;
     case consumer_core::intake::duplicate:
     case consumer_core::intake::not_assigned:
+    case consumer_core::intake::already_done:
       return false;
   }
   return false;
@@ -96,8 +98,16 @@ void close_consumer(self_ptr self) {
     return;
   }
   st.closed = true;
-  st.core->store_all();
+  finish_revoke(self, true);
   st.io->flush();
+  try {
+    st.kafka->commit(st.core->commit_points(st.offset_map_budget, st.core->assignment()),
+                     kafka::commit_mode::sync);
+  } catch (const kafka::kafka_error& e) {
+    // Left to the next owner from the last commit: at-least-once allows it.
+    ++st.metrics->actors[route_counter::commit_failures];
+    log::warn("offset commit failed", {{"route", st.settings.route}, {"error", e.what()}});
+  }
   // Counted before close(): it revokes the assignment, and the core forgets a revoked
   // partition's records.
   const auto in_flight_left = st.core->outstanding();
@@ -201,37 +211,153 @@ void tell_quota_share(self_ptr self) {
 
 }  // namespace
 
-void on_assigned(self_ptr self, const std::vector<partition_id>& ps) {
+void commit_moved(self_ptr self, kafka::commit_mode mode) {
   auto& st = self->state;
+  st.kafka->commit(st.core->commit_points(st.offset_map_budget), mode);
+}
+
+void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes) {
+  auto& st = self->state;
+  std::size_t failed = 0;
+  const commit_outcome* first_failure = nullptr;
+  for (const auto& o : outcomes) {
+    st.core->committed(o);
+    if (o.metadata_dropped) {
+      st.offset_map_budget /= 2;
+      log::warn(
+        "the broker refused a commit's offset map as too large (offset.metadata.max.bytes); "
+        "committed without it, and the map is kept smaller from now on",
+        {{"route", st.settings.route},
+         {"partition", name_of(o.partition)},
+         {"offset_map_budget", st.offset_map_budget}});
+    } else if (!o.error.empty()) {
+      ++failed;
+      first_failure = first_failure != nullptr ? first_failure : &o;
+    }
+  }
+  if (failed > 0) {
+    st.metrics->actors[route_counter::commit_failures] += failed;
+    log::warn("offset commit failed", {{"route", st.settings.route},
+                                       {"partitions", failed},
+                                       {"partition", name_of(first_failure->partition)},
+                                       {"offset", first_failure->offset},
+                                       {"error", first_failure->error}});
+  }
+}
+
+void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
+  auto& st = self->state;
+  finish_revoke(self, true);  // the group moved on: a revoke still waiting ends here
   st.core->assign(ps, unix_now_ms());
   publish(self);
   tell_quota_share(self);
   st.metrics->assigned = true;
-  log::info("partitions assigned",
-            {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
+  std::vector<partition_id> ids;
+  std::size_t with_map = 0;
+  for (const auto& a : ps) {
+    ids.push_back(a.partition);
+    with_map += a.metadata.empty() ? 0 : 1;
+  }
+  log::info("partitions assigned", {{"route", st.settings.route},
+                                    {"partitions", log::compact_partition_list(ids)},
+                                    {"with_offset_map", with_map}});
   if (st.draining) {
-    // A rebalance while draining: the eager protocol revoked every partition first, so nothing
-    // in flight can be committed by this instance any more, and sitting on the new assignment
-    // until the drain deadline would leave it without a consumer. Leave the group now (from a
-    // message, not inside this callback, which runs within librdkafka's poll).
+    // A rebalance while draining: sitting on the new assignment until the drain deadline would
+    // leave it without a consumer. Leave the group now (from a message, not inside this
+    // callback, which runs within librdkafka's poll).
     log::info("assigned while draining: leaving the group at once",
-              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
+              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ids)}});
     self->send(self, drain_deadline_atom::value);
   }
 }
 
-void on_revoked(self_ptr self, const std::vector<partition_id>& ps) {
+namespace {
+
+// Commits the partitions' last commit points (synchronously: they are given up next), then
+// forgets them.
+void give_up(self_ptr self, const std::vector<partition_id>& ps) {
   auto& st = self->state;
+  try {
+    st.kafka->commit(st.core->commit_points(st.offset_map_budget, ps), kafka::commit_mode::sync);
+  } catch (const kafka::kafka_error& e) {
+    ++st.metrics->actors[route_counter::commit_failures];
+    log::warn("offset commit on revoke failed",
+              {{"route", st.settings.route}, {"error", e.what()}});
+  }
   st.core->revoke(ps);
+}
+
+void after_revoke(self_ptr self) {
+  auto& st = self->state;
   publish(self);
   tell_quota_share(self);
-  log::info("partitions revoked",
-            {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
   if (st.draining && st.core->outstanding() == 0) {
     // Nothing left to finish: leave now rather than wait for the next assignment (from a
-    // message: this callback runs within librdkafka's poll).
+    // message: this may run within librdkafka's poll).
     self->send(self, drain_deadline_atom::value);
   }
+}
+
+}  // namespace
+
+kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost) {
+  auto& st = self->state;
+  finish_revoke(self, true);
+  if (lost) {
+    // The session timed out: another member may have the partitions now, and the group refuses
+    // this member's commits. What it finished is kept (consumer_core::assign uses it if it gets
+    // them back and nobody committed meanwhile).
+    st.core->revoke(ps);
+    log::warn("partitions lost",
+              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
+    after_revoke(self);
+    return kafka::revoke_timing::now;
+  }
+  if (st.closed) {
+    st.core->revoke(ps);  // close_consumer committed them
+    after_revoke(self);
+    return kafka::revoke_timing::now;
+  }
+  st.core->begin_revoke(ps);
+  const auto waiting = st.core->outstanding_of(ps);
+  if (waiting == 0) {
+    give_up(self, ps);
+    log::info("partitions revoked",
+              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
+    after_revoke(self);
+    return kafka::revoke_timing::now;
+  }
+  st.revoking = ps;
+  st.revoke_started_ms = unix_now_ms();
+  ++st.revokes;
+  self->delayed_send(self, st.settings.revoke_drain_timeout, revoke_deadline_atom::value,
+                     st.revokes);
+  log::info("partitions revoked: waiting for their records in flight",
+            {{"route", st.settings.route},
+             {"partitions", log::compact_partition_list(ps)},
+             {"in_flight", waiting},
+             {"timeout_ms", st.settings.revoke_drain_timeout.count()}});
+  return kafka::revoke_timing::later;
+}
+
+void finish_revoke(self_ptr self, bool deadline) {
+  auto& st = self->state;
+  if (st.revoking.empty()) {
+    return;
+  }
+  const auto left = st.core->outstanding_of(st.revoking);
+  if (left > 0 && !deadline) {
+    return;
+  }
+  const auto ps = std::exchange(st.revoking, {});
+  give_up(self, ps);
+  st.kafka->complete_revoke();
+  // What did not finish is the next owner's: its outcome, when it comes, changes no commit.
+  log::info("partitions revoked", {{"route", st.settings.route},
+                                   {"partitions", log::compact_partition_list(ps)},
+                                   {"waited_ms", unix_now_ms() - st.revoke_started_ms},
+                                   {"left_in_flight", left}});
+  after_revoke(self);
 }
 
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {

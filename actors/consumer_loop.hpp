@@ -21,8 +21,13 @@ std::string name_of(const partition_id& p);
 // and the partitions' statuses when a pause changed (else at most once a second).
 void publish(self_ptr self);
 
-// Stores every commit point, closes librdkafka's consumer (leaving the group) and quits.
+// Commits every commit point, closes librdkafka's consumer (leaving the group) and quits.
 void close_consumer(self_ptr self);
+
+// Commits the commit points (and offset maps) that moved since the last commit.
+void commit_moved(self_ptr self, kafka::commit_mode mode);
+// The broker's answers to a commit.
+void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes);
 // Draining and nothing handed out any more: close.
 void check_drained(self_ptr self);
 
@@ -36,9 +41,13 @@ void poll_turn(self_ptr self);
 // partitions hold (a warning at most once a minute, and courier_consumer_fetch_starved_total).
 void on_positions(self_ptr self, const std::vector<kafka::partition_position>& ps);
 
-// librdkafka's rebalance callbacks (they run inside poll).
-void on_assigned(self_ptr self, const std::vector<partition_id>& ps);
-void on_revoked(self_ptr self, const std::vector<partition_id>& ps);
+// librdkafka's rebalance callbacks (they run inside poll). A revoke (not lost, not closing)
+// waits for the partitions' records handed out, up to revoke_drain_timeout: finish_revoke then
+// commits them and gives them up.
+void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps);
+kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost);
+// The revoke waiting, if any, once its records finished (`deadline`: or its time is up).
+void finish_revoke(self_ptr self, bool deadline);
 
 // A route-wide pause reason on or off; the partitions whose reasons changed, compacted for the
 // log (one entry a topic: "t[0-3,5]").

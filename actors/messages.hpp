@@ -133,6 +133,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, refresh_atom, "refresh")
   CAF_ADD_ATOM(courier, courier::actors, share_atom, "share")
   CAF_ADD_ATOM(courier, courier::actors, token_atom, "token")
+  CAF_ADD_ATOM(courier, courier::actors, commit_atom, "commit")
+  CAF_ADD_ATOM(courier, courier::actors, revoke_deadline_atom, "revokedead")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 

@@ -41,7 +41,8 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
   constexpr std::string_view records = "courier_partition_records_total";
   e.family(records,
            "A partition's records by state: consumed = delivered + retried + dead_lettered + "
-           "released (revoked while in flight) + courier_partition_in_flight.",
+           "released (revoked while in flight) + already_done (done by the committed offset map, "
+           "not delivered again) + courier_partition_in_flight.",
            family_type::counter);
   for (const auto& r : routes) {
     for (const auto& p : r.partitions) {
@@ -52,7 +53,8 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
             {"delivered", a.delivered},
             {"retried", a.retried},
             {"dead_lettered", a.dead_lettered},
-            {"released", a.released}}) {
+            {"released", a.released},
+            {"already_done", a.already_done}}) {
         auto with_state = l;
         with_state.emplace_back("state", state);
         e.sample(records, with_state, value);
@@ -108,7 +110,8 @@ nlohmann::json partitions_json(const route_snapshot& r) {
           {"delivered", a.delivered},
           {"retried", a.retried},
           {"dead_lettered", a.dead_lettered},
-          {"released", a.released}}},
+          {"released", a.released},
+          {"already_done", a.already_done}}},
         {"paused", !p.paused_reasons.empty()},
         {"paused_reasons", p.paused_reasons},
     };

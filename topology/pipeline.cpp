@@ -15,6 +15,7 @@
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
 #include "core/kafka/admin.hpp"
+#include "core/model/decimal.hpp"
 #include "core/retry/rewrite_producer.hpp"
 #include "topology/credentials.hpp"
 #include "topology/preflight.hpp"
@@ -30,6 +31,19 @@ std::uint64_t seed_or_random(std::uint64_t seed) {
   }
   std::random_device rd;
   return (static_cast<std::uint64_t>(rd()) << 32U) ^ rd();
+}
+
+// How often a route commits the offsets that moved: auto.commit.interval.ms, librdkafka's
+// setting for it (5 s by default), though courier commits itself (it carries an offset map).
+std::chrono::milliseconds commit_interval(const kafka_config& k) {
+  constexpr std::int64_t librdkafka_default_ms = 5000;
+  constexpr std::int64_t shortest_ms = 10;
+  std::int64_t ms = librdkafka_default_ms;
+  if (const auto it = k.properties.find("auto.commit.interval.ms"); it != k.properties.end()) {
+    // librdkafka refuses a value that is not an integer when the consumer is made.
+    ms = parse_decimal<std::int64_t>(it->second).value_or(librdkafka_default_ms);
+  }
+  return std::chrono::milliseconds{std::max(ms, shortest_ms)};
 }
 
 }  // namespace
@@ -105,6 +119,11 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     cs.core.head_of_line_records = route.head_of_line_records;
     cs.core.head_of_line_age = route.head_of_line_age;
     cs.drain_timeout = options_.drain_timeout;
+    cs.revoke_drain_timeout = cfg.kafka.revoke_drain_timeout;
+    cs.commit_interval = commit_interval(cfg.kafka);
+    // A burst of a route's bound finished is committed at once, not at the next interval: a
+    // crash then delivers again at most about that many records that were done.
+    cs.core.commit_after_records = route.max_in_flight;
     if (route.rate_limit) {
       // The quota is shared by the partitions: each instance takes its assignment's share.
       cs.source_topic = route.topic;

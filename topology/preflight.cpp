@@ -29,11 +29,11 @@ constexpr std::array<owned_property, 8> courier_owned_properties{{
     {"bootstrap.servers", "courier sets it from kafka.brokers (or KAFKA_BROKERS); set that"},
     {"group.id", "courier sets it from kafka.group_id; set that"},
     {"enable.auto.offset.store",
-     "courier stores a record's offset itself, once the record is delivered or written to a retry "
-     "tier or the DLQ; librdkafka's own store would commit records never delivered"},
+     "courier commits a record's offset itself, once the record is delivered or written to a "
+     "retry tier or the DLQ; librdkafka's own store would commit records never delivered"},
     {"enable.auto.commit",
-     "courier commits the offsets it stored with librdkafka's automatic commit; "
-     "auto.commit.interval.ms sets how often"},
+     "courier commits offsets itself, with the offsets done above the commit point in the "
+     "commit's metadata; auto.commit.interval.ms sets how often"},
     {"enable.idempotence",
      "the retry tier and DLQ producer is idempotent, so a produce retried after a lost "
      "acknowledgement writes no second copy"},

@@ -158,6 +158,9 @@ struct kafka_config {
   std::string group_id = "courier";
   // Extra librdkafka properties, passed through untouched.
   std::map<std::string, std::string> properties;
+  // How long a revoked partition's records in flight may take to finish before its last commit
+  // (the rest are left to its next owner); below max.poll.interval.ms, the rebalance timeout.
+  std::chrono::milliseconds revoke_drain_timeout{2000};
 };
 
 // The admin HTTP listener (/metrics, /healthz, /readyz, /state).

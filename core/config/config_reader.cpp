@@ -189,7 +189,7 @@ std::chrono::milliseconds read_duration(const json& obj, const std::string& path
 }
 
 kafka_config parse_kafka(const json& obj, const std::string& path) {
-  check_object(obj, path, {"brokers", "group_id", "properties"});
+  check_object(obj, path, {"brokers", "group_id", "properties", "revoke_drain_timeout"});
   kafka_config k;
   k.brokers = read_string(obj, path, "brokers", k.brokers);
   k.group_id = read_string(obj, path, "group_id", k.group_id);
@@ -210,6 +210,23 @@ kafka_config parse_kafka(const json& obj, const std::string& path) {
         throw wrong_type(key, "a string, number or boolean", item.value());
       }
     }
+  }
+  k.revoke_drain_timeout = read_duration(obj, path, "revoke_drain_timeout", k.revoke_drain_timeout);
+  // The group waits for a revoke at most its rebalance timeout, max.poll.interval.ms.
+  std::int64_t rebalance_timeout_ms = 300000;
+  if (const auto it = k.properties.find("max.poll.interval.ms"); it != k.properties.end()) {
+    char* end = nullptr;
+    const auto v = std::strtoll(it->second.c_str(), &end, 10);
+    if (end != it->second.c_str() && *end == '\0' && v > 0) {
+      rebalance_timeout_ms = v;
+    }
+  }
+  if (k.revoke_drain_timeout.count() >= rebalance_timeout_ms) {
+    throw config_error{join_key(path, "revoke_drain_timeout"),
+                       "must be below max.poll.interval.ms (" +
+                           std::to_string(rebalance_timeout_ms) +
+                           " ms), the time the group waits for a revoke; got " +
+                           std::to_string(k.revoke_drain_timeout.count()) + " ms"};
   }
   return k;
 }

@@ -21,6 +21,8 @@ std::string to_string(consumer_core::intake i) {
       return "duplicate";
     case consumer_core::intake::not_assigned:
       return "not_assigned";
+    case consumer_core::intake::already_done:
+      return "already_done";
   }
   return "unknown";
 }
@@ -28,8 +30,9 @@ std::string to_string(consumer_core::intake i) {
 consumer_core::consumer_core(consumer_core_settings settings, consumer_backend& io)
     : settings_(std::move(settings)), io_(io) {}
 
-void consumer_core::assign(const std::vector<partition_id>& ps, std::int64_t now_ms) {
-  for (const auto& p : ps) {
+void consumer_core::assign(const std::vector<assigned_partition>& ps, std::int64_t now_ms) {
+  for (const auto& a : ps) {
+    const auto& p = a.partition;
     auto [it, fresh] =
         book_.try_emplace(p, partition_entry{offset_tracker{},
                                              head_of_line_guard{settings_.head_of_line_records,
@@ -37,43 +40,125 @@ void consumer_core::assign(const std::vector<partition_id>& ps, std::int64_t now
                                              std::nullopt,
                                              {},
                                              std::nullopt,
+                                             {},
+                                             false,
                                              {}});
     if (fresh) {
+      it->second.tracker.seed(seed_for(a));
       (void)it->second.head.check(it->second.tracker, now_ms);
     }
     apply(pauses_.assign(p));
   }
 }
 
-void consumer_core::revoke(const std::vector<partition_id>& ps) {
+done_offsets consumer_core::seed_for(const assigned_partition& a) {
+  const auto& p = a.partition;
+  done_offsets seed;
+  if (a.committed) {
+    switch (decode_offset_map(a.metadata, *a.committed, seed)) {
+      case offset_map_read::none:
+        break;
+      case offset_map_read::read:
+        ++counts_[consumer_counter::offset_maps_read];
+        break;
+      case offset_map_read::foreign:
+      case offset_map_read::malformed:
+        ++counts_[consumer_counter::offset_maps_ignored];
+        break;
+    }
+  }
+  auto former = former_.find(p);
+  if (former == former_.end()) {
+    if (a.committed) {
+      last_committed_[p] = *a.committed;
+    }
+    return seed;
+  }
+  // Nobody committed since this consumer last did (or last found committed): what it finished
+  // meanwhile is still ahead of the commit point, and done.
+  const auto last = last_committed_.find(p);
+  if (a.committed && last != last_committed_.end() && last->second == *a.committed &&
+      former->second.commit_point) {
+    seed.add(*a.committed, *former->second.commit_point);
+    for (const auto& [begin, end] : former->second.done.runs()) {
+      seed.add(begin, end);
+    }
+    seed.erase_below(*a.committed);
+  }
+  // The records still with the delivery pool are fetched again: their outcomes, when they
+  // come, are the old copies'.
+  for (const auto offset : former->second.handed_out) {
+    orphans_[p].insert(offset);
+  }
+  former_.erase(former);
+  if (a.committed) {
+    last_committed_[p] = *a.committed;
+  }
+  return seed;
+}
+
+void consumer_core::begin_revoke(const std::vector<partition_id>& ps) {
   for (const auto& p : ps) {
     auto it = book_.find(p);
-    if (it == book_.end()) {
+    if (it == book_.end() || it->second.revoking) {
       continue;
     }
-    store(p, it->second.tracker);
-    accounts_[p].released += it->second.tracker.in_flight();
-    tracked_ -= it->second.tracker.in_flight();
-    // What was never handed out (held in the due gate or in overflow) is forgotten; what the
-    // delivery pool has still reports an outcome, which must not count for the partition's
-    // next assignment (the same records fetched again are in flight there).
-    const auto gated = gate_.drop(p);
-    std::set<std::int64_t> kept{gated.begin(), gated.end()};
+    auto& e = it->second;
+    e.revoking = true;
+    // What was never handed out (held in the due gate or in overflow) stays in flight, not done:
+    // the next owner fetches it again.
+    for (const auto offset : gate_.drop(p)) {
+      e.withheld.insert(offset);
+    }
     overflow_.erase(std::remove_if(overflow_.begin(), overflow_.end(),
                                    [&](const record& r) {
                                      const bool of_p =
                                          r.topic == p.topic && r.partition == p.partition;
                                      if (of_p) {
-                                       kept.insert(r.offset);
+                                       e.withheld.insert(r.offset);
                                      }
                                      return of_p;
                                    }),
                     overflow_.end());
-    for (const auto offset : it->second.tracker.in_flight_offsets()) {
-      if (kept.count(offset) == 0) {
-        orphans_[p].insert(offset);
+    e.overflowed.clear();
+    withheld_ += e.withheld.size();
+  }
+}
+
+std::size_t consumer_core::outstanding_of(const std::vector<partition_id>& ps) const {
+  std::size_t n = 0;
+  for (const auto& p : ps) {
+    auto it = book_.find(p);
+    if (it == book_.end()) {
+      continue;
+    }
+    const auto& e = it->second;
+    n += e.tracker.in_flight() - e.withheld.size() - e.overflowed.size() - gate_.held_count(p);
+  }
+  return n;
+}
+
+void consumer_core::revoke(const std::vector<partition_id>& ps) {
+  begin_revoke(ps);
+  for (const auto& p : ps) {
+    auto it = book_.find(p);
+    if (it == book_.end()) {
+      continue;
+    }
+    auto& e = it->second;
+    accounts_[p].released += e.tracker.in_flight();
+    tracked_ -= e.tracker.in_flight();
+    withheld_ -= e.withheld.size();
+    former_partition former;
+    former.commit_point = e.tracker.committable();
+    former.done = e.tracker.done_above_commit();
+    for (const auto offset : e.tracker.in_flight_offsets()) {
+      if (e.withheld.count(offset) == 0) {
+        former.handed_out.insert(offset);
       }
     }
+    former_[p] = std::move(former);
+    changed_.erase(p);
     book_.erase(it);
     pauses_.revoke(p);  // the librdkafka wrapper resumes a revoked partition before giving it up
   }
@@ -86,12 +171,26 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
     return intake::not_assigned;
   }
   auto& e = it->second;
-  if (!e.tracker.track(r.offset)) {
-    // A rewind re-delivered a record this consumer holds or finished: the copy it has (or had)
-    // is the one that counts; handing this one out too would make the in-flight bookkeeping
-    // disagree with the tracker.
-    ++counts_[consumer_counter::rewound_duplicates];
-    return intake::duplicate;
+  if (e.revoking) {
+    return intake::not_assigned;  // left to the next owner, as the records withheld
+  }
+  switch (e.tracker.track(r.offset)) {
+    case offset_tracker::track_result::tracked:
+      break;
+    case offset_tracker::track_result::duplicate:
+      // A rewind re-delivered a record this consumer holds or finished: the copy it has (or
+      // had) is the one that counts; handing this one out too would make the in-flight
+      // bookkeeping disagree with the tracker.
+      ++counts_[consumer_counter::rewound_duplicates];
+      return intake::duplicate;
+    case offset_tracker::track_result::already_done:
+      ++counts_[consumer_counter::consumed];
+      ++counts_[consumer_counter::already_done];
+      ++accounts_[p].consumed;
+      ++accounts_[p].already_done;
+      mark_changed(p);
+      check_head(p, e, now_ms);
+      return intake::already_done;
   }
   ++counts_[consumer_counter::consumed];
   ++accounts_[p].consumed;
@@ -131,6 +230,14 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
 
 bool consumer_core::complete(const partition_id& p, std::int64_t offset, delivery_end how,
                              std::int64_t now_ms) {
+  if (auto f = former_.find(p); f != former_.end()) {
+    // Handed out before a revoke, and the partition not assigned here since: finished, which
+    // a later assignment may use (seed_for), but it counts for nothing else.
+    if (f->second.handed_out.erase(offset) != 0) {
+      f->second.done.add(offset, offset + 1);
+      return false;
+    }
+  }
   if (auto o = orphans_.find(p); o != orphans_.end()) {
     if (auto copy = o->second.find(offset); copy != o->second.end()) {
       // Handed out before a revoke. Should the partition be assigned again with that record
@@ -148,7 +255,7 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
     return false;  // revoked: the partition's new owner delivers it again (at-least-once)
   }
   auto& e = it->second;
-  if (!e.tracker.complete(offset)) {
+  if (e.withheld.count(offset) != 0 || !e.tracker.complete(offset)) {
     return false;
   }
   --tracked_;
@@ -167,7 +274,7 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
   if (e.blocked.erase(offset) != 0 && e.blocked.empty()) {
     apply(pauses_.set(p, pause_reason::produce_blocked, false));
   }
-  store(p, e.tracker);
+  mark_changed(p);
   update_backpressure(p, e.tracker);
   check_head(p, e, now_ms);
   return true;
@@ -244,14 +351,47 @@ std::size_t consumer_core::blocked_count(const partition_id& p) const {
   return it == book_.end() ? 0 : it->second.blocked.size();
 }
 
-void consumer_core::store_all() {
-  for (const auto& [p, e] : book_) {
-    store(p, e.tracker);
+std::vector<offset_commit> consumer_core::commit_points(std::size_t budget) {
+  const std::vector<partition_id> changed{changed_.begin(), changed_.end()};
+  return commit_points(budget, changed);
+}
+
+std::vector<offset_commit> consumer_core::commit_points(std::size_t budget,
+                                                        const std::vector<partition_id>& only) {
+  std::vector<offset_commit> out;
+  for (const auto& p : only) {
+    changed_.erase(p);
+    auto it = book_.find(p);
+    if (it == book_.end()) {
+      continue;
+    }
+    const auto& t = it->second.tracker;
+    if (const auto next = t.committable()) {
+      out.push_back(
+          offset_commit{p, *next, encode_offset_map(*next, t.done_above_commit(), budget)});
+    }
+  }
+  if (changed_.empty()) {
+    finished_since_commit_ = 0;
+  }
+  return out;
+}
+
+void consumer_core::committed(const commit_outcome& o) {
+  if (o.error.empty()) {
+    last_committed_[o.partition] = o.offset;
+  } else if (book_.count(o.partition) != 0) {
+    changed_.insert(o.partition);  // with the next commit
   }
 }
 
+bool consumer_core::commit_due() const {
+  return settings_.commit_after_records != 0 &&
+         finished_since_commit_ >= settings_.commit_after_records;
+}
+
 std::size_t consumer_core::outstanding() const {
-  return tracked_ - overflow_.size() - gate_.size() - releasing_;
+  return tracked_ - overflow_.size() - gate_.size() - releasing_ - withheld_;
 }
 
 std::size_t consumer_core::in_flight() const { return tracked_; }
@@ -343,10 +483,9 @@ void consumer_core::apply(const partition_pauses::change& c) {
   }
 }
 
-void consumer_core::store(const partition_id& p, const offset_tracker& t) {
-  if (auto next = t.committable()) {
-    io_.store_offset(p, *next);
-  }
+void consumer_core::mark_changed(const partition_id& p) {
+  changed_.insert(p);
+  ++finished_since_commit_;
 }
 
 // The head-of-line bound: a head that holds its partition back too far is moved on by the

@@ -15,7 +15,9 @@
 #include "core/flow/head_of_line.hpp"
 #include "core/flow/offset_tracker.hpp"
 #include "core/flow/partition_pauses.hpp"
+#include "core/flow/offset_map.hpp"
 #include "core/model/delivery_end.hpp"
+#include "core/model/offset_commit.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
 
@@ -32,8 +34,6 @@ class consumer_backend {
   // Flip librdkafka's fetch flag of these partitions.
   virtual void pause(const std::vector<partition_id>& ps) = 0;
   virtual void resume(const std::vector<partition_id>& ps) = 0;
-  // Store the next offset to commit (last done + 1).
-  virtual void store_offset(const partition_id& p, std::int64_t next_offset) = 0;
   // Call consumer_core::wake(p) at `at_ms` (wall clock): a gated record may be due, or a head
   // may pass the age bound. Arming again before it fired is fine (the core ignores early calls).
   virtual void wake_at(const partition_id& p, std::int64_t at_ms) = 0;
@@ -54,6 +54,9 @@ struct consumer_core_settings {
   // The longest of the route's retry-tier delays: a due time further ahead than this (and
   // due_skew_allowance) was not written by courier's clock and delay, and is not waited for.
   std::chrono::milliseconds longest_retry_delay{0};
+  // After this many records finished since the last commit, commit_due() says so: a burst is
+  // committed before the commit interval is up. 0: only the interval.
+  std::size_t commit_after_records = 0;
 };
 
 // How far a tier record's due time may lie beyond now plus the longest retry delay: clocks of
@@ -61,15 +64,17 @@ struct consumer_core_settings {
 constexpr std::chrono::milliseconds due_skew_allowance{5 * 60 * 1000};
 
 // One partition's records since this consumer first had it. The identity
-// consumed = delivered + retried + dead_lettered + released + in flight holds at every step:
-// `released` are the records in flight when the partition was revoked (its next owner fetches
-// them again; their late outcomes are ignored here).
+// consumed = delivered + retried + dead_lettered + released + already_done + in flight holds at
+// every step: `released` are the records in flight when the partition was revoked (its next
+// owner fetches them again; their late outcomes do not count here), `already_done` those the
+// offset map committed with the partition said were done (not delivered again).
 struct partition_accounting {
   std::uint64_t consumed = 0;  // fetched and taken (rewound duplicates are not)
   std::uint64_t delivered = 0;
   std::uint64_t retried = 0;
   std::uint64_t dead_lettered = 0;
   std::uint64_t released = 0;
+  std::uint64_t already_done = 0;
 };
 
 // The consumer's protocol, with no I/O of its own (in the manner of Zeek Broker's
@@ -95,19 +100,39 @@ class consumer_core {
   consumer_core(const consumer_core&) = delete;
   consumer_core& operator=(const consumer_core&) = delete;
 
-  // Rebalance. A new partition takes the route-wide pause reasons; a revoked one stores its
-  // offset and forgets its records (those not handed out are fetched again by its next owner;
-  // the outcomes of those handed out are ignored when they come, one per record, also once
-  // the partition is assigned here again and the same offsets are in flight anew).
-  void assign(const std::vector<partition_id>& ps, std::int64_t now_ms);
+  // Rebalance. A new partition takes the route-wide pause reasons, and the offsets its
+  // committed offset map says are done (they are skipped when fetched). A revoked one forgets
+  // its records (those not handed out are fetched again by its next owner); the outcomes of
+  // those handed out still say what this consumer finished, but count for nothing else, also
+  // once the partition is assigned here again and the same offsets are in flight anew. Got
+  // back with the committed offset this consumer last saw (nobody committed meanwhile, as
+  // after a lost assignment), what it finished since is taken as done, as if committed.
+  void assign(const std::vector<assigned_partition>& ps, std::int64_t now_ms);
   void revoke(const std::vector<partition_id>& ps);
+  // A revoke that waits for the records handed out (the drain on revoke): from here on the
+  // partitions take no record and hand none out (what is held in the due gate or overflow is
+  // left to the next owner); revoke() follows once they finished or the wait is over.
+  void begin_revoke(const std::vector<partition_id>& ps);
+  // Records of these partitions handed to the delivery pool and not finished.
+  [[nodiscard]] std::size_t outstanding_of(const std::vector<partition_id>& ps) const;
+
+  // What to commit: the commit point and offset map (at most `budget` characters) of every
+  // assigned partition that changed since its last commit, or of `only` (changed or not).
+  std::vector<offset_commit> commit_points(std::size_t budget);
+  std::vector<offset_commit> commit_points(std::size_t budget,
+                                           const std::vector<partition_id>& only);
+  // The broker's answer to a commit: a failed one is committed again with the next.
+  void committed(const commit_outcome& o);
+  // Enough records finished since the last commit_points() (settings.commit_after_records).
+  [[nodiscard]] bool commit_due() const;
 
   enum class intake : std::uint8_t {
     dispatched,    // handed to the delivery pool
     overflowed,    // kept until there is room
     gated,         // a retry-tier record waiting for its due time
     duplicate,     // seen before (a rewind): dropped, the copy already counted is the one
-    not_assigned,  // revoked while the record was in the poll's hands: dropped
+    not_assigned,  // revoked (or being revoked) while the record was in the poll's hands: dropped
+    already_done,  // the partition's offset map says it is done: not delivered again
   };
   // A record fetched from librdkafka.
   intake take(record r, std::int64_t now_ms);
@@ -138,9 +163,6 @@ class consumer_core {
   // cannot move. Returns whether the partition's pause reasons changed.
   bool set_blocked(const partition_id& p, std::int64_t offset, bool on);
   std::size_t blocked_count(const partition_id& p) const;
-
-  // Stores the commit point of every assigned partition (before close).
-  void store_all();
 
   std::size_t room() const;
   // Whether the caller should take records now: room for a refill (max_in_flight / 32, at least
@@ -176,7 +198,7 @@ class consumer_core {
     bool assigned = false;
     std::vector<pause_reason> reasons;  // empty: fetching
     std::optional<std::int64_t> paused_since_ms;
-    std::optional<std::int64_t> committable;  // the next offset this consumer stores
+    std::optional<std::int64_t> committable;  // the next offset this consumer commits
     std::size_t in_flight = 0;
     std::size_t held_until_due = 0;  // of in_flight: retry-tier records waiting in the due gate
     partition_accounting accounting;
@@ -193,11 +215,24 @@ class consumer_core {
     std::set<std::int64_t> blocked;             // offsets whose onward produce is failing
     std::optional<std::int64_t> paused_since_ms;
     std::deque<std::int64_t> overflowed;  // its records' offsets in overflow_, in order
+    bool revoking = false;                // begin_revoke(): takes and hands out nothing
+    std::set<std::int64_t> withheld;      // tracked, never handed out, left to the next owner
+  };
+  // What this consumer knows of a partition it no longer has: the offsets it finished above the
+  // commit point of its last tracker, and those still with the delivery pool (their outcomes
+  // come and are added to `done`).
+  struct former_partition {
+    std::optional<std::int64_t> commit_point;  // its tracker's committable() at the revoke
+    done_offsets done;
+    std::set<std::int64_t> handed_out;
   };
 
   intake hand_out(partition_entry& e, record r);
   void apply(const partition_pauses::change& c);
-  void store(const partition_id& p, const offset_tracker& t);
+  void mark_changed(const partition_id& p);
+  // The seed of a partition assigned again: what its offset map says, and what this consumer
+  // finished since, when the committed offset is the one it last saw.
+  done_offsets seed_for(const assigned_partition& a);
   void check_head(const partition_id& p, partition_entry& e, std::int64_t now_ms);
   // The partition's head is not handed out yet: its first record held in the due gate, or in
   // overflow waiting for room.
@@ -213,10 +248,16 @@ class consumer_core {
   partition_pauses pauses_;
   due_gate gate_;
   std::deque<record> overflow_;
-  // Per partition, the offsets handed out before a revoke whose outcomes are still to come
-  // (a multiset: revoked twice while in flight twice).
+  // Per partition, the offsets handed out before a revoke whose outcomes are still to come,
+  // once the partition is assigned again (a multiset: revoked twice while in flight twice).
   std::map<partition_id, std::multiset<std::int64_t>> orphans_;
+  std::map<partition_id, former_partition> former_;
+  // The last offset committed (or found committed at an assignment), per partition.
+  std::map<partition_id, std::int64_t> last_committed_;
+  std::set<partition_id> changed_;  // assigned, changed since their last commit_points()
+  std::size_t finished_since_commit_ = 0;
   std::size_t tracked_ = 0;    // the sum of the trackers' in_flight()
+  std::size_t withheld_ = 0;   // the sum of the entries' withheld
   std::size_t releasing_ = 0;  // let out of the gate by wake(), being handed out
   consumer_counts counts_;
 };

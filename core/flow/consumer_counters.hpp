@@ -14,18 +14,29 @@ enum class consumer_counter : std::uint8_t {
   consumed,             // records fetched from the route's topics
   rewound_duplicates,   // fetched again after a rewind: dropped
   backpressure_pauses,  // a partition paused at its own in-flight bound
+  already_done,         // fetched, and done by the commit's offset map: not delivered again
+  offset_maps_read,     // assignments whose committed metadata was courier's offset map
+  offset_maps_ignored,  // assignments whose committed metadata was another client's, or broken
 };
 
 template <>
 struct metrics::counter_table<consumer_counter> {
   using c = consumer_counter;
-  static constexpr std::array<counter_spec<c>, 3> rows{{
+  static constexpr std::array<counter_spec<c>, 6> rows{{
       {c::consumed, "consumed", "courier_records_consumed_total",
        "Records fetched from the route's topics."},
       {c::rewound_duplicates, "rewound_duplicates", "courier_records_rewound_duplicates_total",
        "Records fetched again after a rewind and dropped."},
       {c::backpressure_pauses, "backpressure_pauses", "courier_backpressure_pauses_total",
        "Times a partition paused at its own in-flight bound."},
+      {c::already_done, "already_done", "courier_records_already_done_total",
+       "Records fetched that the offset map committed with their partition says were done "
+       "(delivered, dead-lettered or moved to a tier): not delivered again."},
+      {c::offset_maps_read, "offset_maps_read", "courier_offset_maps_read_total",
+       "Partitions assigned with courier's offset map in their committed metadata."},
+      {c::offset_maps_ignored, "offset_maps_ignored", "courier_offset_maps_ignored_total",
+       "Partitions assigned with committed metadata that is not courier's offset map, or is "
+       "broken: ignored (their records above the commit point are delivered again)."},
   }};
 };
 static_assert(metrics::counters_are_in_order<consumer_counter>());

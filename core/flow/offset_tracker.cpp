@@ -2,14 +2,30 @@
 
 namespace courier {
 
-bool offset_tracker::track(std::int64_t offset) {
+offset_tracker::track_result offset_tracker::track(std::int64_t offset) {
   if (last_tracked_ && offset <= *last_tracked_) {
-    return false;
+    return track_result::duplicate;
+  }
+  last_tracked_ = offset;
+  if (!seeded_.empty()) {
+    const bool done = seeded_.contains(offset);
+    seeded_.erase_below(offset + 1);
+    if (done) {
+      return track_result::already_done;
+    }
   }
   // Offsets only grow, so the hint makes every insert amortised constant time.
   in_flight_.insert(in_flight_.end(), offset);
-  last_tracked_ = offset;
-  return true;
+  return track_result::tracked;
+}
+
+void offset_tracker::seed(const done_offsets& done) {
+  for (const auto& [begin, end] : done.runs()) {
+    seeded_.add(begin, end);
+  }
+  if (last_tracked_) {
+    seeded_.erase_below(*last_tracked_ + 1);
+  }
 }
 
 bool offset_tracker::complete(std::int64_t offset) { return in_flight_.erase(offset) == 1; }
@@ -22,6 +38,25 @@ std::optional<std::int64_t> offset_tracker::committable() const {
     return *last_tracked_ + 1;
   }
   return std::nullopt;
+}
+
+done_offsets offset_tracker::done_above_commit() const {
+  done_offsets done = seeded_;
+  if (!last_tracked_) {
+    return done;
+  }
+  const std::int64_t horizon = *last_tracked_ + 1;
+  std::optional<std::int64_t> previous;
+  for (const auto offset : in_flight_) {
+    if (previous && offset > *previous + 1) {
+      done.add(*previous + 1, offset);
+    }
+    previous = offset;
+  }
+  if (previous && horizon > *previous + 1) {
+    done.add(*previous + 1, horizon);
+  }
+  return done;
 }
 
 std::size_t offset_tracker::in_flight() const { return in_flight_.size(); }

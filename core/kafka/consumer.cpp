@@ -59,10 +59,14 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
       {
           {"bootstrap.servers", s.bootstrap},
           {"group.id", s.group_id},
-          {"enable.auto.commit", "true"},
+          // The owner commits (consumer::commit), with the offsets done above the commit point in
+          // the commit's metadata: librdkafka's automatic commit cannot carry metadata.
+          {"enable.auto.commit", "false"},
           {"enable.auto.offset.store", "false"},
           {"auto.offset.reset", "earliest"},
-          {"partition.assignment.strategy", "range,roundrobin"},
+          // KIP-429: a join or a leave moves only the partitions that must move; the others keep
+          // delivering. "range,roundrobin" in kafka.properties is the eager protocol.
+          {"partition.assignment.strategy", "cooperative-sticky"},
           // A restarted instance is served once the dead one's session expired: 6 s (the broker's
           // default group.min.session.timeout.ms) instead of librdkafka's 45 s, so a restart
           // delivers again within 10 s. Heartbeats come from librdkafka's own thread: a busy
@@ -94,7 +98,7 @@ consumer::consumer(const consumer_settings& s, callbacks cb) : cb_(std::move(cb)
   rd_kafka_conf_set_rebalance_cb(conf.get(), &consumer::on_rebalance);
   rd_kafka_conf_set_error_cb(conf.get(), &consumer::on_kafka_error);
   rd_kafka_conf_set_stats_cb(conf.get(), &consumer::on_stats);
-  rd_kafka_conf_set_offset_commit_cb(conf.get(), &consumer::on_auto_commit);
+  rd_kafka_conf_set_offset_commit_cb(conf.get(), &consumer::on_async_commit);
   rd_kafka_conf_set_opaque(conf.get(), this);
   std::array<char, 512> reason{};
   rk_.reset(rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), reason.data(), reason.size()));
@@ -177,55 +181,66 @@ std::vector<record> consumer::poll(std::chrono::milliseconds timeout, std::size_
   return records;
 }
 
-bool consumer::store_offset(const partition_id& p, std::int64_t next_offset) {
-  return store_offsets({{p, next_offset}}) == 1;
-}
-
-std::size_t consumer::store_offsets(
-    const std::vector<std::pair<partition_id, std::int64_t>>& offsets) {
+void consumer::commit(const std::vector<offset_commit>& offsets, commit_mode mode) {
   if (offsets.empty()) {
-    return 0;
+    return;
   }
   topic_partition_list_ptr list{
       rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()))};
-  for (const auto& [p, next] : offsets) {
-    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = next;
-  }
-  const rd_kafka_resp_err_t err = rd_kafka_offsets_store(rk_.get(), list.get());
-  std::size_t stored = 0;
-  for (int i = 0; i < list->cnt; ++i) {
-    const auto& e = list->elems[i];
-    // ERR__STATE: known but not assigned; ERR__UNKNOWN_PARTITION: never seen by this consumer.
-    if (e.err == RD_KAFKA_RESP_ERR__STATE || e.err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
-      continue;
+  for (const auto& c : offsets) {
+    auto* e = rd_kafka_topic_partition_list_add(list.get(), c.partition.topic.c_str(),
+                                                c.partition.partition);
+    e->offset = c.offset;
+    if (!c.metadata.empty()) {
+      // Freed with the list.
+      e->metadata = rd_kafka_mem_malloc(rk_.get(), c.metadata.size());
+      std::memcpy(e->metadata, c.metadata.data(), c.metadata.size());
+      e->metadata_size = c.metadata.size();
     }
-    if (e.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      throw kafka_error(e.err,
-                        "storing offset " + std::to_string(e.offset) + " for " + describe(e));
+  }
+  switch (mode) {
+    case commit_mode::sync: {
+      commit_result result;
+      const rd_kafka_resp_err_t err =
+          rd_kafka_commit_queue(rk_.get(), list.get(), /*rkqu=*/nullptr, &on_commit, &result);
+      committed(err, result.offsets ? result.offsets.get() : list.get(), mode);
+      return;
     }
-    ++stored;
+    case commit_mode::async: {
+      const rd_kafka_resp_err_t err = rd_kafka_commit(rk_.get(), list.get(), /*async=*/1);
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        committed(err, list.get(), mode);  // not sent: on_async_commit will not run for it
+      }
+      return;
+    }
   }
-  // The call's own error repeats a partition's (every one not assigned gives ERR__STATE).
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__STATE &&
-      err != RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
-    throw kafka_error(err, "storing " + std::to_string(offsets.size()) + " offsets");
-  }
-  return stored;
 }
 
-void consumer::commit_sync() {
-  commit_result result;
-  const rd_kafka_resp_err_t err =
-      rd_kafka_commit_queue(rk_.get(), /*offsets=*/nullptr, /*rkqu=*/nullptr, &on_commit, &result);
-  if (err == RD_KAFKA_RESP_ERR__NO_OFFSET) {
-    return;  // nothing stored since the last commit
+void consumer::committed(rd_kafka_resp_err_t err, const rd_kafka_topic_partition_list_t* offsets,
+                         commit_mode mode) {
+  if (offsets == nullptr) {
+    return;
   }
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw kafka_error(err, "committing stored offsets");
+  std::vector<commit_outcome> outcomes;
+  std::vector<offset_commit> without_metadata;
+  outcomes.reserve(static_cast<std::size_t>(offsets->cnt));
+  for (int i = 0; i < offsets->cnt; ++i) {
+    const auto& e = offsets->elems[i];
+    commit_outcome o{partition_id{e.topic, e.partition}, e.offset, {}, false};
+    const auto code = e.err != RD_KAFKA_RESP_ERR_NO_ERROR ? e.err : err;
+    if (code == RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE) {
+      o.metadata_dropped = true;
+      without_metadata.push_back(offset_commit{o.partition, e.offset, {}});
+    }
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      o.error = std::string(rd_kafka_err2str(code)) + " (" + rd_kafka_err2name(code) + ")";
+    }
+    outcomes.push_back(std::move(o));
   }
-  if (result.offsets) {
-    throw_partition_errors(result.offsets.get(), "committing stored offsets");
+  if (cb_.on_committed) {
+    cb_.on_committed(outcomes);
   }
+  commit(without_metadata, mode);
 }
 
 void consumer::pause(const std::vector<partition_id>& ps) {
@@ -280,17 +295,9 @@ void consumer::close() {
     return;
   }
   closed_ = true;  // whatever fails below, the handle is not used for consuming again
-  std::exception_ptr commit_failure;
-  try {
-    commit_sync();
-  } catch (const kafka_error&) {
-    commit_failure = std::current_exception();
-  }
+  complete_revoke();
   const rd_kafka_resp_err_t err = rd_kafka_consumer_close(rk_.get());
   rethrow_pending();
-  if (commit_failure) {
-    std::rethrow_exception(commit_failure);
-  }
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw kafka_error(err, "closing the consumer");
   }
@@ -349,29 +356,16 @@ int consumer::on_stats(rd_kafka_t* /*rk*/, char* json, std::size_t json_len, voi
   return 0;  // librdkafka frees `json`
 }
 
-void consumer::on_auto_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
-                              rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+void consumer::on_async_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
+                               rd_kafka_topic_partition_list_t* offsets, void* opaque) {
   auto* self = static_cast<consumer*>(opaque);
-  if (err == RD_KAFKA_RESP_ERR__NO_OFFSET) {
-    return;  // nothing stored since the last commit
-  }
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    self->commit_failed(std::string("auto-commit: ") + rd_kafka_err2str(err));
-    return;
-  }
-  for (int i = 0; offsets != nullptr && i < offsets->cnt; ++i) {
-    if (offsets->elems[i].err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      self->commit_failed("auto-commit of " + describe(offsets->elems[i]) + ": " +
-                          rd_kafka_err2str(offsets->elems[i].err));
+  try {
+    self->committed(err, offsets, commit_mode::async);
+  } catch (...) {
+    // Not across librdkafka's C frames: poll() rethrows it.
+    if (!self->pending_) {
+      self->pending_ = std::current_exception();
     }
-  }
-}
-
-void consumer::commit_failed(const std::string& why) {
-  if (cb_.on_commit_failed) {
-    cb_.on_commit_failed(why);
-  } else {
-    report(why);
   }
 }
 
@@ -402,40 +396,97 @@ void consumer::handle_rebalance(rd_kafka_resp_err_t err,
       }
     }
   };
+  // A revoke the owner kept (on_revoked answered `later`) is completed by the owner inside the
+  // callbacks below, or by this wrapper after them.
   const std::vector<partition_id> ids = to_partition_ids(partitions);
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-    guarded([&] { assign(partitions); });
-    if (cb_.on_assigned) {
-      guarded([&] { cb_.on_assigned(ids); });
+    std::vector<assigned_partition> given;
+    topic_partition_list_ptr with_offsets;
+    guarded([&] {
+      with_offsets.reset(rd_kafka_topic_partition_list_copy(partitions));
+      given = read_committed(with_offsets.get());
+      assign(with_offsets.get());
+    });
+    if (cb_.on_assigned && given.size() == ids.size()) {
+      guarded([&] { cb_.on_assigned(given); });
     }
+    guarded([&] { complete_revoke(); });  // one the owner kept and did not complete in there
     return;
   }
   if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+    const bool lost = rd_kafka_assignment_lost(rk_.get()) != 0;
+    auto timing = revoke_timing::now;
     if (cb_.on_revoked) {
-      guarded([&] { cb_.on_revoked(ids); });
+      guarded([&] { timing = cb_.on_revoked(ids, lost); });
     }
-    // Can fail while the group rebalances (REBALANCE_IN_PROGRESS): then the next owner starts
-    // at the last committed offsets and redelivers, which at-least-once allows. Reported only.
-    try {
-      commit_sync();
-    } catch (const kafka_error& e) {
-      commit_failed(std::string("commit on revoke: ") + e.what());
+    guarded([&] { complete_revoke(); });  // an earlier one the owner did not complete in there
+    revoking_.reset(rd_kafka_topic_partition_list_copy(partitions));
+    // Closing, the group does not wait: the owner committed before close().
+    if (timing == revoke_timing::now || closed_) {
+      guarded([&] { complete_revoke(); });
     }
-    // The pause flag would survive into the next assignment (librdkafka 2.0.2): clear it here,
-    // so every assignment starts fetching and the owner re-applies its pause state.
-    std::vector<partition_id> revoked_paused;
-    for (const partition_id& p : ids) {
-      if (paused_.count(p) > 0) {
-        revoked_paused.push_back(p);
-      }
-    }
-    guarded([&] { resume(revoked_paused); });
-    guarded([&] { unassign(partitions); });
     return;
   }
   report(std::string("rebalance failed: ") + rd_kafka_err2str(err) + " (" + rd_kafka_err2name(err) +
          "); dropping the assignment");
   guarded([&] { unassign(nullptr); });
+}
+
+void consumer::complete_revoke() {
+  if (!revoking_) {
+    return;
+  }
+  const topic_partition_list_ptr kept = std::move(revoking_);
+  // Only what is still assigned: a lost assignment may have taken some already.
+  const auto held = assignment();
+  const std::set<partition_id> assigned{held.begin(), held.end()};
+  std::vector<partition_id> still;
+  for (const auto& p : to_partition_ids(kept.get())) {
+    if (assigned.count(p) != 0) {
+      still.push_back(p);
+    }
+  }
+  if (still.empty()) {
+    return;
+  }
+  const topic_partition_list_ptr partitions = to_partition_list(still);
+  // The pause flag would survive into the next assignment (librdkafka 2.0.2): clear it here,
+  // so every assignment starts fetching and the owner re-applies its pause state.
+  std::vector<partition_id> revoked_paused;
+  for (const partition_id& p : still) {
+    if (paused_.count(p) > 0) {
+      revoked_paused.push_back(p);
+    }
+  }
+  resume(revoked_paused);
+  unassign(partitions.get());
+}
+
+std::vector<assigned_partition> consumer::read_committed(
+    rd_kafka_topic_partition_list_t* partitions) {
+  std::vector<assigned_partition> given;
+  given.reserve(static_cast<std::size_t>(partitions->cnt));
+  const rd_kafka_resp_err_t err =
+      rd_kafka_committed(rk_.get(), partitions, static_cast<int>(committed_fetch_bound.count()));
+  for (int i = 0; i < partitions->cnt; ++i) {
+    auto& e = partitions->elems[i];
+    assigned_partition a{partition_id{e.topic, e.partition}, std::nullopt, {}};
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR && e.err == RD_KAFKA_RESP_ERR_NO_ERROR && e.offset >= 0) {
+      a.committed = e.offset;
+      if (e.metadata != nullptr && e.metadata_size > 0) {
+        a.metadata.assign(static_cast<const char*>(e.metadata), e.metadata_size);
+      }
+    } else {
+      e.offset = RD_KAFKA_OFFSET_INVALID;  // librdkafka fetches from the committed offset itself
+    }
+    e.err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    given.push_back(std::move(a));
+  }
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    report(std::string("reading the committed offsets of the partitions assigned: ") +
+           rd_kafka_err2str(err) + "; their records above the commit point are delivered again");
+  }
+  return given;
 }
 
 void consumer::assign(const rd_kafka_topic_partition_list_t* partitions) {

@@ -12,6 +12,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -38,28 +39,35 @@ struct consumer_settings {
 // with `extra` over them.
 std::map<std::string, std::string> consumer_properties(const consumer_settings& s);
 
+// How long an assignment waits for the group's committed offsets and metadata (OffsetFetch)
+// before it starts without them (from librdkafka's own committed offsets, no offset map).
+inline constexpr std::chrono::milliseconds committed_fetch_bound{10000};
+
 // A high-level KafkaConsumer driven from one thread (a detached CAF actor). Defaults:
-// enable.auto.commit=true, enable.auto.offset.store=false, auto.offset.reset=earliest,
-// partition.assignment.strategy=range,roundrobin (eager), statistics.interval.ms=5000. Offsets are
-// committed only as the owner stores them. Every callback runs on the thread that calls poll() (or
-// close()). Not copyable or movable: librdkafka holds a pointer to it.
+// enable.auto.commit=false (the owner commits, with an offset map in the metadata),
+// auto.offset.reset=earliest, partition.assignment.strategy=cooperative-sticky (KIP-429: a
+// rebalance moves only the partitions that must move), statistics.interval.ms=5000. Every
+// callback runs on the thread that calls poll() (or commit(), close()). Not copyable or
+// movable: librdkafka holds a pointer to it.
 class consumer final : public group_consumer {
  public:
   struct callbacks {
-    // After the partitions were assigned: re-apply the owner's pause state here.
-    std::function<void(const std::vector<partition_id>&)> on_assigned;
-    // Before the assignment changes: store final offsets here; the wrapper then commits
-    // synchronously (a failed commit goes to on_error: the next owner redelivers from the last
-    // committed offset) and forgets the partitions' pause state.
-    std::function<void(const std::vector<partition_id>&)> on_revoked;
+    // After the partitions were assigned, with what the group committed for each (read before
+    // the fetch starts, which starts at that offset): re-apply the owner's pause state here.
+    std::function<void(const std::vector<assigned_partition>&)> on_assigned;
+    // Before the partitions are given up (only the ones that move, with cooperative-sticky);
+    // `lost`: the session timed out and another member may have them already, so nothing can
+    // be committed for them. Commit final offsets here and answer `now`, or answer `later` and
+    // call complete_revoke() (the group waits for it, up to its rebalance timeout). The wrapper
+    // forgets the partitions' pause state when it gives them up.
+    std::function<revoke_timing(const std::vector<partition_id>&, bool lost)> on_revoked;
+    // Each commit's outcome, partition by partition (sync: inside commit(); async: inside poll()).
+    std::function<void(const std::vector<commit_outcome>&)> on_committed;
     // Non-fatal errors and partition EOF; without a handler they go to stderr.
     std::function<void(const std::string&)> on_error;
     // Every statistics.interval.ms (5 s by default here): the fetched partitions' commit
     // points, high watermarks and lag (a paused partition's watermarks asked of the broker).
     std::function<void(const std::vector<partition_position>&)> on_positions;
-    // An offset commit (automatic, every auto.commit.interval.ms, or on revoke) that failed,
-    // with why; the next owner redelivers from the last committed offset.
-    std::function<void(const std::string&)> on_commit_failed;
     // Whether a broker connection is up: false at once when librdkafka reports all brokers
     // down, and from each statistics report.
     std::function<void(bool)> on_broker_up;
@@ -77,17 +85,13 @@ class consumer final : public group_consumer {
   // callback threw once the rebalance it was part of has completed.
   std::vector<record> poll(std::chrono::milliseconds timeout, std::size_t max_records) override;
 
-  // Stores `next_offset` (last done offset + 1) for the next commit. Returns false when the
-  // partition is not assigned to this consumer; throws kafka_error on other errors.
-  bool store_offset(const partition_id& p, std::int64_t next_offset) override;
+  // Commits the offsets with their metadata (rd_kafka_commit of one list). A partition whose
+  // metadata the broker refuses as too large (offset.metadata.max.bytes below courier's
+  // budget) is reported with metadata_dropped and committed again without it. Throws
+  // kafka_error only when the request cannot be made at all.
+  void commit(const std::vector<offset_commit>& offsets, commit_mode mode) override;
 
-  // The same for many partitions in one librdkafka call (rd_kafka_offsets_store of one list).
-  // Partitions not assigned are skipped; returns how many were stored.
-  std::size_t store_offsets(
-      const std::vector<std::pair<partition_id, std::int64_t>>& offsets) override;
-
-  // Commits the stored offsets of the current assignment; nothing stored is fine.
-  void commit_sync() override;
+  void complete_revoke() override;
 
   // Resume only resumes partitions paused through this wrapper (librdkafka 2.0.2 can rewind a
   // partition that is resumed without being paused). Both check every partition's error.
@@ -96,7 +100,8 @@ class consumer final : public group_consumer {
 
   std::vector<partition_id> assignment() const override;
 
-  // commit_sync(), then leave the group (on_revoked runs once more). Idempotent.
+  // Leaves the group (on_revoked runs once more, and the revoke is completed at once whatever
+  // it answers). The owner commits before. Idempotent.
   void close() override;
 
   rd_kafka_t* raw();
@@ -106,11 +111,17 @@ class consumer final : public group_consumer {
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
   static void on_kafka_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static int on_stats(rd_kafka_t* rk, char* json, std::size_t json_len, void* opaque);
-  static void on_auto_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
-                             rd_kafka_topic_partition_list_t* offsets, void* opaque);
+  static void on_async_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                              rd_kafka_topic_partition_list_t* offsets, void* opaque);
+  // Reports a commit's outcomes; those refused for their metadata's size are committed again
+  // without it, in the same mode.
+  void committed(rd_kafka_resp_err_t err, const rd_kafka_topic_partition_list_t* offsets,
+                 commit_mode mode);
+  // The partitions with the group's committed offsets and metadata (none if the broker does not
+  // answer within committed_fetch_bound).
+  std::vector<assigned_partition> read_committed(rd_kafka_topic_partition_list_t* partitions);
   // The statistics' positions with each paused partition's watermarks asked of the broker.
   std::vector<partition_position> with_paused_watermarks(std::vector<partition_position> ps);
-  void commit_failed(const std::string& why);
   void handle_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
   void assign(const rd_kafka_topic_partition_list_t* partitions);
   void unassign(const rd_kafka_topic_partition_list_t* partitions);
@@ -119,7 +130,8 @@ class consumer final : public group_consumer {
 
   callbacks cb_;
   std::set<partition_id> paused_;
-  std::exception_ptr pending_;  // thrown inside a librdkafka callback, rethrown after it
+  topic_partition_list_ptr revoking_;  // on_revoked answered `later`: given up by complete_revoke
+  std::exception_ptr pending_;         // thrown inside a librdkafka callback, rethrown after it
   bool fatal_ = false;
   bool closed_ = false;
   handle_ptr rk_;  // declared last: destroyed first, while the members above still exist

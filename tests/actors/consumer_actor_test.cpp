@@ -12,6 +12,7 @@
 
 #include "actors/breaker_actor.hpp"
 #include "actors/delivery_pool.hpp"
+#include "core/flow/offset_map.hpp"
 #include "core/log/log_output.hpp"
 #include "tests/actors/deterministic.hpp"
 #include "tests/actors/fake_consumer_group.hpp"
@@ -43,6 +44,8 @@ std::vector<std::string> keys(std::int64_t from, std::int64_t to) {
 struct ConsumerActor : ::testing::Test {
   static constexpr auto poll_wait = 50ms;  // the empty poll's wait, in virtual time
   static constexpr auto drain_timeout = 10s;
+  static constexpr auto revoke_drain_timeout = 2s;
+  static constexpr auto commit_interval = 1s;
 
   static route_config default_route() {
     route_config route;
@@ -75,7 +78,9 @@ struct ConsumerActor : ::testing::Test {
 
   // Spawns the consumer (not detached, as topology does: the coordinator runs it); its first
   // poll takes what the group was scripted with.
-  void start(std::int32_t source_partitions = 0) {
+  // `commit_after_records` 1: every outcome's commit point is committed at once, so a test reads
+  // it without waiting for the commit interval.
+  void start(std::int32_t source_partitions = 0, std::size_t commit_after_records = 1) {
     actors::consumer_actor_settings cs;
     cs.source_topic = topic;
     cs.source_partitions = source_partitions;
@@ -83,6 +88,9 @@ struct ConsumerActor : ::testing::Test {
     cs.route = "shipments";
     cs.core.max_in_flight = 64;
     cs.drain_timeout = drain_timeout;
+    cs.revoke_drain_timeout = revoke_drain_timeout;
+    cs.commit_interval = commit_interval;
+    cs.core.commit_after_records = commit_after_records;
     cs.open_consumer = group->factory();
     cs.empty_poll_wait = poll_wait;
     consumer = d.sys->spawn(actors::consumer_actor, cs, pool, metrics);
@@ -101,14 +109,27 @@ struct ConsumerActor : ::testing::Test {
   std::int64_t committed() const {
     EXPECT_LE(group->committed.size(), 1U) << "a commit for another partition";
     const auto it = group->committed.find(p0);
-    return it == group->committed.end() ? -1 : it->second;
+    return it == group->committed.end() ? -1 : it->second.offset;
   }
 
-  // The highest offset stored for p0 from the index `since` of the group's stores, -1: none.
-  std::int64_t highest_store(std::size_t since = 0) const {
+  // The offsets the offset map committed for p0 says are done.
+  done_offsets committed_map() const {
+    done_offsets done;
+    const auto it = group->committed.find(p0);
+    if (it != group->committed.end()) {
+      EXPECT_NE(decode_offset_map(it->second.metadata, it->second.offset, done),
+                offset_map_read::malformed);
+    }
+    return done;
+  }
+
+  // The highest offset committed for p0 from the index `since` of the group's commits, -1: none.
+  std::int64_t highest_commit(std::size_t since = 0) const {
     std::int64_t highest = -1;
-    for (const auto& s : group->stores_of(p0, since)) {
-      highest = std::max(highest, s.next_offset);
+    for (const auto& c : group->commits_of(p0, since)) {
+      if (c.taken) {
+        highest = std::max(highest, c.point.offset);
+      }
     }
     return highest;
   }
@@ -125,47 +146,131 @@ struct ConsumerActor : ::testing::Test {
 
 // -- revoke during delivery --------------------------------------------------------------------
 
-TEST_F(ConsumerActor, ARevokeCommitsOnlyTheDoneOffsetsAndALateOutcomeIsNotStored) {
+TEST_F(ConsumerActor, ARevokeWaitsForItsRecordsInFlightThenCommitsWithTheOffsetMap) {
   group->assign({p0});
-  group->fetch(p0, 0, 4);
+  group->fetch(p0, 0, 6);
   start();
-  ASSERT_EQ(http->unanswered(), keys(0, 4));
+  ASSERT_EQ(http->unanswered(), keys(0, 6));
   answer(0);
   answer(2);
-  EXPECT_EQ(highest_store(), 1) << "0 is done; 1 is not, so 2 does not count yet";
+  answer(4);
+  EXPECT_EQ(highest_commit(), 1) << "0 is done; 1 is not, so 2 does not move the commit point";
+  EXPECT_EQ(committed_map().runs(), (std::map<std::int64_t, std::int64_t>{{2, 3}, {4, 5}}))
+      << "but travels with it";
   group->revoke({p0});
   next_poll();  // the revocation runs inside it
-  EXPECT_EQ(committed(), 1) << "only 0 is done below the records in flight";
-  const auto at_revoke = group->stores.size();
-  // The outcomes of 1 and 3 come after the partition left this consumer.
+  EXPECT_TRUE(group->revoke_waiting) << "given up with 1, 3 and 5 in flight";
   answer(1);
+  EXPECT_TRUE(group->revoke_waiting) << "3 and 5 still in flight";
+  d.advance(revoke_drain_timeout);
+  EXPECT_FALSE(group->revoke_waiting) << "the wait is bounded";
+  EXPECT_EQ(committed(), 3) << "1 finished within the wait, and 2 was done";
+  EXPECT_EQ(committed_map().runs(), (std::map<std::int64_t, std::int64_t>{{4, 5}}));
+  // The outcomes of 3 and 5 come after the partition left this consumer.
+  const auto at_revoke = group->commits.size();
   answer(3);
-  EXPECT_TRUE(group->stores_of(p0, at_revoke).empty())
-      << "stored " << highest_store(at_revoke) << " for a partition no longer owned";
-  EXPECT_EQ(committed(), 1);
-  EXPECT_EQ(metrics->deliveries[delivery_counter::delivered].load(), 4U)
-      << "the receiver got each record";
+  answer(5);
+  EXPECT_TRUE(group->commits_of(p0, at_revoke).empty())
+      << "committed " << highest_commit(at_revoke) << " for a partition no longer owned";
+  EXPECT_EQ(committed(), 3);
+}
+
+TEST_F(ConsumerActor, ARevokeWhoseRecordsFinishInTimeCommitsThemAllAtOnce) {
+  group->assign({p0});
+  group->fetch(p0, 0, 3);
+  start();
+  answer(0);
+  group->revoke({p0});
+  next_poll();
+  ASSERT_TRUE(group->revoke_waiting);
+  answer(2);
+  answer(1);
+  EXPECT_FALSE(group->revoke_waiting) << "nothing left in flight: no need to wait longer";
+  EXPECT_EQ(committed(), 3);
+  EXPECT_TRUE(committed_map().empty());
 }
 
 // The partition comes back to this consumer, which fetches 1 again from the commit: the late
 // outcome of the first 1 does not stand for the second, still in flight.
-TEST_F(ConsumerActor, ALateOutcomeFromBeforeARevokeIsNotStoredWhenThePartitionComesBack) {
+TEST_F(ConsumerActor, ALateOutcomeFromBeforeARevokeIsNotCommittedWhenThePartitionComesBack) {
   group->assign({p0});
   group->fetch(p0, 0, 2);
   start();
   answer(0);
-  ASSERT_EQ(highest_store(), 1);
+  ASSERT_EQ(highest_commit(), 1);
   group->revoke({p0});
   group->assign({p0});
   group->fetch(p0, 1, 2);
   next_poll();
+  d.advance(revoke_drain_timeout);  // 1 does not finish in time
+  next_poll();
   ASSERT_EQ(committed(), 1);
   ASSERT_EQ(http->unanswered(), (std::vector<std::string>{key(1), key(1)}));
-  const auto reassigned = group->stores.size();
+  const auto reassigned = group->commits.size();
   answer(1);  // the oldest request: the one sent before the revoke
-  EXPECT_EQ(highest_store(reassigned), -1) << "the late outcome moved the commit point";
+  EXPECT_EQ(highest_commit(reassigned), -1) << "the late outcome moved the commit point";
   answer(1);  // the one sent since
-  EXPECT_EQ(highest_store(reassigned), 2);
+  EXPECT_EQ(highest_commit(reassigned), 2);
+}
+
+// -- a lost assignment --------------------------------------------------------------------------
+
+// The session timed out (the broker was away): the records this consumer delivered meanwhile
+// cannot be committed. Given the partition back with the commit it last saw, it does not deliver
+// them again; only what was still in flight is fetched and sent again.
+TEST_F(ConsumerActor, AfterALostAssignmentWhatWasDeliveredMeanwhileIsNotDeliveredAgain) {
+  group->assign({p0});
+  group->fetch(p0, 0, 4);
+  start();
+  answer(0);
+  ASSERT_EQ(committed(), 1);
+  group->revoke_lost({p0});
+  next_poll();
+  EXPECT_FALSE(group->revoke_waiting) << "a lost partition cannot be committed: no wait";
+  answer(1);
+  answer(2);  // delivered after the loss: nobody committed them
+  group->assign({p0});
+  group->fetch(p0, 1, 4);  // fetched again from the commit the group has
+  next_poll();
+  EXPECT_EQ(http->unanswered(), (std::vector<std::string>{key(3), key(3)}))
+      << "1 and 2 were delivered: only 3, in flight at the loss, goes out again";
+  EXPECT_EQ(http->posted.size(), 5U);
+  d.advance(commit_interval);
+  EXPECT_EQ(committed(), 3) << "what was delivered meanwhile is committed instead";
+  answer(3);
+  answer(3);
+  EXPECT_EQ(committed(), 4);
+  EXPECT_EQ(metrics->consumer[consumer_counter::already_done].load(), 2U);
+}
+
+TEST_F(ConsumerActor, AfterALostAssignmentACommitBySomeoneElseIsTrusted) {
+  group->assign({p0});
+  group->fetch(p0, 0, 3);
+  start();
+  answer(0);
+  group->revoke_lost({p0});
+  next_poll();
+  answer(1);
+  answer(2);
+  group->committed[p0] = offset_commit{p0, 2, {}};  // another member had it meanwhile
+  group->assign({p0});
+  group->fetch(p0, 2, 3);
+  next_poll();
+  EXPECT_EQ(http->unanswered(), (std::vector<std::string>{key(2)}))
+      << "the broker's commit point is the one: 2 is delivered again";
+}
+
+// -- commit cadence -----------------------------------------------------------------------------
+
+TEST_F(ConsumerActor, WhatMovedIsCommittedWithinTheCommitInterval) {
+  group->assign({p0});
+  group->fetch(p0, 0, 3);
+  start(0, /*commit_after_records=*/0);
+  answer(0);
+  answer(1);
+  EXPECT_EQ(committed(), -1) << "committed before the interval without a burst";
+  d.advance(commit_interval);
+  EXPECT_EQ(committed(), 2);
 }
 
 // -- pause state across a rebalance -------------------------------------------------------------
@@ -225,15 +330,17 @@ TEST_F(ConsumerActor, ADrainPastItsDeadlineClosesWithoutStoringWhatIsNotDone) {
   d.advance(1ms);
   ASSERT_TRUE(group->closed) << "still open at the drain timeout";
   EXPECT_EQ(committed(), 1) << "1 is not done";
-  EXPECT_EQ(highest_store(), 1) << "an offset past the undone 1 was stored";
-  const auto at_close = group->stores.size();
+  EXPECT_EQ(highest_commit(), 1) << "an offset past the undone 1 was committed";
+  EXPECT_EQ(committed_map().runs(), (std::map<std::int64_t, std::int64_t>{{2, 3}}));
+  const auto at_close = group->commits.size();
   answer(1);
   answer(3);
-  EXPECT_EQ(group->stores.size(), at_close) << "stored after close";
+  EXPECT_EQ(group->commits.size(), at_close) << "committed after close";
 }
 
-// The group took the partition away while the drain waited for it: nothing is left to finish.
-TEST_F(ConsumerActor, ARevokeDuringADrainClosesAtOnce) {
+// The group took the partition away while the drain waited for it: once the revoke's own wait is
+// over, nothing is left to finish.
+TEST_F(ConsumerActor, ARevokeDuringADrainClosesOnceTheRevokeIsOver) {
   group->assign({p0});
   group->fetch(p0, 0, 3);
   start();
@@ -242,6 +349,7 @@ TEST_F(ConsumerActor, ARevokeDuringADrainClosesAtOnce) {
   d.run();
   group->revoke({p0});
   next_poll();
+  d.advance(revoke_drain_timeout);
   EXPECT_TRUE(group->closed) << "waited for the records of a partition no longer owned";
   EXPECT_EQ(committed(), 1);
 }

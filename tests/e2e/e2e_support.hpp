@@ -541,12 +541,12 @@ inline std::vector<record> read_to_end(const std::string& topic, int partitions,
                                               {"fetch.wait.max.ms", "50"}}},
                     {{},
                      {},
+                     {},
                      [&](const std::string& message) {
                        if (message.rfind(eof_prefix, 0) == 0) {
                          at_end.insert(std::stoi(message.substr(eof_prefix.size())));
                        }
                      },
-                     {},
                      {},
                      {}}};
   std::vector<record> out;

@@ -39,9 +39,6 @@ class fake_io final : public consumer_backend {
       EXPECT_EQ(paused.erase(p), 1U) << "resumed without a pause: " << p.topic << p.partition;
     }
   }
-  void store_offset(const partition_id& p, std::int64_t next_offset) override {
-    stored[p] = next_offset;
-  }
   void wake_at(const partition_id& p, std::int64_t at_ms) override { wakes.emplace_back(p, at_ms); }
   void malformed_due(const record& r, const std::string& /*error*/) override {
     malformed.push_back(r.offset);
@@ -50,7 +47,7 @@ class fake_io final : public consumer_backend {
   std::vector<record> dispatched;
   std::vector<std::pair<partition_id, std::int64_t>> expedited;
   std::set<partition_id> paused;
-  std::map<partition_id, std::int64_t> stored;
+  std::map<partition_id, std::int64_t> stored;  // commit points taken as the actor takes them
   std::vector<std::pair<partition_id, std::int64_t>> wakes;
   std::vector<std::int64_t> malformed;
 };
@@ -62,6 +59,37 @@ record rec(const partition_id& p, std::int64_t offset) {
   r.offset = offset;
   r.value = "{\"shipment\":" + std::to_string(offset) + "}";
   return r;
+}
+
+// The partitions as the wrapper passes them when nothing was committed for them.
+std::vector<assigned_partition> fresh(const std::vector<partition_id>& ps) {
+  std::vector<assigned_partition> out;
+  for (const auto& p : ps) {
+    out.push_back(assigned_partition{p, std::nullopt, {}});
+  }
+  return out;
+}
+
+// The commit points that moved, taken into io.stored as the consumer actor commits them.
+std::map<partition_id, std::int64_t>& stored(consumer_core& core, fake_io& io) {
+  for (const auto& c : core.commit_points(default_offset_map_budget)) {
+    io.stored[c.partition] = c.offset;
+  }
+  return io.stored;
+}
+
+// A revoke as the consumer actor makes it: the last commit, then the revoke.
+void give_up(consumer_core& core, fake_io& io, const std::vector<partition_id>& ps) {
+  for (const auto& c : core.commit_points(default_offset_map_budget, ps)) {
+    io.stored[c.partition] = c.offset;
+  }
+  core.revoke(ps);
+}
+
+void commit_all(consumer_core& core, fake_io& io) {
+  for (const auto& c : core.commit_points(default_offset_map_budget, core.assignment())) {
+    io.stored[c.partition] = c.offset;
+  }
 }
 
 record due_rec(const partition_id& p, std::int64_t offset, std::int64_t due_ms) {
@@ -87,7 +115,7 @@ consumer_core_settings bounded_with_tier(std::size_t max_in_flight) {
 TEST(ConsumerCore, DispatchesWhileTheRouteHasRoomAndKeepsTheRestInOverflowInOrder) {
   fake_io io;
   consumer_core core{bounded(2), io};
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   EXPECT_EQ(core.take(rec(p0, 0), 0), consumer_core::intake::dispatched);
   EXPECT_EQ(core.take(rec(p0, 1), 0), consumer_core::intake::dispatched);
   EXPECT_EQ(core.take(rec(p0, 2), 0), consumer_core::intake::overflowed);
@@ -109,7 +137,7 @@ TEST(ConsumerCore, DispatchesWhileTheRouteHasRoomAndKeepsTheRestInOverflowInOrde
 TEST(ConsumerCore, AFullRouteIsDueARefillOnlyOnceAThirtySecondOfItsBoundIsFree) {
   fake_io io;
   consumer_core core{bounded(320), io};
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   EXPECT_EQ(core.refill_batch(), 10U);
   EXPECT_TRUE(core.refill_due()) << "an empty route";
   for (std::int64_t o = 0; o < 320; ++o) {
@@ -132,7 +160,7 @@ TEST(ConsumerCore, ASmallRouteIsDueARefillAsSoonAsOneRecordIsFree) {
   for (const std::size_t bound : {1U, 2U, 31U}) {
     fake_io io;
     consumer_core core{bounded(bound), io};
-    core.assign({p0}, 0);
+    core.assign(fresh({p0}), 0);
     EXPECT_EQ(core.refill_batch(), 1U) << bound;
     for (std::int64_t o = 0; o < static_cast<std::int64_t>(bound); ++o) {
       core.take(rec(p0, o), 0);
@@ -146,18 +174,18 @@ TEST(ConsumerCore, ASmallRouteIsDueARefillAsSoonAsOneRecordIsFree) {
 TEST(ConsumerCore, StoresTheLowestOffsetStillInFlightAsRecordsCompleteOutOfOrder) {
   fake_io io;
   consumer_core core{bounded(10), io};
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   for (std::int64_t o = 10; o < 14; ++o) {
     core.take(rec(p0, o), 0);
   }
   core.complete(p0, 12, delivery_end::delivered, 0);
-  EXPECT_EQ(io.stored.at(p0), 10) << "10 is still in flight";
+  EXPECT_EQ(stored(core, io).at(p0), 10) << "10 is still in flight";
   core.complete(p0, 10, delivery_end::delivered, 0);
-  EXPECT_EQ(io.stored.at(p0), 11);
+  EXPECT_EQ(stored(core, io).at(p0), 11);
   core.complete(p0, 11, delivery_end::delivered, 0);
-  EXPECT_EQ(io.stored.at(p0), 13);
+  EXPECT_EQ(stored(core, io).at(p0), 13);
   core.complete(p0, 13, delivery_end::delivered, 0);
-  EXPECT_EQ(io.stored.at(p0), 14) << "nothing in flight: the next one to read";
+  EXPECT_EQ(stored(core, io).at(p0), 14) << "nothing in flight: the next one to read";
   EXPECT_FALSE(core.complete(p0, 13, delivery_end::delivered, 0))
       << "an outcome twice changes nothing";
   EXPECT_EQ(core.outstanding(), 0U);
@@ -166,7 +194,7 @@ TEST(ConsumerCore, StoresTheLowestOffsetStillInFlightAsRecordsCompleteOutOfOrder
 TEST(ConsumerCore, DropsARecordSeenAgainAfterARewindWithoutDisturbingTheCounts) {
   fake_io io;
   consumer_core core{bounded(4), io};
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);
   core.complete(p0, 0, delivery_end::delivered, 0);
@@ -183,7 +211,7 @@ TEST(ConsumerCore, DropsARecordSeenAgainAfterARewindWithoutDisturbingTheCounts) 
 TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) {
   fake_io io;
   consumer_core core{bounded(8), io};
-  core.assign({p0, p1}, 0);
+  core.assign(fresh({p0, p1}), 0);
   core.take(rec(p0, 5), 0);
   core.take(rec(p0, 6), 0);
   core.take(rec(p1, 0), 0);
@@ -191,16 +219,16 @@ TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) 
   EXPECT_EQ(io.paused, (std::set<partition_id>{p0, p1}));
   core.complete(p0, 6, delivery_end::delivered, 0);
 
-  core.revoke({p0});
+  give_up(core, io, {p0});
   io.paused.erase(p0);  // the librdkafka wrapper resumes a revoked partition itself
-  EXPECT_EQ(io.stored.at(p0), 5);
+  EXPECT_EQ(stored(core, io).at(p0), 5);
   EXPECT_FALSE(core.assigned(p0));
   EXPECT_EQ(core.outstanding(), 1U) << "p0's record in flight no longer counts";
   EXPECT_FALSE(core.complete(p0, 5, delivery_end::delivered, 0))
       << "its outcome comes too late: the next owner has it";
   EXPECT_EQ(core.take(rec(p0, 7), 0), consumer_core::intake::not_assigned);
 
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   EXPECT_TRUE(io.paused.count(p0)) << "a new assignment takes the route-wide reason";
   core.set_route_reason(pause_reason::breaker, false);
   EXPECT_TRUE(io.paused.empty());
@@ -214,13 +242,13 @@ TEST(ConsumerCore, RevokeWhilePausedStoresTheCommitPointAndForgetsThePartition) 
 TEST(ConsumerCore, AnOutcomeFromBeforeARevokeDoesNotFinishTheRecordFetchedAgain) {
   fake_io io;
   consumer_core core{bounded(2), io};
-  core.assign({p0, p1}, 0);
+  core.assign(fresh({p0, p1}), 0);
   EXPECT_EQ(core.take(rec(p0, 10), 0), consumer_core::intake::dispatched);
   EXPECT_EQ(core.take(rec(p0, 11), 0), consumer_core::intake::dispatched);
 
-  core.revoke({p0, p1});
-  core.assign({p0, p1}, 1);
-  EXPECT_EQ(io.stored.at(p0), 10);
+  give_up(core, io, {p0, p1});
+  core.assign(fresh({p0, p1}), 1);
+  EXPECT_EQ(stored(core, io).at(p0), 10);
   EXPECT_EQ(core.take(rec(p1, 5), 1), consumer_core::intake::dispatched);
   EXPECT_EQ(core.take(rec(p1, 6), 1), consumer_core::intake::dispatched);
   EXPECT_EQ(core.take(rec(p0, 10), 1), consumer_core::intake::overflowed) << "fetched again";
@@ -230,7 +258,7 @@ TEST(ConsumerCore, AnOutcomeFromBeforeARevokeDoesNotFinishTheRecordFetchedAgain)
   EXPECT_FALSE(core.complete(p0, 11, delivery_end::delivered, 2));
   EXPECT_EQ(core.outstanding(), 2U);
   EXPECT_EQ(core.in_flight(), 4U) << "p0's new copies are still to deliver";
-  EXPECT_EQ(io.stored.at(p0), 10) << "nor is anything of p0 committed for them";
+  EXPECT_EQ(stored(core, io).at(p0), 10) << "nor is anything of p0 committed for them";
   EXPECT_TRUE(core.complete(p1, 5, delivery_end::delivered, 2));
   EXPECT_TRUE(core.complete(p1, 6, delivery_end::delivered, 2));
   EXPECT_EQ(core.outstanding(), 0U);
@@ -239,7 +267,7 @@ TEST(ConsumerCore, AnOutcomeFromBeforeARevokeDoesNotFinishTheRecordFetchedAgain)
   ASSERT_EQ(io.dispatched.size(), 6U) << "the new copies go out";
   EXPECT_TRUE(core.complete(p0, 10, delivery_end::delivered, 3));
   EXPECT_TRUE(core.complete(p0, 11, delivery_end::delivered, 3));
-  EXPECT_EQ(io.stored.at(p0), 12);
+  EXPECT_EQ(stored(core, io).at(p0), 12);
   EXPECT_EQ(core.in_flight(), 0U);
 }
 
@@ -248,16 +276,16 @@ TEST(ConsumerCore, AnOutcomeFromBeforeARevokeDoesNotFinishTheRecordFetchedAgain)
 TEST(ConsumerCore, AfterARevokeAnOffsetCompletesOnlyWhenBothCopiesAreIn) {
   fake_io io;
   consumer_core core{bounded(8), io};
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   core.take(rec(p0, 3), 0);
-  core.revoke({p0});
-  core.assign({p0}, 1);
+  give_up(core, io, {p0});
+  core.assign(fresh({p0}), 1);
   EXPECT_EQ(core.take(rec(p0, 3), 1), consumer_core::intake::dispatched);
   EXPECT_FALSE(core.complete(p0, 3, delivery_end::delivered, 2));
   EXPECT_EQ(core.in_flight(), 1U);
-  EXPECT_EQ(io.stored.at(p0), 3);
+  EXPECT_EQ(stored(core, io).at(p0), 3);
   EXPECT_TRUE(core.complete(p0, 3, delivery_end::retried, 3));
-  EXPECT_EQ(io.stored.at(p0), 4);
+  EXPECT_EQ(stored(core, io).at(p0), 4);
   EXPECT_FALSE(core.complete(p0, 3, delivery_end::delivered, 4)) << "nothing is owed any more";
 }
 
@@ -266,13 +294,13 @@ TEST(ConsumerCore, AfterARevokeAnOffsetCompletesOnlyWhenBothCopiesAreIn) {
 TEST(ConsumerCore, RecordsNotHandedOutBeforeARevokeOweNoOutcome) {
   fake_io io;
   consumer_core core{bounded_with_tier(1), io};
-  core.assign({p0, tier0}, 0);
+  core.assign(fresh({p0, tier0}), 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);  // overflow
   EXPECT_EQ(core.take(due_rec(tier0, 7, 10'000), 1'000), consumer_core::intake::gated);
-  core.revoke({p0, tier0});
+  give_up(core, io, {p0, tier0});
   io.paused.erase(tier0);  // the librdkafka wrapper resumes a revoked partition itself
-  core.assign({p0, tier0}, 2'000);
+  core.assign(fresh({p0, tier0}), 2'000);
   EXPECT_FALSE(core.complete(p0, 0, delivery_end::delivered, 2'000)) << "p0@0 was handed out";
   EXPECT_EQ(core.take(rec(p0, 0), 2'000), consumer_core::intake::dispatched);
   EXPECT_TRUE(core.complete(p0, 0, delivery_end::delivered, 2'000));
@@ -286,7 +314,7 @@ TEST(ConsumerCore, RecordsNotHandedOutBeforeARevokeOweNoOutcome) {
 TEST(ConsumerCore, TellsASourcePartitionPausedFromARetryTierWaitingForADueRecord) {
   fake_io io;
   consumer_core core{bounded_with_tier(8), io};
-  core.assign({p0, tier0}, 0);
+  core.assign(fresh({p0, tier0}), 0);
   EXPECT_FALSE(core.source_paused());
   EXPECT_EQ(core.take(due_rec(tier0, 0, 10'000), 1'000), consumer_core::intake::gated);
   EXPECT_EQ(core.paused_count(), 1U) << "the tier waits for its due record";
@@ -300,18 +328,18 @@ TEST(ConsumerCore, TellsASourcePartitionPausedFromARetryTierWaitingForADueRecord
 TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
   fake_io io;
   consumer_core core{bounded_with_tier(1), io};
-  core.assign({p0, tier0}, 0);
+  core.assign(fresh({p0, tier0}), 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);  // overflow: the route is full
   EXPECT_EQ(core.take(due_rec(tier0, 0, 10'000), 1'000), consumer_core::intake::gated);
   EXPECT_EQ(core.in_flight(), 3U);
 
-  core.revoke({p0, tier0});
+  give_up(core, io, {p0, tier0});
   EXPECT_EQ(core.in_flight(), 0U);
   EXPECT_EQ(core.outstanding(), 0U);
   EXPECT_EQ(core.room(), 1U);
-  EXPECT_EQ(io.stored.at(p0), 0) << "nothing of p0 finished";
-  EXPECT_EQ(io.stored.at(tier0), 0);
+  EXPECT_EQ(stored(core, io).at(p0), 0) << "nothing of p0 finished";
+  EXPECT_EQ(stored(core, io).at(tier0), 0);
   core.release_overflow(0);
   core.wake(tier0, 20'000);
   EXPECT_EQ(io.dispatched.size(), 1U) << "nothing of a revoked partition is handed out";
@@ -323,7 +351,7 @@ TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
 TEST(ConsumerCore, AWakeThatFiresBeforeItsTimeByTheWallClockIsArmedAgain) {
   fake_io io;
   consumer_core core{bounded_with_tier(8), io};
-  core.assign({tier0}, 0);
+  core.assign(fresh({tier0}), 0);
   EXPECT_EQ(core.take(due_rec(tier0, 0, 100), 0), consumer_core::intake::gated);
   ASSERT_EQ(io.wakes.size(), 1U);
   EXPECT_EQ(io.wakes.back().second, 101);
@@ -340,7 +368,7 @@ TEST(ConsumerCore, AWakeThatFiresBeforeItsTimeByTheWallClockIsArmedAgain) {
 TEST(ConsumerCore, ARetryRecordWaitsInTheGateWithItsPartitionPausedUntilItIsDue) {
   fake_io io;
   consumer_core core{bounded_with_tier(8), io};
-  core.assign({tier0}, 0);
+  core.assign(fresh({tier0}), 0);
   EXPECT_EQ(core.take(due_rec(tier0, 0, 5'000), 1'000), consumer_core::intake::gated);
   EXPECT_EQ(core.take(due_rec(tier0, 1, 4'000), 1'000), consumer_core::intake::gated)
       << "behind the first, in offset order";
@@ -360,7 +388,7 @@ TEST(ConsumerCore, ARetryRecordWaitsInTheGateWithItsPartitionPausedUntilItIsDue)
 TEST(ConsumerCore, RecordsLeavingTheGateTakeTheRoomThereIsAndOverflowTheRest) {
   fake_io io;
   consumer_core core{bounded_with_tier(3), io};
-  core.assign({p0, tier0}, 0);
+  core.assign(fresh({p0, tier0}), 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);
   for (std::int64_t o = 0; o < 3; ++o) {
@@ -376,7 +404,7 @@ TEST(ConsumerCore, RecordsLeavingTheGateTakeTheRoomThereIsAndOverflowTheRest) {
 TEST(ConsumerCore, AMalformedDueTimeIsReportedAndTheRecordDeliveredNow) {
   fake_io io;
   consumer_core core{bounded_with_tier(8), io};
-  core.assign({tier0}, 0);
+  core.assign(fresh({tier0}), 0);
   auto r = rec(tier0, 3);
   r.headers.emplace_back("courier.retry.due", "soon");
   EXPECT_EQ(core.take(std::move(r), 0), consumer_core::intake::dispatched);
@@ -391,7 +419,7 @@ TEST(ConsumerCore, ADueTimeFurtherAheadThanTheLongestDelayIsReportedAndNotWaited
   auto s = bounded_with_tier(8);
   s.longest_retry_delay = std::chrono::minutes{5};
   consumer_core core{s, io};
-  core.assign({tier0}, 0);
+  core.assign(fresh({tier0}), 0);
   const std::int64_t now = 1'764'000'000'000;  // ms since the epoch
   auto in_micros = rec(tier0, 0);
   in_micros.headers.emplace_back("courier.retry.due", std::to_string(now * 1000));
@@ -416,7 +444,7 @@ TEST(ConsumerCore, AHeadThatHoldsThePartitionBackBeyondTheRecordBoundIsExpedited
   auto s = bounded(100);
   s.head_of_line_records = 3;
   consumer_core core{s, io};
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   for (std::int64_t o = 0; o < 6; ++o) {
     core.take(rec(p0, o), 0);
     core.complete(p0, o == 0 ? -1 : o, delivery_end::delivered, 0);  // all but the head finish
@@ -424,7 +452,7 @@ TEST(ConsumerCore, AHeadThatHoldsThePartitionBackBeyondTheRecordBoundIsExpedited
   using hit = std::pair<partition_id, std::int64_t>;
   EXPECT_EQ(io.expedited, (std::vector<hit>{{p0, 0}}));
   core.complete(p0, 0, delivery_end::delivered, 0);  // moved to a tier and acknowledged
-  EXPECT_EQ(io.stored.at(p0), 6);
+  EXPECT_EQ(stored(core, io).at(p0), 6);
 }
 
 TEST(ConsumerCore, AHeadOlderThanTheAgeBoundIsExpeditedWhenItsWakeFires) {
@@ -432,7 +460,7 @@ TEST(ConsumerCore, AHeadOlderThanTheAgeBoundIsExpeditedWhenItsWakeFires) {
   auto s = bounded(100);
   s.head_of_line_age = std::chrono::milliseconds{30'000};
   consumer_core core{s, io};
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   core.take(rec(p0, 0), 1'000);
   core.take(rec(p0, 1), 2'000);
   ASSERT_FALSE(io.wakes.empty());
@@ -455,7 +483,7 @@ TEST(ConsumerCore, AHeadWaitingInTheDueGateIsAgedFromItsReleaseNotFromItsFetch) 
   s.head_of_line_age = std::chrono::milliseconds{60'000};
   s.longest_retry_delay = std::chrono::minutes{5};
   consumer_core core{s, io};
-  core.assign({tier0}, 0);
+  core.assign(fresh({tier0}), 0);
   for (std::int64_t o = 0; o < 4; ++o) {
     auto r = rec(tier0, o);
     r.headers.emplace_back("courier.retry.due", "300000");
@@ -482,7 +510,7 @@ TEST(ConsumerCore, AHeadWaitingInOverflowIsAgedFromItsDispatchNotFromItsFetch) {
   auto s = bounded(1);
   s.head_of_line_age = std::chrono::milliseconds{30'000};
   consumer_core core{s, io};
-  core.assign({p0, p1}, 0);
+  core.assign(fresh({p0, p1}), 0);
   EXPECT_EQ(core.take(rec(p1, 0), 0), consumer_core::intake::dispatched);  // the route is full
   EXPECT_EQ(core.take(rec(p0, 0), 1'000), consumer_core::intake::overflowed);
   EXPECT_EQ(core.take(rec(p0, 1), 2'000), consumer_core::intake::overflowed);
@@ -508,7 +536,7 @@ TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
   auto s = bounded(100);
   s.max_in_flight_per_partition = 4;
   consumer_core core{s, io};
-  core.assign({p0, p1}, 0);
+  core.assign(fresh({p0, p1}), 0);
   for (std::int64_t o = 0; o < 4; ++o) {
     core.take(rec(p0, o), 0);
   }
@@ -525,7 +553,7 @@ TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
 TEST(ConsumerCore, ARecordThatCannotBeWrittenOnwardHoldsOnlyItsPartitionUntilItIsThrough) {
   fake_io io;
   consumer_core core{bounded(8), io};
-  core.assign({p0, p1}, 0);
+  core.assign(fresh({p0, p1}), 0);
   core.take(rec(p0, 0), 0);
   core.take(rec(p0, 1), 0);
   core.take(rec(p1, 0), 0);
@@ -545,24 +573,24 @@ TEST(ConsumerCore, ARecordThatCannotBeWrittenOnwardHoldsOnlyItsPartitionUntilItI
 TEST(ConsumerCore, DrainWithEverythingInFlightStoresEachCommitPointAndCountsDown) {
   fake_io io;
   consumer_core core{bounded(6), io};
-  core.assign({p0, p1}, 0);
+  core.assign(fresh({p0, p1}), 0);
   for (std::int64_t o = 0; o < 3; ++o) {
     core.take(rec(p0, o), 0);
     core.take(rec(p1, 100 + o), 0);
   }
   core.set_route_reason(pause_reason::shutdown, true);
   EXPECT_EQ(core.outstanding(), 6U);
-  core.store_all();
-  EXPECT_EQ(io.stored.at(p0), 0);
-  EXPECT_EQ(io.stored.at(p1), 100);
+  commit_all(core, io);
+  EXPECT_EQ(stored(core, io).at(p0), 0);
+  EXPECT_EQ(stored(core, io).at(p1), 100);
   for (std::int64_t o = 0; o < 3; ++o) {
     core.complete(p0, o, delivery_end::delivered, 0);
     core.complete(p1, 100 + o, delivery_end::delivered, 0);
   }
   EXPECT_EQ(core.outstanding(), 0U);
-  core.store_all();
-  EXPECT_EQ(io.stored.at(p0), 3);
-  EXPECT_EQ(io.stored.at(p1), 103);
+  commit_all(core, io);
+  EXPECT_EQ(stored(core, io).at(p0), 3);
+  EXPECT_EQ(stored(core, io).at(p1), 103);
 }
 
 // Random operation sequences against a plain model of the book: per partition the offsets in
@@ -604,19 +632,20 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
       switch (pick(9)) {
         case 0:
           if (!model.count(p)) {
-            core.assign({p}, step);
+            core.assign(fresh({p}), step);
             model[p];
             model[p].next = fetch_position[p];
           }
           break;
         case 1:
           if (model.count(p)) {
-            core.revoke({p});
+            give_up(core, io, {p});
             io.paused.erase(p);
             const auto& m = model[p];
             fetch_position[p] =
                 m.in_flight.empty() ? (m.last ? *m.last + 1 : m.next) : *m.in_flight.begin();
-            EXPECT_EQ(io.stored.count(p) ? io.stored.at(p) : fetch_position[p], fetch_position[p]);
+            EXPECT_EQ(stored(core, io).count(p) ? stored(core, io).at(p) : fetch_position[p],
+                      fetch_position[p]);
             for (auto it = handed_out.begin(); it != handed_out.end();) {
               if (it->first == p) {
                 orphaned.insert(*it);
@@ -703,8 +732,8 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
                 ? std::optional<std::int64_t>{*m.in_flight.begin()}
                 : (m.last ? std::optional<std::int64_t>{*m.last + 1} : std::nullopt);
         EXPECT_EQ(v->committable, expected);
-        if (io.stored.count(mp) && expected) {
-          EXPECT_LE(io.stored.at(mp), *expected) << "never stores past a record in flight";
+        if (stored(core, io).count(mp) && expected) {
+          EXPECT_LE(stored(core, io).at(mp), *expected) << "never stores past a record in flight";
         }
       }
       EXPECT_EQ(core.in_flight(), in_flight);
@@ -731,7 +760,7 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
 TEST(ConsumerCore, StatusesNameThePauseReasonsAndSinceWhen) {
   fake_io io;
   consumer_core core{bounded_with_tier(8), io};
-  core.assign({p0, tier0}, 0);
+  core.assign(fresh({p0, tier0}), 0);
   core.take(due_rec(tier0, 0, 5'000), 100);  // held in the gate: paused for retry_due
   core.set_route_reason(pause_reason::breaker, true);
   const auto changes = core.pause_changes();
@@ -758,13 +787,13 @@ TEST(ConsumerCore, StatusesNameThePauseReasonsAndSinceWhen) {
 TEST(ConsumerCore, ARevokedPartitionKeepsItsCountersAndReleasesWhatWasInFlight) {
   fake_io io;
   consumer_core core{bounded(8), io};
-  core.assign({p0}, 0);
+  core.assign(fresh({p0}), 0);
   for (std::int64_t o = 0; o < 4; ++o) {
     core.take(rec(p0, o), 0);
   }
   core.complete(p0, 0, delivery_end::delivered, 0);
   core.complete(p0, 1, delivery_end::dead_lettered, 0);
-  core.revoke({p0});
+  give_up(core, io, {p0});
   EXPECT_FALSE(core.complete(p0, 2, delivery_end::delivered, 0)) << "too late: not counted";
   const auto st = core.statuses(0);
   ASSERT_EQ(st.size(), 1u);

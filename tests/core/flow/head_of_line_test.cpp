@@ -8,7 +8,7 @@ namespace {
 offset_tracker tracked(std::int64_t from, std::int64_t to) {
   offset_tracker t;
   for (auto o = from; o <= to; ++o) {
-    EXPECT_TRUE(t.track(o));
+    EXPECT_EQ(t.track(o), offset_tracker::track_result::tracked);
   }
   return t;
 }
@@ -30,7 +30,7 @@ TEST(HeadOfLine, ReportsTheHeadOnceItHoldsBackMoreThanTheBound) {
   }
   ASSERT_EQ(g.check(t, 0), std::optional<std::int64_t>{0});
   EXPECT_FALSE(g.check(t, 0).has_value()) << "once per head";
-  ASSERT_TRUE(t.track(11));
+  ASSERT_EQ(t.track(11), offset_tracker::track_result::tracked);
   EXPECT_FALSE(g.check(t, 0).has_value()) << "still the same head";
 }
 

@@ -21,15 +21,15 @@ TEST(OffsetTracker, HasNothingToCommitBeforeTheFirstRecord) {
 
 TEST(OffsetTracker, CommitsNothingPastARecordInFlight) {
   offset_tracker t;
-  ASSERT_TRUE(t.track(10));
+  ASSERT_EQ(t.track(10), offset_tracker::track_result::tracked);
   EXPECT_EQ(t.committable(), 10);
   EXPECT_EQ(t.in_flight(), 1U);
 }
 
 TEST(OffsetTracker, CommitsTheNextOffsetToReadWhenAllAreDone) {
   offset_tracker t;
-  ASSERT_TRUE(t.track(10));
-  ASSERT_TRUE(t.track(11));
+  ASSERT_EQ(t.track(10), offset_tracker::track_result::tracked);
+  ASSERT_EQ(t.track(11), offset_tracker::track_result::tracked);
   EXPECT_TRUE(t.complete(10));
   EXPECT_TRUE(t.complete(11));
   EXPECT_EQ(t.committable(), 12);
@@ -39,7 +39,7 @@ TEST(OffsetTracker, CommitsTheNextOffsetToReadWhenAllAreDone) {
 TEST(OffsetTracker, WaitsForTheLowestRecordWhenLaterOnesFinishFirst) {
   offset_tracker t;
   for (std::int64_t o = 0; o < 5; ++o) {
-    ASSERT_TRUE(t.track(o));
+    ASSERT_EQ(t.track(o), offset_tracker::track_result::tracked);
   }
   EXPECT_TRUE(t.complete(4));
   EXPECT_TRUE(t.complete(2));
@@ -53,9 +53,9 @@ TEST(OffsetTracker, WaitsForTheLowestRecordWhenLaterOnesFinishFirst) {
 
 TEST(OffsetTracker, SkipsGapsLeftByCompactionAndTransactionMarkers) {
   offset_tracker t;
-  ASSERT_TRUE(t.track(3));
-  ASSERT_TRUE(t.track(7));
-  ASSERT_TRUE(t.track(20));
+  ASSERT_EQ(t.track(3), offset_tracker::track_result::tracked);
+  ASSERT_EQ(t.track(7), offset_tracker::track_result::tracked);
+  ASSERT_EQ(t.track(20), offset_tracker::track_result::tracked);
   EXPECT_TRUE(t.complete(3));
   EXPECT_EQ(t.committable(), 7);
   EXPECT_TRUE(t.complete(20));
@@ -66,8 +66,8 @@ TEST(OffsetTracker, SkipsGapsLeftByCompactionAndTransactionMarkers) {
 
 TEST(OffsetTracker, IgnoresADuplicateComplete) {
   offset_tracker t;
-  ASSERT_TRUE(t.track(1));
-  ASSERT_TRUE(t.track(2));
+  ASSERT_EQ(t.track(1), offset_tracker::track_result::tracked);
+  ASSERT_EQ(t.track(2), offset_tracker::track_result::tracked);
   EXPECT_TRUE(t.complete(1));
   EXPECT_FALSE(t.complete(1));
   EXPECT_EQ(t.in_flight(), 1U);
@@ -78,15 +78,15 @@ TEST(OffsetTracker, IgnoresACompleteBeforeTrack) {
   offset_tracker t;
   EXPECT_FALSE(t.complete(5));
   EXPECT_EQ(t.committable(), std::nullopt);
-  ASSERT_TRUE(t.track(5));
+  ASSERT_EQ(t.track(5), offset_tracker::track_result::tracked);
   EXPECT_EQ(t.in_flight(), 1U);
   EXPECT_EQ(t.committable(), 5);
 }
 
 TEST(OffsetTracker, IgnoresCompletesOfOffsetsInAGap) {
   offset_tracker t;
-  ASSERT_TRUE(t.track(3));
-  ASSERT_TRUE(t.track(7));
+  ASSERT_EQ(t.track(3), offset_tracker::track_result::tracked);
+  ASSERT_EQ(t.track(7), offset_tracker::track_result::tracked);
   EXPECT_FALSE(t.complete(5));
   EXPECT_FALSE(t.complete(8));
   EXPECT_EQ(t.in_flight(), 2U);
@@ -95,11 +95,13 @@ TEST(OffsetTracker, IgnoresCompletesOfOffsetsInAGap) {
 
 TEST(OffsetTracker, IgnoresAnOffsetTrackedAgainSoTheCommitNeverGoesBack) {
   offset_tracker t;
-  ASSERT_TRUE(t.track(1));
-  ASSERT_TRUE(t.track(2));
+  ASSERT_EQ(t.track(1), offset_tracker::track_result::tracked);
+  ASSERT_EQ(t.track(2), offset_tracker::track_result::tracked);
   EXPECT_TRUE(t.complete(1));
-  EXPECT_FALSE(t.track(1)) << "done already: the caller drops the rewound copy";
-  EXPECT_FALSE(t.track(2)) << "still in flight: the caller drops the second copy";
+  EXPECT_EQ(t.track(1), offset_tracker::track_result::duplicate)
+      << "done already: the caller drops the rewound copy";
+  EXPECT_EQ(t.track(2), offset_tracker::track_result::duplicate)
+      << "still in flight: the caller drops the second copy";
   EXPECT_EQ(t.in_flight(), 1U);
   EXPECT_EQ(t.committable(), 2);
   EXPECT_TRUE(t.complete(2));
@@ -146,13 +148,14 @@ TEST(OffsetTracker, AgreesWithASimpleModelUnderRandomCompletionOrdersAndRewinds)
       if (dice < 5) {
         // Gaps like compaction leaves behind.
         next += 1 + static_cast<std::int64_t>(rng() % 3 == 0 ? rng() % 5 : 0);
-        ASSERT_TRUE(t.track(next)) << "seed " << seed;
+        ASSERT_EQ(t.track(next), offset_tracker::track_result::tracked) << "seed " << seed;
         m.done[next] = false;
         pending.push_back(next);
       } else if (dice == 5 && !m.done.empty()) {
         // A rewind: librdkafka hands out an offset again, in flight or done; nothing changes.
         const std::int64_t o = next - static_cast<std::int64_t>(rng() % 8);
-        ASSERT_FALSE(t.track(o)) << "seed " << seed << " offset " << o;
+        ASSERT_EQ(t.track(o), offset_tracker::track_result::duplicate)
+            << "seed " << seed << " offset " << o;
       } else if (dice < 9 && !pending.empty()) {
         const auto i = rng() % pending.size();
         const std::int64_t o = pending[i];

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <set>
@@ -93,8 +94,8 @@ TEST(KafkaConsumer, ConsumesEveryRecordExactlyOnceWithHeadersIntact) {
 
   std::vector<std::string> errors;
   consumer cons{{cluster.bootstrap_servers(), "exactly-once", {"orders"}, fast_group()},
-                {nullptr, nullptr, [&errors](const std::string& e) { errors.push_back(e); },
-                 nullptr, nullptr, nullptr}};
+                {nullptr, nullptr, nullptr,
+                 [&errors](const std::string& e) { errors.push_back(e); }, nullptr, nullptr}};
   consumed got;
   ASSERT_TRUE(wait_until([&] { return got.total >= n; }, 30s,
                          [&] { got.add(cons.poll(poll_timeout, poll_batch)); }))
@@ -149,27 +150,44 @@ TEST(KafkaConsumer, NullKeyAndNullHeaderValueArriveAsAbsentAndEmpty) {
   EXPECT_EQ(got[0].headers, (header_list{{"empty", ""}}));
 }
 
-TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
+TEST(KafkaConsumer, TheNextMemberStartsAtTheCommittedOffsetsAndReadsTheirMetadata) {
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
   produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 40);
   const consumer_settings settings{cluster.bootstrap_servers(), "resume", {"orders"}, fast_group()};
   // Done: p0 [0,10), p1 everything, p2 [0,25), p3 nothing.
-  const std::map<std::int32_t, std::int64_t> stored{{0, 10}, {1, 40}, {2, 25}};
+  const std::map<std::int32_t, std::int64_t> commit_points{{0, 10}, {1, 40}, {2, 25}};
   {
-    consumer first{settings, {}};
+    std::vector<commit_outcome> outcomes;
+    consumer::callbacks cb;
+    cb.on_committed = [&](const std::vector<commit_outcome>& os) {
+      outcomes.insert(outcomes.end(), os.begin(), os.end());
+    };
+    consumer first{settings, cb};
     consumed got;
     ASSERT_TRUE(wait_until([&] { return got.total >= 160; }, 30s,
                            [&] { got.add(first.poll(poll_timeout, poll_batch)); }));
-    for (const auto& [p, next] : stored) {
-      EXPECT_TRUE(first.store_offset({"orders", p}, next));
+    std::vector<offset_commit> commits;
+    for (const auto& [p, next] : commit_points) {
+      commits.push_back({{"orders", p}, next, "map of p" + std::to_string(p)});
     }
-    first.commit_sync();
+    first.commit(commits, commit_mode::sync);
+    ASSERT_EQ(outcomes.size(), 3U) << "sync: reported before commit() returns";
+    for (const auto& o : outcomes) {
+      EXPECT_EQ(o.error, "") << o.partition.partition;
+      EXPECT_FALSE(o.metadata_dropped);
+    }
     first.close();
   }
-  EXPECT_EQ(committed_offsets(cluster.bootstrap_servers(), "resume", "orders", 4, 5s), stored);
+  EXPECT_EQ(committed_offsets(cluster.bootstrap_servers(), "resume", "orders", 4, 5s),
+            commit_points);
 
-  consumer second{settings, {}};
+  std::vector<assigned_partition> given;
+  consumer::callbacks cb;
+  cb.on_assigned = [&](const std::vector<assigned_partition>& ps) {
+    given.insert(given.end(), ps.begin(), ps.end());
+  };
+  consumer second{settings, cb};
   consumed got;
   constexpr std::size_t not_done = 30 + 0 + 15 + 40;
   ASSERT_TRUE(wait_until([&] { return got.total >= not_done; }, 30s,
@@ -181,6 +199,17 @@ TEST(KafkaConsumer, NewConsumerStartsExactlyAtTheStoredOffsets) {
   EXPECT_EQ(got.offsets(2), range(25, 40));
   EXPECT_EQ(got.offsets(3), range(0, 40));
   EXPECT_EQ(got.duplicates, 0U);
+  ASSERT_EQ(given.size(), 4U);
+  for (const auto& a : given) {
+    const auto it = commit_points.find(a.partition.partition);
+    if (it == commit_points.end()) {
+      EXPECT_EQ(a.committed, std::nullopt) << "p3: nothing committed";
+      EXPECT_EQ(a.metadata, "");
+    } else {
+      EXPECT_EQ(a.committed, it->second) << a.partition.partition;
+      EXPECT_EQ(a.metadata, "map of p" + std::to_string(a.partition.partition));
+    }
+  }
 }
 
 TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDeliversIt) {
@@ -208,52 +237,70 @@ TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDelivers
   EXPECT_EQ(got.duplicates, 0U);
 }
 
-TEST(KafkaConsumer, StoreOffsetOnAnUnassignedPartitionReturnsFalse) {
+// Cooperative-sticky: a member joining takes half of the partitions, and the first member gives
+// up only those; the two it keeps are never revoked. And a revoke the owner answers `later`
+// holds the partitions with it (the newcomer waits for them) until complete_revoke().
+TEST(KafkaConsumer, AJoinMovesOnlyThePartitionsThatMoveAndWaitsForADeferredRevoke) {
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
   const consumer_settings settings{cluster.bootstrap_servers(), "split", {"orders"}, fast_group()};
   std::vector<partition_id> revoked_from_a;
+  bool defer = false;
   consumer::callbacks a_callbacks;
-  a_callbacks.on_revoked = [&](const std::vector<partition_id>& ps) {
+  a_callbacks.on_revoked = [&](const std::vector<partition_id>& ps, bool lost) {
+    EXPECT_FALSE(lost);
     revoked_from_a.insert(revoked_from_a.end(), ps.begin(), ps.end());
+    return defer ? revoke_timing::later : revoke_timing::now;
   };
-  // The mock refuses commits while the group rebalances: that is reported, never thrown.
   a_callbacks.on_error = [](const std::string&) {};
   consumer a{settings, a_callbacks};
-  EXPECT_FALSE(a.store_offset({"orders", 0}, 1));  // nothing assigned yet
   ASSERT_TRUE(wait_until([&] { return a.assignment().size() == 4; }, 30s,
                          [&] { static_cast<void>(a.poll(poll_timeout, poll_batch)); }));
 
+  defer = true;
   consumer b{settings, {}};
+  ASSERT_TRUE(wait_until([&] { return revoked_from_a.size() == 2; }, 30s,
+                         [&] {
+                           static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
+                           static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
+                         }));
+  // Deferred: a still holds all four, and b gets none of them meanwhile.
+  for (int i = 0; i < 5; ++i) {
+    static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
+    static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
+  }
+  EXPECT_EQ(a.assignment().size(), 4U);
+  EXPECT_TRUE(b.assignment().empty());
+
+  a.complete_revoke();
   ASSERT_TRUE(wait_until([&] { return a.assignment().size() == 2 && b.assignment().size() == 2; },
                          30s,
                          [&] {
                            static_cast<void>(a.poll(poll_timeout / 2, poll_batch));
                            static_cast<void>(b.poll(poll_timeout / 2, poll_batch));
                          }));
-  // Eager rebalancing revokes all four; a loaded machine may see one more rebalance.
-  EXPECT_GE(revoked_from_a.size(), 4U);
-
-  for (const partition_id& p : b.assignment()) {
-    EXPECT_FALSE(a.store_offset(p, 1)) << p.partition;
-  }
-  for (const partition_id& p : a.assignment()) {
-    EXPECT_TRUE(a.store_offset(p, 1)) << p.partition;
+  EXPECT_EQ(revoked_from_a.size(), 2U) << "only the two that moved";
+  const auto kept = a.assignment();
+  for (const auto& p : kept) {
+    EXPECT_EQ(std::count(revoked_from_a.begin(), revoked_from_a.end(), p), 0) << p.partition;
   }
 }
 
-TEST(KafkaConsumer, WhatOnRevokedStoresIsCommittedWhenTheConsumerCloses) {
+TEST(KafkaConsumer, WhatOnRevokedCommitsIsCommittedWhenTheConsumerCloses) {
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
   produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 10);
   consumer* self = nullptr;
   std::vector<partition_id> revoked;
   consumer::callbacks cb;
-  cb.on_revoked = [&](const std::vector<partition_id>& ps) {
+  cb.on_revoked = [&](const std::vector<partition_id>& ps, bool /*lost*/) {
+    std::vector<offset_commit> commits;
     for (const partition_id& p : ps) {
       revoked.push_back(p);
-      EXPECT_TRUE(self->store_offset(p, 7)) << "still assigned inside on_revoked";
+      commits.push_back({p, 7, {}});
     }
+    self->commit(commits, commit_mode::sync);
+    return revoke_timing::later;  // closing: given up at once all the same
   };
   consumer cons{{cluster.bootstrap_servers(), "final", {"orders"}, fast_group()}, cb};
   self = &cons;
@@ -298,14 +345,14 @@ TEST(KafkaConsumer, FetchResponsesAreBoundedUnlessTheConfigSaysOtherwise) {
   }
 }
 
-TEST(KafkaConsumer, CommitWithNothingStoredIsFine) {
+TEST(KafkaConsumer, CommitOfNothingIsFine) {
   mock_cluster cluster;
   cluster.create_topic("orders", 1);
   consumer cons{{cluster.bootstrap_servers(), "nothing", {"orders"}, fast_group()}, {}};
-  EXPECT_NO_THROW(cons.commit_sync());
+  EXPECT_NO_THROW(cons.commit({}, commit_mode::sync));
   ASSERT_TRUE(wait_until([&] { return cons.assignment().size() == 1; }, 30s,
                          [&] { static_cast<void>(cons.poll(poll_timeout, poll_batch)); }));
-  EXPECT_NO_THROW(cons.commit_sync());
+  EXPECT_NO_THROW(cons.commit({}, commit_mode::async));
   EXPECT_NO_THROW(cons.close());
   EXPECT_NO_THROW(cons.close());
 }
@@ -314,7 +361,7 @@ TEST(KafkaConsumer, AnExceptionFromACallbackSurfacesFromPoll) {
   mock_cluster cluster;
   cluster.create_topic("orders", 1);
   consumer::callbacks cb;
-  cb.on_assigned = [](const std::vector<partition_id>&) {
+  cb.on_assigned = [](const std::vector<assigned_partition>&) {
     throw std::runtime_error("owner failed in on_assigned");
   };
   consumer cons{{cluster.bootstrap_servers(), "throws", {"orders"}, fast_group()}, cb};

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace courier {
+
+// Offsets of one partition known to be done (delivered, dead-lettered or moved to a retry tier)
+// above its commit point, as disjoint half-open runs [begin, end), adjacent runs merged.
+class done_offsets {
+ public:
+  void add(std::int64_t begin, std::int64_t end);
+  [[nodiscard]] bool contains(std::int64_t offset) const;
+  // Forgets every offset below `offset`.
+  void erase_below(std::int64_t offset);
+  [[nodiscard]] bool empty() const { return runs_.empty(); }
+  [[nodiscard]] std::size_t run_count() const { return runs_.size(); }
+  [[nodiscard]] std::uint64_t offset_count() const;
+  // begin -> end, lowest first.
+  [[nodiscard]] const std::map<std::int64_t, std::int64_t>& runs() const { return runs_; }
+
+ private:
+  std::map<std::int64_t, std::int64_t> runs_;
+};
+
+// The form a partition's done offsets take in an offset commit's metadata (the technique of
+// Confluent's Parallel Consumer): "courier1:" and the base64 of unsigned LEB128 varints, two a
+// run: its distance from the end of the previous run (from the committed offset for the first)
+// and its length. The broker keeps at most offset.metadata.max.bytes (4,096 by default) a
+// commit; what does not fit in `budget` characters is left out from the top, so the runs nearest
+// the commit point (the ones its next owner meets first) are the ones kept.
+inline constexpr std::string_view offset_map_prefix = "courier1:";
+inline constexpr std::size_t default_offset_map_budget = 4096;
+
+// Runs at or below `committed` are left out (the commit point covers them). Empty when there is
+// nothing above it, or when not even the prefix and one run fit.
+std::string encode_offset_map(std::int64_t committed, const done_offsets& done, std::size_t budget);
+
+enum class offset_map_read : std::uint8_t {
+  none,       // empty metadata: nothing known above the commit point
+  read,       // a courier map
+  foreign,    // metadata another client wrote (not courier's prefix): ignored
+  malformed,  // courier's prefix, but not a map (bad base64, truncated varint, overflow): ignored
+};
+std::string to_string(offset_map_read r);
+
+// Reads `metadata` committed with `committed` into `out` (left empty unless `read`).
+offset_map_read decode_offset_map(std::string_view metadata, std::int64_t committed,
+                                  done_offsets& out);
+
+}  // namespace courier

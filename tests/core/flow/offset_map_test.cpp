@@ -1,0 +1,182 @@
+// The offset map in a commit's metadata: the codec, and the property that matters across owners:
+// whatever a map says is done was done (completed by some owner), never a record still to
+// deliver.
+
+#include "core/flow/offset_map.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/crypto/base64.hpp"
+#include "core/flow/offset_tracker.hpp"
+
+namespace courier {
+namespace {
+
+done_offsets runs(std::initializer_list<std::pair<std::int64_t, std::int64_t>> rs) {
+  done_offsets d;
+  for (const auto& [b, e] : rs) {
+    d.add(b, e);
+  }
+  return d;
+}
+
+TEST(DoneOffsets, MergesOverlappingAndAdjacentRuns) {
+  auto d = runs({{10, 12}, {14, 16}});
+  d.add(12, 14);
+  EXPECT_EQ(d.runs(), (std::map<std::int64_t, std::int64_t>{{10, 16}}));
+  d.add(5, 11);
+  d.add(20, 21);
+  d.add(15, 20);
+  EXPECT_EQ(d.runs(), (std::map<std::int64_t, std::int64_t>{{5, 21}}));
+  EXPECT_TRUE(d.contains(5));
+  EXPECT_TRUE(d.contains(20));
+  EXPECT_FALSE(d.contains(21));
+  EXPECT_FALSE(d.contains(4));
+  d.erase_below(7);
+  EXPECT_EQ(d.runs(), (std::map<std::int64_t, std::int64_t>{{7, 21}}));
+  EXPECT_EQ(d.offset_count(), 14U);
+}
+
+TEST(OffsetMap, RoundTripsRunsAboveTheCommitPoint) {
+  const auto d = runs({{101, 105}, {107, 108}, {1'000'000, 1'000'500}});
+  const auto text = encode_offset_map(100, d, default_offset_map_budget);
+  EXPECT_EQ(text.rfind(offset_map_prefix, 0), 0U) << text;
+  done_offsets back;
+  ASSERT_EQ(decode_offset_map(text, 100, back), offset_map_read::read);
+  EXPECT_EQ(back.runs(), d.runs());
+}
+
+TEST(OffsetMap, LeavesOutWhatTheCommitPointCovers) {
+  EXPECT_EQ(encode_offset_map(100, runs({{50, 90}}), default_offset_map_budget), "");
+  done_offsets back;
+  const auto text = encode_offset_map(100, runs({{90, 103}}), default_offset_map_budget);
+  ASSERT_EQ(decode_offset_map(text, 100, back), offset_map_read::read);
+  EXPECT_EQ(back.runs(), (std::map<std::int64_t, std::int64_t>{{100, 103}}));
+}
+
+TEST(OffsetMap, KeepsTheRunsNearestTheCommitPointWithinTheBudget) {
+  done_offsets d;
+  for (std::int64_t o = 1; o < 20'000; o += 2) {
+    d.add(o, o + 1);  // every other offset: the worst case for run lengths
+  }
+  for (const std::size_t budget : {std::size_t{4096}, std::size_t{100}, std::size_t{13}}) {
+    const auto text = encode_offset_map(0, d, budget);
+    ASSERT_LE(text.size(), budget);
+    done_offsets back;
+    ASSERT_EQ(decode_offset_map(text, 0, back), offset_map_read::read) << budget;
+    ASSERT_FALSE(back.empty());
+    // A prefix: offsets 1, 3, 5 ... up to some point, none missing in between.
+    std::int64_t expect = 1;
+    for (const auto& [b, e] : back.runs()) {
+      EXPECT_EQ(b, expect);
+      EXPECT_EQ(e, b + 1);
+      expect += 2;
+    }
+  }
+  EXPECT_EQ(encode_offset_map(0, d, offset_map_prefix.size() + 3), "") << "not even one run fits";
+}
+
+TEST(OffsetMap, IgnoresMetadataThatIsNotAMap) {
+  done_offsets out;
+  EXPECT_EQ(decode_offset_map("", 5, out), offset_map_read::none);
+  EXPECT_EQ(decode_offset_map("written by kafka-consumer-groups", 5, out),
+            offset_map_read::foreign);
+  EXPECT_EQ(decode_offset_map("courier1:not base64!", 5, out), offset_map_read::malformed);
+  EXPECT_EQ(decode_offset_map("courier1:", 5, out), offset_map_read::malformed);
+  // A varint whose continuation bit runs off the end.
+  EXPECT_EQ(decode_offset_map("courier1:" + base64_encode("\x01\x81"), 5, out),
+            offset_map_read::malformed);
+  // A zero-length run.
+  EXPECT_EQ(decode_offset_map("courier1:" + base64_encode(std::string("\x01\x00", 2)), 5, out),
+            offset_map_read::malformed);
+  // Offsets past INT64_MAX.
+  std::string huge;
+  for (int i = 0; i < 8; ++i) {
+    huge.push_back('\xff');
+  }
+  huge.push_back('\x7f');
+  EXPECT_EQ(decode_offset_map("courier1:" + base64_encode(huge + huge), 5, out),
+            offset_map_read::malformed);
+  EXPECT_TRUE(out.empty());
+}
+
+// Owners hand a partition over through commits, as Kafka does: each starts at the committed
+// offset with the map committed beside it, fetches in order (with gaps, as compaction leaves),
+// completes records in any order, commits now and then, and may lose the partition at any point
+// with records in flight (those are delivered again by the next owner). Whatever a decoded map
+// says is done must have been completed by an owner; no record is ever skipped that nobody
+// completed, and each one is completed by at least one owner.
+TEST(OffsetMap, NeverSaysDoneForARecordNobodyCompleted) {
+  for (std::uint64_t seed = 1; seed <= 500; ++seed) {
+    std::mt19937_64 rng{seed};
+    // The partition's records: offsets with gaps.
+    std::vector<std::int64_t> log;
+    std::int64_t o = 0;
+    for (int i = 0; i < 400; ++i) {
+      o += 1 + (rng() % 5 == 0 ? static_cast<std::int64_t>(rng() % 4) : 0);
+      log.push_back(o);
+    }
+    const std::set<std::int64_t> records{log.begin(), log.end()};
+    std::set<std::int64_t> completed;
+    std::int64_t committed = 0;
+    std::string metadata;
+    const std::size_t budget = rng() % 2 == 0 ? default_offset_map_budget : 40;
+    for (int owner = 0; owner < 12 && committed <= log.back(); ++owner) {
+      done_offsets seed_runs;
+      ASSERT_NE(decode_offset_map(metadata, committed, seed_runs), offset_map_read::malformed);
+      for (const auto& [b, e] : seed_runs.runs()) {
+        for (auto x = b; x < e; ++x) {
+          if (records.count(x) != 0) {
+            ASSERT_EQ(completed.count(x), 1U) << "seed " << seed << ": map says " << x << " done";
+          }
+        }
+      }
+      offset_tracker t;
+      t.seed(seed_runs);
+      std::vector<std::int64_t> pending;
+      auto next = std::lower_bound(log.begin(), log.end(), committed);
+      const int steps = 10 + static_cast<int>(rng() % 120);
+      for (int step = 0; step < steps; ++step) {
+        const auto dice = rng() % 10;
+        if (dice < 5 && next != log.end()) {
+          const auto got = t.track(*next);
+          ASSERT_NE(got, offset_tracker::track_result::duplicate);
+          if (got == offset_tracker::track_result::tracked) {
+            pending.push_back(*next);
+          } else {
+            ASSERT_EQ(completed.count(*next), 1U) << "seed " << seed << " skipped " << *next;
+          }
+          ++next;
+        } else if (dice < 9 && !pending.empty()) {
+          const auto i = rng() % pending.size();
+          completed.insert(pending[i]);
+          ASSERT_TRUE(t.complete(pending[i]));
+          pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+        } else if (const auto c = t.committable()) {
+          committed = *c;
+          metadata = encode_offset_map(committed, t.done_above_commit(), budget);
+          ASSERT_LE(metadata.size(), budget);
+        }
+      }
+      // Lost here: what is pending is the next owner's to deliver; the last commit stands.
+    }
+    // Every record below the final commit point was completed by somebody.
+    for (const auto r : records) {
+      if (r < committed) {
+        ASSERT_EQ(completed.count(r), 1U) << "seed " << seed << " record " << r;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace courier
