@@ -71,6 +71,7 @@ struct consumer_actor_state {
   bool idle_timer_armed = false;
   bool draining = false;
   bool closed = false;
+  std::string final_commit_error;  // set when a partition's last commit failed at close
   // Declared last, so destroyed first: closing it runs the revoke callback, which needs the
   // core and its backend alive.
   std::unique_ptr<kafka::group_consumer> kafka;

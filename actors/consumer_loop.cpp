@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -118,6 +119,11 @@ void close_consumer(self_ptr self) {
   log::info("consumer closed", {{"route", st.settings.route},
                                 {"in_flight_left", in_flight_left},
                                 {"fetched_not_handed_out", fetched_not_handed_out}});
+  if (!st.final_commit_error.empty()) {
+    // Not a clean stop: the partitions are fetched again from the last commit after a restart.
+    // The actor's exit reason names it, and the stop report with it.
+    throw std::runtime_error("the final offset commit failed: " + st.final_commit_error);
+  }
   self->quit();
 }
 
@@ -231,6 +237,10 @@ void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes) {
          {"partition", name_of(o.partition)},
          {"offset_map_budget", st.offset_map_budget}});
     } else if (!o.error.empty()) {
+      if (st.closed && st.final_commit_error.empty()) {
+        st.final_commit_error =
+          name_of(o.partition) + " at " + std::to_string(o.offset) + ": " + o.error;
+      }
       ++failed;
       first_failure = first_failure != nullptr ? first_failure : &o;
     }

@@ -228,7 +228,7 @@ void consumer::committed(rd_kafka_resp_err_t err, const rd_kafka_topic_partition
     const auto& e = offsets->elems[i];
     commit_outcome o{partition_id{e.topic, e.partition}, e.offset, {}, false};
     const auto code = e.err != RD_KAFKA_RESP_ERR_NO_ERROR ? e.err : err;
-    if (code == RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE) {
+    if (code == RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE && e.metadata_size > 0) {
       o.metadata_dropped = true;
       without_metadata.push_back(offset_commit{o.partition, e.offset, {}});
     }
