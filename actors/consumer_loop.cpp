@@ -325,6 +325,8 @@ kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& 
   }
   if (st.closed) {
     st.core->revoke(ps);  // close_consumer committed them
+    log::info("partitions revoked",
+              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
     after_revoke(self);
     return kafka::revoke_timing::now;
   }

@@ -64,9 +64,13 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
           {"enable.auto.commit", "false"},
           {"enable.auto.offset.store", "false"},
           {"auto.offset.reset", "earliest"},
-          // KIP-429: a join or a leave moves only the partitions that must move; the others keep
-          // delivering. "range,roundrobin" in kafka.properties is the eager protocol.
-          {"partition.assignment.strategy", "cooperative-sticky"},
+          // Eager, per topic: every member gets its share of the source topic and of each tier.
+          // "cooperative-sticky" (KIP-429, which this wrapper supports: incremental assign and
+          // unassign) moves only the partitions that must move, but librdkafka 2.0.2's sticky
+          // assignor balances the count of partitions over all the topics a member subscribes
+          // to, and courier subscribes to the source and its tiers: a second instance was given
+          // all 8 source partitions and the first kept only tiers (and a quota share of 0).
+          {"partition.assignment.strategy", "range,roundrobin"},
           // A restarted instance is served once the dead one's session expired: 6 s (the broker's
           // default group.min.session.timeout.ms) instead of librdkafka's 45 s, so a restart
           // delivers again within 10 s. Heartbeats come from librdkafka's own thread: a busy

@@ -45,8 +45,8 @@ inline constexpr std::chrono::milliseconds committed_fetch_bound{10000};
 
 // A high-level KafkaConsumer driven from one thread (a detached CAF actor). Defaults:
 // enable.auto.commit=false (the owner commits, with an offset map in the metadata),
-// auto.offset.reset=earliest, partition.assignment.strategy=cooperative-sticky (KIP-429: a
-// rebalance moves only the partitions that must move), statistics.interval.ms=5000. Every
+// auto.offset.reset=earliest, partition.assignment.strategy=range,roundrobin (eager; consumer.cpp
+// says why not cooperative-sticky, which works too), statistics.interval.ms=5000. Every
 // callback runs on the thread that calls poll() (or commit(), close()). Not copyable or
 // movable: librdkafka holds a pointer to it.
 class consumer final : public group_consumer {

@@ -243,7 +243,9 @@ TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDelivers
 TEST(KafkaConsumer, AJoinMovesOnlyThePartitionsThatMoveAndWaitsForADeferredRevoke) {
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
-  const consumer_settings settings{cluster.bootstrap_servers(), "split", {"orders"}, fast_group()};
+  auto props = fast_group();
+  props["partition.assignment.strategy"] = "cooperative-sticky";
+  const consumer_settings settings{cluster.bootstrap_servers(), "split", {"orders"}, props};
   std::vector<partition_id> revoked_from_a;
   bool defer = false;
   consumer::callbacks a_callbacks;
