@@ -6,6 +6,7 @@
 #include "actors/consumer_loop.hpp"
 #include "actors/failure_log.hpp"
 #include "actors/wall_clock.hpp"
+#include "core/kafka/split_consumer.hpp"
 #include "core/log/json_log.hpp"
 
 namespace courier::actors {
@@ -14,7 +15,7 @@ using namespace consumer_loop;  // NOLINT(google-build-using-namespace): the act
 
 std::unique_ptr<kafka::group_consumer> open_kafka_consumer(const kafka::consumer_settings& s,
                                                            kafka::consumer::callbacks cb) {
-  return std::make_unique<kafka::consumer>(s, std::move(cb));
+  return kafka::open_group_member(s, std::move(cb));
 }
 
 caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, caf::actor delivery,

@@ -23,7 +23,8 @@ namespace courier::actors {
 using group_consumer_factory = std::function<std::unique_ptr<kafka::group_consumer>(
   const kafka::consumer_settings&, kafka::consumer::callbacks)>;
 
-// The real one: a kafka::consumer (librdkafka) subscribed as the settings say.
+// The real one: kafka::open_group_member (librdkafka), subscribed as the settings say: one
+// member, or two when the route has tiers (split_consumer).
 std::unique_ptr<kafka::group_consumer> open_kafka_consumer(const kafka::consumer_settings& s,
                                                            kafka::consumer::callbacks cb);
 

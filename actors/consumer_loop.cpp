@@ -174,10 +174,17 @@ void on_positions(self_ptr self, const std::vector<kafka::partition_position>& p
   auto& st = self->state;
   st.metrics->partitions.publish(ps);
   std::int64_t lag = -1;
+  bool source = false;
   for (const auto& p : ps) {
-    if (p.lag >= 0 && st.settings.core.gated_topics.count(p.topic) == 0) {
-      lag = std::max<std::int64_t>(lag, 0) + p.lag;
+    if (st.settings.core.gated_topics.count(p.topic) == 0) {
+      source = true;
+      if (p.lag >= 0) {
+        lag = std::max<std::int64_t>(lag, 0) + p.lag;
+      }
     }
+  }
+  if (!source) {
+    return;  // the tiers' member's report (split_consumer): starvation is the source's
   }
   const auto now = unix_now_ms();
   const auto v = st.starvation->on_stats(now, lag);
@@ -257,7 +264,17 @@ void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes) {
 
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
   auto& st = self->state;
-  finish_revoke(self, true);  // the group moved on: a revoke still waiting ends here
+  // The member given these partitions has moved on: a revoke of its topics still waiting ends
+  // here (another member's, split_consumer, goes on waiting).
+  const bool same_member = std::any_of(ps.begin(), ps.end(), [&](const assigned_partition& a) {
+    return std::any_of(st.revoking.begin(), st.revoking.end(), [&](const partition_id& r) {
+      return st.settings.core.gated_topics.count(r.topic) ==
+             st.settings.core.gated_topics.count(a.partition.topic);
+    });
+  });
+  if (same_member) {
+    finish_revoke(self, true);
+  }
   st.core->assign(ps, unix_now_ms());
   publish(self);
   tell_quota_share(self);
@@ -312,7 +329,9 @@ void after_revoke(self_ptr self) {
 
 kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost) {
   auto& st = self->state;
-  finish_revoke(self, true);
+  if (lost || st.closed) {
+    finish_revoke(self, true);
+  }
   if (lost) {
     // The session timed out: another member may have the partitions now, and the group refuses
     // this member's commits. What it finished is kept (consumer_core::assign uses it if it gets
@@ -338,6 +357,17 @@ kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& 
               {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
     after_revoke(self);
     return kafka::revoke_timing::now;
+  }
+  if (!st.revoking.empty()) {
+    // The other member's revoke (the source's or the tiers', split_consumer) still waits: this
+    // one joins it and ends with it, by its deadline at the latest.
+    st.revoking.insert(st.revoking.end(), ps.begin(), ps.end());
+    log::info("partitions revoked: waiting for their records in flight",
+              {{"route", st.settings.route},
+               {"partitions", log::compact_partition_list(ps)},
+               {"in_flight", waiting},
+               {"joins_revoke_of_ms", unix_now_ms() - st.revoke_started_ms}});
+    return kafka::revoke_timing::later;
   }
   st.revoking = ps;
   st.revoke_started_ms = unix_now_ms();

@@ -16,7 +16,7 @@ std::vector<record> read_topic(const std::string& brokers, const std::string& to
   }
   kafka::consumer c{
       kafka::consumer_settings{
-          brokers, "courier-reader-" + topic + "-" + std::to_string(++readers), {topic}, extra},
+          brokers, "courier-reader-" + topic + "-" + std::to_string(++readers), {topic}, extra, {}},
       {}};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (out.size() < expected && std::chrono::steady_clock::now() < deadline) {

@@ -171,7 +171,12 @@ http::client_settings client_settings_of(const route_config& r) {
 kafka::consumer_settings route_consumer_settings(const kafka_config& kafka,
                                                  const route_config& route) {
   auto s = consumer_settings_of(kafka);
-  s.topics = topics_of(route).consumed();
+  const auto topics = topics_of(route);
+  s.topics = topics.consumed();
+  // The tiers in a member of their own, so the assignor balances the source on its own.
+  for (const auto& tier : topics.tiers) {
+    s.separate_member_topics.push_back(tier.topic);
+  }
   // Every route's consumer joins the one group: a static member id must differ between them, or
   // the broker fences all but one (FENCED_INSTANCE_ID).
   if (const auto it = s.extra.find("group.instance.id"); it != s.extra.end()) {

@@ -201,9 +201,9 @@ void create_partitions(const cluster& at, const std::string& topic, int total,
   check_topic_results(results, count, RD_KAFKA_RESP_ERR_NO_ERROR, "adding partitions to");
 }
 
-std::map<std::int32_t, std::int64_t> committed_offsets(const cluster& at, const std::string& group,
-                                                       const std::string& topic, int partitions,
-                                                       std::chrono::milliseconds timeout) {
+std::map<std::int32_t, offset_commit> committed_commits(const cluster& at, const std::string& group,
+                                                        const std::string& topic, int partitions,
+                                                        std::chrono::milliseconds timeout) {
   // A consumer handle that never subscribes: it only asks the group coordinator.
   handle_ptr rk = make_handle(RD_KAFKA_CONSUMER,
                               at.handle_properties({{"group.id", group},
@@ -218,7 +218,7 @@ std::map<std::int32_t, std::int64_t> committed_offsets(const cluster& at, const 
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw kafka_error(err, "reading committed offsets of group '" + group + "' for " + topic);
   }
-  std::map<std::int32_t, std::int64_t> result;
+  std::map<std::int32_t, offset_commit> result;
   for (int i = 0; i < list->cnt; ++i) {
     const rd_kafka_topic_partition_t& tp = list->elems[i];
     if (tp.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -226,8 +226,23 @@ std::map<std::int32_t, std::int64_t> committed_offsets(const cluster& at, const 
                                     "[" + std::to_string(tp.partition) + "]");
     }
     if (tp.offset >= 0) {
-      result.emplace(tp.partition, tp.offset);
+      std::string metadata;
+      if (tp.metadata != nullptr) {
+        metadata.assign(static_cast<const char*>(tp.metadata), tp.metadata_size);
+      }
+      result.emplace(tp.partition,
+                     offset_commit{{topic, tp.partition}, tp.offset, std::move(metadata)});
     }
+  }
+  return result;
+}
+
+std::map<std::int32_t, std::int64_t> committed_offsets(const cluster& at, const std::string& group,
+                                                       const std::string& topic, int partitions,
+                                                       std::chrono::milliseconds timeout) {
+  std::map<std::int32_t, std::int64_t> result;
+  for (const auto& [partition, commit] : committed_commits(at, group, topic, partitions, timeout)) {
+    result.emplace(partition, commit.offset);
   }
   return result;
 }

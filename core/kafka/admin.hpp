@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/kafka/cluster.hpp"
+#include "core/model/offset_commit.hpp"
 
 namespace courier::kafka {
 
@@ -29,8 +30,13 @@ struct new_topic_spec {
 void create_topics_with_config(const cluster& at, const std::vector<new_topic_spec>& topics,
                                std::chrono::milliseconds timeout);
 
-// The group's committed offsets for partitions [0, partitions) of `topic`; a partition with
-// no committed offset is absent from the map.
+// The group's commits for partitions [0, partitions) of `topic`, each offset with its metadata
+// (courier's offset map); a partition with no committed offset is absent from the map.
+std::map<std::int32_t, offset_commit> committed_commits(const cluster& at, const std::string& group,
+                                                        const std::string& topic, int partitions,
+                                                        std::chrono::milliseconds timeout);
+
+// The offsets alone of committed_commits.
 std::map<std::int32_t, std::int64_t> committed_offsets(const cluster& at, const std::string& group,
                                                        const std::string& topic, int partitions,
                                                        std::chrono::milliseconds timeout);

@@ -64,13 +64,11 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
           {"enable.auto.commit", "false"},
           {"enable.auto.offset.store", "false"},
           {"auto.offset.reset", "earliest"},
-          // Eager, per topic: every member gets its share of the source topic and of each tier.
-          // "cooperative-sticky" (KIP-429, which this wrapper supports: incremental assign and
-          // unassign) moves only the partitions that must move, but librdkafka 2.0.2's sticky
-          // assignor balances the count of partitions over all the topics a member subscribes
-          // to, and courier subscribes to the source and its tiers: a second instance was given
-          // all 8 source partitions and the first kept only tiers (and a quota share of 0).
-          {"partition.assignment.strategy", "range,roundrobin"},
+          // Cooperative (KIP-429): a join or a leave revokes only the partitions that move, and
+          // the others keep delivering through it. librdkafka 2.0.2's sticky assignor balances the
+          // partitions a member holds over all the topics it subscribes to, so a route's source
+          // and its tiers are two members (split_consumer); "range,roundrobin" (eager) works too.
+          {"partition.assignment.strategy", "cooperative-sticky"},
           // A restarted instance is served once the dead one's session expired: 6 s (the broker's
           // default group.min.session.timeout.ms) instead of librdkafka's 45 s, so a restart
           // delivers again within 10 s. Heartbeats come from librdkafka's own thread: a busy
@@ -441,14 +439,15 @@ void consumer::complete_revoke() {
     return;
   }
   const topic_partition_list_ptr kept = std::move(revoking_);
-  // Only what is still assigned: a lost assignment may have taken some already.
-  const auto held = assignment();
-  const std::set<partition_id> assigned{held.begin(), held.end()};
-  std::vector<partition_id> still;
-  for (const auto& p : to_partition_ids(kept.get())) {
-    if (assigned.count(p) != 0) {
-      still.push_back(p);
-    }
+  std::vector<partition_id> still = to_partition_ids(kept.get());
+  // Only what is still assigned: a lost assignment may have taken some already. (Closing, the
+  // group gives everything up, and rd_kafka_assignment answers _DESTROY under cooperative-sticky.)
+  if (!closed_) {
+    const auto held = assignment();
+    const std::set<partition_id> assigned{held.begin(), held.end()};
+    still.erase(std::remove_if(still.begin(), still.end(),
+                               [&](const partition_id& p) { return assigned.count(p) == 0; }),
+                still.end());
   }
   if (still.empty()) {
     return;

@@ -25,6 +25,9 @@ struct consumer_settings {
   std::string group_id;
   std::vector<std::string> topics;
   std::map<std::string, std::string> extra;  // overrides the defaults below
+  // Of `topics`, those a second member of the group subscribes to (a route's retry tiers), so
+  // that the assignor balances them apart from the rest (split_consumer, open_group_member).
+  std::vector<std::string> separate_member_topics;
 
   // librdkafka's prefetch bound as courier sets it unless `extra` does (consumer.cpp says why).
   static constexpr const char* default_queued_max_messages_kbytes = "32768";
@@ -45,8 +48,8 @@ inline constexpr std::chrono::milliseconds committed_fetch_bound{10000};
 
 // A high-level KafkaConsumer driven from one thread (a detached CAF actor). Defaults:
 // enable.auto.commit=false (the owner commits, with an offset map in the metadata),
-// auto.offset.reset=earliest, partition.assignment.strategy=range,roundrobin (eager; consumer.cpp
-// says why not cooperative-sticky, which works too), statistics.interval.ms=5000. Every
+// auto.offset.reset=earliest, partition.assignment.strategy=cooperative-sticky (incremental
+// assign and unassign; eager assignors work too), statistics.interval.ms=5000. Every
 // callback runs on the thread that calls poll() (or commit(), close()). Not copyable or
 // movable: librdkafka holds a pointer to it.
 class consumer final : public group_consumer {

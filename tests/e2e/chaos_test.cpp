@@ -23,7 +23,7 @@
 #include "core/retry/retry_tiers.hpp"
 #include "demo/topic_reader.hpp"
 #include "tests/e2e/e2e_support.hpp"
-#include "tests/support/partition_names.hpp"
+#include "tests/e2e/partition_log.hpp"
 
 namespace courier::e2e {
 namespace {
@@ -71,37 +71,6 @@ std::uint64_t chaos_seed() {
     return std::stoull(s);
   }
   return std::random_device{}();
-}
-
-// One line of courier's JSON log, or a discarded value when the line is not JSON.
-nlohmann::json parse_line(const std::string& line) {
-  return nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-}
-
-// The partitions an instance holds at the end of its log: each "partitions assigned" adds its
-// partitions, each "partitions revoked" removes its (eager or cooperative alike). The log
-// lists them compacted, one entry a topic ("t[0-3,5]").
-std::set<std::string> held_partitions(const std::string& log) {
-  std::set<std::string> held;
-  std::istringstream in{log};
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto doc = parse_line(line);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("partitions")) {
-      continue;
-    }
-    const auto event = doc.value("event", "");
-    for (const auto& entry : doc.at("partitions")) {
-      for (const auto& p : testing::expand_partition_entry(entry.get<std::string>())) {
-        if (event == "partitions assigned") {
-          held.insert(p);
-        } else if (event == "partitions revoked") {
-          held.erase(p);
-        }
-      }
-    }
-  }
-  return held;
 }
 
 const std::set<std::string> rebalance_events{"partitions assigned",

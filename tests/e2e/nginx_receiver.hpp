@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -35,14 +36,16 @@ struct arrival {
 
 class nginx_receiver {
  public:
-  // `percent_503` of the requests (by the hash of nginx's random $request_id) are answered 503.
-  nginx_receiver(const std::filesystem::path& dir, int percent_503)
+  // `percent_503` of the requests (by the hash of nginx's random $request_id) are answered 503
+  // at once; the others 200 after `latency_ms` (the echo module's echo_sleep) when it is not 0.
+  nginx_receiver(const std::filesystem::path& dir, int percent_503, int latency_ms = 0)
       : dir_(dir / "nginx"), port_(free_port()) {
     std::filesystem::create_directories(dir_);
     log_path_ = dir_ / "access.log";
     const auto conf = dir_ / "nginx.conf";
     const std::string d = dir_.string();
     std::ofstream{conf}
+        << (latency_ms > 0 ? "load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;\n" : "")
         << "daemon off;\nmaster_process off;\nworker_processes 1;\n"
         << "pid " << d << "/nginx.pid;\nerror_log " << d << "/error.log;\n"
         << "events { worker_connections 2048; }\nhttp {\n"
@@ -57,7 +60,10 @@ class nginx_receiver {
         << "% 503;\n    * 200;\n  }\n"
         << "  server {\n    listen 127.0.0.1:" << port_ << " backlog=1024;\n"
         << "    location = /deliver {\n      if ($answer = 503) { return 503; }\n"
-        << "      return 200 \"ok\\n\";\n    }\n  }\n}\n";
+        << (latency_ms > 0 ? "      echo_read_request_body;\n      echo_sleep " +
+                                 seconds_of(latency_ms) + ";\n      echo ok;\n"
+                           : std::string{"      return 200 \"ok\\n\";\n"})
+        << "    }\n  }\n}\n";
     process_ = std::make_unique<testing::child_process>(
         nginx_binary,
         std::vector<std::string>{"-c", conf.string(), "-p", d, "-e", d + "/error.log"},
@@ -98,6 +104,13 @@ class nginx_receiver {
   }
 
  private:
+  // "0.020": echo_sleep takes at most three decimals.
+  static std::string seconds_of(int ms) {
+    std::ostringstream out;
+    out << ms / 1000 << "." << std::setw(3) << std::setfill('0') << ms % 1000;
+    return out.str();
+  }
+
   static std::uint16_t free_port() {
     boost::asio::io_context ioc;
     boost::asio::ip::tcp::acceptor a{

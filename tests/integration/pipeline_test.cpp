@@ -216,7 +216,7 @@ TEST(Pipeline, CommitsOnlyDeliveredOffsetsSoARestartSkipsNothingUndelivered) {
   std::map<int, long long> first_fetched;
   {
     kafka::consumer c{kafka::consumer_settings{
-                          s.cfg.kafka.brokers, s.cfg.kafka.group_id, {s.topic}, fast_group()},
+                          s.cfg.kafka.brokers, s.cfg.kafka.group_id, {s.topic}, fast_group(), {}},
                       {}};
     const bool both = wait_until(
         [&] {

@@ -74,7 +74,7 @@ std::map<std::string, std::int64_t> record_timestamps(const std::string& brokers
                                                       const std::string& topic,
                                                       std::size_t expected) {
   std::map<std::string, std::int64_t> out;
-  kafka::consumer c{kafka::consumer_settings{brokers, "bench-reader", {topic}, {}}, {}};
+  kafka::consumer c{kafka::consumer_settings{brokers, "bench-reader", {topic}, {}, {}}, {}};
   wait_for(
       [&] {
         for (auto& r : c.poll(100ms, 1000)) {

@@ -21,8 +21,8 @@ using namespace std::chrono_literals;
 using courier::testing::fast_group;
 using courier::testing::wait_until;
 
-constexpr auto poll_timeout = 100ms;
-constexpr std::size_t poll_batch = 64;
+using courier::testing::poll_batch;
+using courier::testing::poll_timeout;
 
 // Records consumed so far, by partition and offset.
 struct consumed {
@@ -93,7 +93,7 @@ TEST(KafkaConsumer, ConsumesEveryRecordExactlyOnceWithHeadersIntact) {
   }
 
   std::vector<std::string> errors;
-  consumer cons{{cluster.bootstrap_servers(), "exactly-once", {"orders"}, fast_group()},
+  consumer cons{{cluster.bootstrap_servers(), "exactly-once", {"orders"}, fast_group(), {}},
                 {nullptr, nullptr, nullptr,
                  [&errors](const std::string& e) { errors.push_back(e); }, nullptr, nullptr}};
   consumed got;
@@ -140,7 +140,7 @@ TEST(KafkaConsumer, NullKeyAndNullHeaderValueArriveAsAbsentAndEmpty) {
     static_cast<void>(hdrs.release());
     prod.flush(10s);
   }
-  consumer cons{{cluster.bootstrap_servers(), "nulls", {"orders"}, fast_group()}, {}};
+  consumer cons{{cluster.bootstrap_servers(), "nulls", {"orders"}, fast_group(), {}}, {}};
   std::vector<record> got;
   ASSERT_TRUE(wait_until([&] { return !got.empty(); }, 30s,
                          [&] { got = cons.poll(poll_timeout, poll_batch); }));
@@ -154,7 +154,8 @@ TEST(KafkaConsumer, TheNextMemberStartsAtTheCommittedOffsetsAndReadsTheirMetadat
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
   produce_per_partition(cluster.bootstrap_servers(), "orders", 4, 40);
-  const consumer_settings settings{cluster.bootstrap_servers(), "resume", {"orders"}, fast_group()};
+  const consumer_settings settings{
+      cluster.bootstrap_servers(), "resume", {"orders"}, fast_group(), {}};
   // Done: p0 [0,10), p1 everything, p2 [0,25), p3 nothing.
   const std::map<std::int32_t, std::int64_t> commit_points{{0, 10}, {1, 40}, {2, 25}};
   {
@@ -215,7 +216,7 @@ TEST(KafkaConsumer, TheNextMemberStartsAtTheCommittedOffsetsAndReadsTheirMetadat
 TEST(KafkaConsumer, PausedPartitionYieldsNothingWhileOthersFlowAndResumeDeliversIt) {
   mock_cluster cluster;
   cluster.create_topic("orders", 4);
-  consumer cons{{cluster.bootstrap_servers(), "pause", {"orders"}, fast_group()}, {}};
+  consumer cons{{cluster.bootstrap_servers(), "pause", {"orders"}, fast_group(), {}}, {}};
   consumed got;
   ASSERT_TRUE(wait_until([&] { return cons.assignment().size() == 4; }, 30s,
                          [&] { got.add(cons.poll(poll_timeout, poll_batch)); }));
@@ -245,7 +246,7 @@ TEST(KafkaConsumer, AJoinMovesOnlyThePartitionsThatMoveAndWaitsForADeferredRevok
   cluster.create_topic("orders", 4);
   auto props = fast_group();
   props["partition.assignment.strategy"] = "cooperative-sticky";
-  const consumer_settings settings{cluster.bootstrap_servers(), "split", {"orders"}, props};
+  const consumer_settings settings{cluster.bootstrap_servers(), "split", {"orders"}, props, {}};
   std::vector<partition_id> revoked_from_a;
   bool defer = false;
   consumer::callbacks a_callbacks;
@@ -304,7 +305,7 @@ TEST(KafkaConsumer, WhatOnRevokedCommitsIsCommittedWhenTheConsumerCloses) {
     self->commit(commits, commit_mode::sync);
     return revoke_timing::later;  // closing: given up at once all the same
   };
-  consumer cons{{cluster.bootstrap_servers(), "final", {"orders"}, fast_group()}, cb};
+  consumer cons{{cluster.bootstrap_servers(), "final", {"orders"}, fast_group(), {}}, cb};
   self = &cons;
   consumed got;
   ASSERT_TRUE(wait_until([&] { return got.total >= 40; }, 30s,
@@ -328,7 +329,7 @@ TEST(KafkaConsumer, FetchResponsesAreBoundedUnlessTheConfigSaysOtherwise) {
   mock_cluster cluster;
   cluster.create_topic("orders", 1);
   const auto fetch_max_bytes = [&](std::map<std::string, std::string> extra) {
-    consumer cons{{cluster.bootstrap_servers(), "bounds", {"orders"}, std::move(extra)}, {}};
+    consumer cons{{cluster.bootstrap_servers(), "bounds", {"orders"}, std::move(extra), {}}, {}};
     return effective(cons, "fetch.max.bytes");
   };
   // courier's default, not librdkafka's 50 MiB: peak memory then does not grow with the
@@ -350,7 +351,7 @@ TEST(KafkaConsumer, FetchResponsesAreBoundedUnlessTheConfigSaysOtherwise) {
 TEST(KafkaConsumer, CommitOfNothingIsFine) {
   mock_cluster cluster;
   cluster.create_topic("orders", 1);
-  consumer cons{{cluster.bootstrap_servers(), "nothing", {"orders"}, fast_group()}, {}};
+  consumer cons{{cluster.bootstrap_servers(), "nothing", {"orders"}, fast_group(), {}}, {}};
   EXPECT_NO_THROW(cons.commit({}, commit_mode::sync));
   ASSERT_TRUE(wait_until([&] { return cons.assignment().size() == 1; }, 30s,
                          [&] { static_cast<void>(cons.poll(poll_timeout, poll_batch)); }));
@@ -366,7 +367,7 @@ TEST(KafkaConsumer, AnExceptionFromACallbackSurfacesFromPoll) {
   cb.on_assigned = [](const std::vector<assigned_partition>&) {
     throw std::runtime_error("owner failed in on_assigned");
   };
-  consumer cons{{cluster.bootstrap_servers(), "throws", {"orders"}, fast_group()}, cb};
+  consumer cons{{cluster.bootstrap_servers(), "throws", {"orders"}, fast_group(), {}}, cb};
   bool thrown = false;
   ASSERT_TRUE(wait_until([&] { return thrown; }, 30s,
                          [&] {
