@@ -475,6 +475,13 @@ void consumer_core::apply(const partition_pauses::change& c) {
   if (!c.touched.empty()) {
     ++pause_changes_;
   }
+  const auto of_source = [&](const partition_id& p) {
+    return settings_.gated_topics.count(p.topic) == 0;
+  };
+  if (std::any_of(c.pause.begin(), c.pause.end(), of_source) ||
+      std::any_of(c.resume.begin(), c.resume.end(), of_source)) {
+    ++source_pause_flips_;
+  }
   if (!c.pause.empty()) {
     io_.pause(c.pause);
   }

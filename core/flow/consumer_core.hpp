@@ -178,6 +178,9 @@ class consumer_core {
   // retry tier waiting for a due record is routine, a source partition paused is a wait courier
   // chose. O(partitions).
   bool source_paused() const;
+  // Grows whenever a source partition's fetching is paused or resumed (fetch_starvation leaves
+  // the wait for a resumed partition's refetch out).
+  std::uint64_t source_pause_flips() const { return source_pause_flips_; }
   bool assigned(const partition_id& p) const { return book_.count(p) != 0; }
   std::vector<partition_id> assignment() const;
   const consumer_counts& counts() const { return counts_; }
@@ -245,6 +248,7 @@ class consumer_core {
   std::map<partition_id, partition_entry> book_;
   std::map<partition_id, partition_accounting> accounts_;  // kept across revokes
   std::uint64_t pause_changes_ = 0;
+  std::uint64_t source_pause_flips_ = 0;
   partition_pauses pauses_;
   due_gate gate_;
   std::deque<record> overflow_;

@@ -325,6 +325,25 @@ TEST(ConsumerCore, TellsASourcePartitionPausedFromARetryTierWaitingForADueRecord
   EXPECT_FALSE(core.source_paused());
 }
 
+// fetch_starvation leaves out the refetch of a resumed source partition; a retry tier's wait
+// for its due record is routine and does not count.
+TEST(ConsumerCore, CountsTheFlipsOfASourcePartitionsFetchingNotOfARetryTiers) {
+  fake_io io;
+  consumer_core core{bounded_with_tier(8), io};
+  core.assign(fresh({p0, tier0}), 0);
+  EXPECT_EQ(core.source_pause_flips(), 0U);
+  EXPECT_EQ(core.take(due_rec(tier0, 0, 10'000), 1'000), consumer_core::intake::gated);
+  core.wake(tier0, 10'001);
+  EXPECT_EQ(core.source_pause_flips(), 0U) << "the tier paused and resumed";
+  core.set_route_reason(pause_reason::breaker, true);
+  EXPECT_EQ(core.source_pause_flips(), 1U);
+  core.set_route_reason(pause_reason::shutdown, true);
+  EXPECT_EQ(core.source_pause_flips(), 1U) << "paused already";
+  core.set_route_reason(pause_reason::shutdown, false);
+  core.set_route_reason(pause_reason::breaker, false);
+  EXPECT_EQ(core.source_pause_flips(), 2U) << "resumed";
+}
+
 TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
   fake_io io;
   consumer_core core{bounded_with_tier(1), io};
