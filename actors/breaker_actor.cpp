@@ -44,10 +44,17 @@ void publish(self_ptr self, const breaker_transition& t) {
       ++st.metrics->actors[route_counter::breaker_to_half_open];
       break;
   }
-  log::info("breaker state change", {{"route", st.route},
-                                     {"from", std::string{to_string(t.from)}},
-                                     {"to", std::string{to_string(t.to)}},
-                                     {"trips", st.machine->trips()}});
+  nlohmann::json fields{{"route", st.route},
+                        {"from", std::string{to_string(t.from)}},
+                        {"to", std::string{to_string(t.to)}},
+                        {"trips", st.machine->trips()}};
+  if (t.to == breaker_state::open) {
+    // Why it opened: otherwise only the tier records' headers say it (a TLS failure's reason).
+    const auto& why = st.machine->last_failure();
+    fields["error_class"] = why.error_class;
+    fields["error"] = why.message;
+  }
+  log::info("breaker state change", fields);
   for (const auto& s : st.subscribers) {
     self->send(s, state_atom::value,
                breaker_change{st.route, t.from, t.to, st.machine->generation()});
@@ -79,13 +86,13 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
       return breaker_permit{granted, granted && probe, m.generation()};
     },
     [=](outcome_atom, bool ok, bool probe, std::uint64_t generation, bool gone,
-        std::int64_t retry_after_ms) {
+        std::int64_t retry_after_ms, const breaker_failure& why) {
       auto& m = *self->state.machine;
       if (gone) {
         // A 410 speaks for the endpoint now, whichever generation its delivery began in.
         const auto now = self->clock().now();
         const bool was_gone = m.gone();
-        auto t = m.on_gone(now);
+        auto t = m.on_gone(now, why);
         if (t) {
           publish(self, *t);
         } else if (!was_gone && m.state() == breaker_state::open) {
@@ -103,7 +110,7 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
       }
       const auto now = self->clock().now();
       publish_if(self, ok ? m.on_success(now)
-                          : m.on_failure(now, std::chrono::milliseconds{retry_after_ms}));
+                          : m.on_failure(now, std::chrono::milliseconds{retry_after_ms}, why));
     },
     [=](open_expired_atom, std::uint64_t trips) {
       auto& m = *self->state.machine;

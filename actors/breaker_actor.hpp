@@ -22,7 +22,8 @@ struct breaker_actor_state {
 // One per route. Answers permit requests, takes one outcome per delivery, moves
 // Open -> Half-Open on a timer and publishes every state change to its subscribers.
 //   permit_atom                        -> breaker_permit
-//   outcome_atom, bool ok, bool probe, uint64 generation, bool gone, int64 retry_after_ms -> ()
+//   outcome_atom, bool ok, bool probe, uint64 generation, bool gone, int64 retry_after_ms,
+//     breaker_failure why (empty for a success)  -> ()
 //   subscribe_atom, actor              -> () (the subscriber gets state_atom, breaker_change)
 caf::behavior breaker_actor(caf::stateful_actor<breaker_actor_state>* self, std::string route,
                             breaker_settings settings, std::shared_ptr<route_metrics> metrics);

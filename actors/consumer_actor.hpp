@@ -57,7 +57,8 @@ struct consumer_actor_state {
   std::optional<consumer_io> io;
   std::optional<consumer_core> core;
   std::optional<fetch_starvation> starvation;
-  std::int64_t starvation_logged_ms = 0;  // Unix ms of the last warning about it
+  std::int64_t starvation_logged_ms = 0;      // Unix ms of the last warning about it
+  std::uint64_t source_pause_flips_seen = 0;  // the core's source_pause_flips() last told it
   caf::actor_clock::time_point last_poll{};
   caf::actor_clock::time_point partitions_published{};
   std::uint64_t published_pause_changes = 0;

@@ -136,6 +136,12 @@ void check_drained(self_ptr self) {
 
 void poll_turn(self_ptr self) {
   auto& st = self->state;
+  // A source partition paused or resumed since the last turn: a resumed one is fetched anew,
+  // and the wait for that is no starvation.
+  if (st.core->source_pause_flips() != st.source_pause_flips_seen) {
+    st.source_pause_flips_seen = st.core->source_pause_flips();
+    st.starvation->on_source_paused(unix_now_ms());
+  }
   if (st.core->refill_due()) {
     st.core->release_overflow(unix_now_ms());
     if (const auto free = st.core->room(); free > 0) {

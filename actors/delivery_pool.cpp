@@ -60,7 +60,7 @@ struct shell {
 
   void operator()(policy::breaker_outcome& a) const {
     self->send(self->state.breaker, outcome_atom::value, a.success, a.probe, a.generation, a.gone,
-               static_cast<std::int64_t>(a.retry_after.count()));
+               static_cast<std::int64_t>(a.retry_after.count()), std::move(a.why));
   }
 
   void operator()(policy::produce_onward& a) const {

@@ -68,6 +68,11 @@ typename Inspector::result_type inspect(Inspector& f, breaker_change& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, breaker_failure& x) {
+  return f(caf::meta::type_name("breaker_failure"), x.error_class, x.message);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, onward_record& x) {
   return f(caf::meta::type_name("onward_record"), x.produce, x.from, x.tag);
 }
@@ -100,6 +105,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(courier, (courier::breaker_permit))
   CAF_ADD_TYPE_ID(courier, (courier::delivery_id))
   CAF_ADD_TYPE_ID(courier, (courier::breaker_change))
+  CAF_ADD_TYPE_ID(courier, (courier::breaker_failure))
   CAF_ADD_TYPE_ID(courier, (courier::pause_reason))
   CAF_ADD_TYPE_ID(courier, (courier::onward_record))
   CAF_ADD_TYPE_ID(courier, (courier::onward_blocked))

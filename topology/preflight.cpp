@@ -160,6 +160,7 @@ http::client_settings client_settings_of(const route_config& r) {
   http::client_settings s;
   s.max_connections = r.http.max_connections;
   s.timeout = r.http.timeout;
+  s.connect_timeout = r.http.connect_timeout;
   s.max_response_bytes = r.http.max_response_bytes;
   s.max_header_bytes = static_cast<std::uint32_t>(r.http.max_header_bytes);
   s.allow_private_targets = r.allow_private_targets;

@@ -33,6 +33,8 @@ using retry_config = backoff_policy;
 struct http_config {
   std::size_t max_connections = 256;
   std::chrono::milliseconds timeout{5000};
+  // Per resolved address, within `timeout`: a dead one gives way to the next (client_settings).
+  std::chrono::milliseconds connect_timeout{2000};
   std::size_t max_response_bytes = 65536;
   // Status line and headers of a response; longer ones end the attempt (response_too_large).
   std::size_t max_header_bytes = 8192;

@@ -260,11 +260,12 @@ retry_config parse_retry(const json& obj, const std::string& path) {
 
 http_config parse_http(const json& obj, const std::string& path) {
   check_object(obj, path,
-               {"max_connections", "timeout", "max_response_bytes", "max_header_bytes",
-                "gather_answers", "max_connection_age"});
+               {"max_connections", "timeout", "connect_timeout", "max_response_bytes",
+                "max_header_bytes", "gather_answers", "max_connection_age"});
   http_config h;
   h.max_connections = read_size(obj, path, "max_connections", h.max_connections);
   h.timeout = read_duration(obj, path, "timeout", h.timeout);
+  h.connect_timeout = read_duration(obj, path, "connect_timeout", h.connect_timeout);
   h.max_response_bytes = read_size(obj, path, "max_response_bytes", h.max_response_bytes);
   h.max_header_bytes = read_size(obj, path, "max_header_bytes", h.max_header_bytes);
   h.gather_answers = read_duration(obj, path, "gather_answers", h.gather_answers);

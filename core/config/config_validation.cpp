@@ -150,6 +150,7 @@ void validate_route(const route_config& r, const std::string& path, secret_check
   require_positive(join_key(h, "max_connections"),
                    static_cast<std::int64_t>(r.http.max_connections));
   require_positive(join_key(h, "timeout"), r.http.timeout);
+  require_positive(join_key(h, "connect_timeout"), r.http.connect_timeout);
   require_positive(join_key(h, "max_connection_age"), r.http.max_connection_age);
   require_positive(join_key(h, "max_response_bytes"),
                    static_cast<std::int64_t>(r.http.max_response_bytes));

@@ -62,7 +62,7 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
 // success would reset a count that is already zero: it is not sent (one message per delivery
 // saved on the hot path). Probes, failures and the success after a failure always go.
 void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out, bool gone,
-                                  std::chrono::milliseconds retry_after) {
+                                  std::chrono::milliseconds retry_after, breaker_failure why) {
   if (success && !d.probe && !failure_told_ && breaker_known_ == breaker_state::closed &&
       d.breaker_generation == breaker_generation_) {
     return;
@@ -71,7 +71,16 @@ void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out,
     // A stale outcome is dropped by the breaker: it neither counts a failure nor resets one.
     failure_told_ = !success;
   }
-  out.emplace_back(breaker_outcome{success, d.probe, d.breaker_generation, gone, retry_after});
+  out.emplace_back(
+      breaker_outcome{success, d.probe, d.breaker_generation, gone, retry_after, std::move(why)});
+}
+
+// A failed delivery for the breaker, with what the receiver asked for and why it failed.
+void attempt_policy::tell_breaker_failure(const delivery& d, const attempt_answer& a,
+                                          const std::string& error_class, time_point now,
+                                          actions& out, bool gone) {
+  tell_breaker(false, d, out, gone, retry_after_of(a, now).value_or(std::chrono::milliseconds{0}),
+               breaker_failure{error_class, failure_message(a)});
 }
 
 // -- events -----------------------------------------------------------------------------------
@@ -645,8 +654,7 @@ void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_ans
       // when it waits for this record as its probe. (A partner failing every attempt still
       // trips it: the retries the budget grants run out, and those are failed deliveries.)
       if (d.probe) {
-        tell_breaker(false, d, out, /*gone=*/false,
-                     retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
+        tell_breaker_failure(d, a, error_class, now, out);
         d.probe = false;
       }
       refuse_retry(id, d, a, error_class, now, out);
@@ -686,7 +694,7 @@ void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_ans
 // it waits while the breaker is Open). The attempt does not count toward the record's attempts.
 void attempt_policy::hold(delivery_id id, delivery& d, const attempt_answer& a,
                           const std::string& error_class, time_point now, actions& out, bool gone) {
-  tell_breaker(false, d, out, gone, retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
+  tell_breaker_failure(d, a, error_class, now, out, gone);
   d.probe = false;
   --d.attempts;
   ++d.held_attempts;
@@ -708,8 +716,7 @@ void attempt_policy::hold(delivery_id id, delivery& d, const attempt_answer& a,
 // record moves to the next tier (or the DLQ after the last one).
 void attempt_policy::give_up(delivery_id id, delivery& d, const attempt_answer& a,
                              const std::string& error_class, time_point now, actions& out) {
-  tell_breaker(false, d, out, /*gone=*/false,
-               retry_after_of(a, now).value_or(std::chrono::milliseconds{0}));
+  tell_breaker_failure(d, a, error_class, now, out);
   d.probe = false;
   route_onward(id, d, /*permanent=*/false, error_class, a, now, out);
 }

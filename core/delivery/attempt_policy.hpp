@@ -137,6 +137,7 @@ class attempt_policy {
     // A failure's Retry-After, unclamped: the Open it leads to lasts at least that long
     // (breaker::on_failure).
     std::chrono::milliseconds retry_after{0};
+    breaker_failure why;  // a failure's class and message, as the tier record's headers say them
   };
   // Produce `onward` (a retry-tier or DLQ record, headers from retry_headers) and call
   // on_onward_acked(id) once the broker acknowledged it, or on_onward_failed(id, why).
@@ -287,7 +288,11 @@ class attempt_policy {
                     bool stay_in_tiers = false);
   void finish(delivery_id id, delivery_end how, int status, std::string error_class, actions& out);
   void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false,
-                    std::chrono::milliseconds retry_after = std::chrono::milliseconds{0});
+                    std::chrono::milliseconds retry_after = std::chrono::milliseconds{0},
+                    breaker_failure why = {});
+  void tell_breaker_failure(const delivery& d, const attempt_answer& a,
+                            const std::string& error_class, time_point now, actions& out,
+                            bool gone = false);
   actions answer(const attempt_answer& a, time_point now);
   void sample_limit(const attempt_answer& a, time_point now);
   void release_slots(time_point now, actions& out);

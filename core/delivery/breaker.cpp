@@ -1,6 +1,7 @@
 #include "core/delivery/breaker.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace courier {
 
@@ -53,7 +54,8 @@ std::optional<breaker_transition> breaker::on_success(clock::time_point now) {
 }
 
 std::optional<breaker_transition> breaker::on_failure(clock::time_point now,
-                                                      std::chrono::milliseconds retry_after) {
+                                                      std::chrono::milliseconds retry_after,
+                                                      breaker_failure why) {
   const auto open_with_hold = [&] {
     const auto hold = std::min(std::max(asked_hold_, retry_after), settings_.max_retry_after_hold);
     const auto t = move_to(breaker_state::open, now);
@@ -62,6 +64,7 @@ std::optional<breaker_transition> breaker::on_failure(clock::time_point now,
   };
   switch (state_) {
     case breaker_state::closed:
+      last_failure_ = std::move(why);
       ++consecutive_failures_;
       asked_hold_ = std::max(asked_hold_, retry_after);
       if (consecutive_failures_ >= settings_.trip_after) {
@@ -71,13 +74,15 @@ std::optional<breaker_transition> breaker::on_failure(clock::time_point now,
     case breaker_state::open:
       return std::nullopt;
     case breaker_state::half_open:
+      last_failure_ = std::move(why);
       return open_with_hold();
   }
   return std::nullopt;
 }
 
-std::optional<breaker_transition> breaker::on_gone(clock::time_point now) {
+std::optional<breaker_transition> breaker::on_gone(clock::time_point now, breaker_failure why) {
   gone_ = true;
+  last_failure_ = std::move(why);
   switch (state_) {
     case breaker_state::closed:
     case breaker_state::half_open:
@@ -114,6 +119,8 @@ std::optional<breaker::clock::time_point> breaker::next_probe_at() const {
 }
 
 bool breaker::gone() const { return gone_; }
+
+const breaker_failure& breaker::last_failure() const { return last_failure_; }
 
 void breaker::release() {
   if (state_ == breaker_state::half_open && outstanding_probes_ > 0) {

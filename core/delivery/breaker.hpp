@@ -27,6 +27,12 @@ struct breaker_settings {
   std::chrono::milliseconds max_retry_after_hold{std::chrono::minutes{10}};
 };
 
+// Why a delivery failed, as a tier record's headers say it: what an Open names as its reason.
+struct breaker_failure {
+  std::string error_class;  // tls, timeout, http_503, ...
+  std::string message;      // certificate verify failed: ..., the receiver answered 503, ...
+};
+
 struct breaker_transition {
   breaker_state from;
   breaker_state to;
@@ -64,14 +70,15 @@ class breaker {
   // Open: ignored. Every entry into open records opened_at = now and counts a trip.
   // `retry_after`: what the receiver asked for with the failure (its Retry-After, unclamped);
   // the Open it leads to lasts at least that long (the longest of the failures that tripped
-  // it), up to max_retry_after_hold.
+  // it), up to max_retry_after_hold. `why` becomes last_failure() unless the failure is ignored.
   std::optional<breaker_transition> on_failure(
-      clock::time_point now, std::chrono::milliseconds retry_after = std::chrono::milliseconds{0});
+      clock::time_point now, std::chrono::milliseconds retry_after = std::chrono::milliseconds{0},
+      breaker_failure why = {});
 
   // The receiver said the endpoint is gone (410): closed or half-open -> open at once, whatever
   // the failure count; open stays open. Until a probe succeeds the breaker is `gone`: Open lasts
   // gone_probe_interval (forever when it is 0) instead of open_timeout.
-  std::optional<breaker_transition> on_gone(clock::time_point now);
+  std::optional<breaker_transition> on_gone(clock::time_point now, breaker_failure why = {});
 
   // Open and now >= next_probe_at(): -> half-open. Otherwise nullopt.
   std::optional<breaker_transition> on_open_timeout(clock::time_point now);
@@ -82,6 +89,9 @@ class breaker {
   [[nodiscard]] std::optional<clock::time_point> next_probe_at() const;
   // A 410 flagged it and no probe succeeded since.
   [[nodiscard]] bool gone() const;
+  // The latest failure that counted (in Closed or Half-Open, or a 410): after a move to Open,
+  // the one that opened it. Empty before any.
+  [[nodiscard]] const breaker_failure& last_failure() const;
 
   // A half-open permit given back without a result (the record was cancelled).
   void release();
@@ -113,6 +123,7 @@ class breaker {
   std::uint64_t trips_ = 0;
   std::uint64_t generation_ = 0;
   bool gone_ = false;
+  breaker_failure last_failure_;
 };
 
 }  // namespace courier

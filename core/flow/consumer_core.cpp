@@ -41,6 +41,10 @@ void consumer_core::assign(const std::vector<assigned_partition>& ps, std::int64
                                              {},
                                              std::nullopt,
                                              {},
+                                             {},
+                                             0,
+                                             {},
+                                             std::nullopt,
                                              false,
                                              {}});
     if (fresh) {
@@ -121,6 +125,11 @@ void consumer_core::begin_revoke(const std::vector<partition_id>& ps) {
                                    }),
                     overflow_.end());
     e.overflowed.clear();
+    for (const auto& r : e.over_bound) {
+      e.withheld.insert(r.offset);
+    }
+    over_bound_ -= e.over_bound.size();
+    e.over_bound.clear();
     withheld_ += e.withheld.size();
   }
 }
@@ -133,7 +142,8 @@ std::size_t consumer_core::outstanding_of(const std::vector<partition_id>& ps) c
       continue;
     }
     const auto& e = it->second;
-    n += e.tracker.in_flight() - e.withheld.size() - e.overflowed.size() - gate_.held_count(p);
+    n += e.tracker.in_flight() - e.withheld.size() - e.overflowed.size() - e.over_bound.size() -
+         gate_.held_count(p);
   }
   return n;
 }
@@ -196,7 +206,7 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   ++accounts_[p].consumed;
   intake result = intake::gated;
   if (settings_.gated_topics.count(r.topic) == 0) {
-    result = hand_out(e, std::move(r));
+    result = hand_out(e, std::move(r), now_ms);
   } else {
     std::int64_t due = 0;
     try {
@@ -217,13 +227,13 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
     }
     const bool was_holding = gate_.holds(p);
     if (auto admitted = gate_.admit(std::move(r), due, now_ms)) {
-      result = hand_out(e, std::move(*admitted));
+      result = hand_out(e, std::move(*admitted), now_ms);
     } else if (!was_holding) {
       apply(pauses_.set(p, pause_reason::retry_due, true));
     }
   }
   ++tracked_;  // after hand_out: room() counts the records handed out so far
-  update_backpressure(p, e.tracker);
+  update_backpressure(p, e);
   check_head(p, e, now_ms);
   return result;
 }
@@ -259,6 +269,10 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
     return false;
   }
   --tracked_;
+  if (e.handed_out > 0) {
+    --e.handed_out;
+  }
+  note_finished(e, offset, now_ms);
   auto& account = accounts_[p];
   switch (how) {
     case delivery_end::delivered:
@@ -275,7 +289,8 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
     apply(pauses_.set(p, pause_reason::produce_blocked, false));
   }
   mark_changed(p);
-  update_backpressure(p, e.tracker);
+  release_over_bound(e, now_ms);
+  update_backpressure(p, e);
   check_head(p, e, now_ms);
   return true;
 }
@@ -289,12 +304,26 @@ void consumer_core::release_overflow(std::int64_t now_ms) {
     // Revoked partitions' records left the overflow with their entry: every one here has one.
     auto& e = book_.at(p);
     e.overflowed.pop_front();
-    io_.dispatch(std::move(r));
+    if (!e.over_bound.empty() || at_own_bound(e)) {
+      e.over_bound.push_back(std::move(r));  // behind what it holds: its later ones follow
+      ++over_bound_;
+    } else {
+      send_out(e, std::move(r), now_ms);
+    }
     released.insert(std::move(p));
+  }
+  // Partitions whose outcomes came while the route was full: their holds go out now.
+  for (auto it = book_.begin(); over_bound_ > 0 && room() > 0 && it != book_.end(); ++it) {
+    if (!it->second.over_bound.empty()) {
+      release_over_bound(it->second, now_ms);
+      released.insert(it->first);
+    }
   }
   // A head that was waiting here is in the delivery pool now: the guard dates it from here.
   for (const auto& p : released) {
-    check_head(p, book_.at(p), now_ms);
+    auto& e = book_.at(p);
+    update_backpressure(p, e);
+    check_head(p, e, now_ms);
   }
 }
 
@@ -314,12 +343,13 @@ void consumer_core::wake(const partition_id& p, std::int64_t now_ms,
     auto due = gate_.release(p, now_ms);
     releasing_ = due.size();  // out of the gate, not yet handed out: not outstanding either
     for (auto& r : due) {
-      (void)hand_out(e, std::move(r));
+      (void)hand_out(e, std::move(r), now_ms);
       --releasing_;
     }
     if (!gate_.holds(p)) {
       apply(pauses_.set(p, pause_reason::retry_due, false));
     }
+    update_backpressure(p, e);
   }
   check_head(p, e, now_ms);
 }
@@ -391,7 +421,7 @@ bool consumer_core::commit_due() const {
 }
 
 std::size_t consumer_core::outstanding() const {
-  return tracked_ - overflow_.size() - gate_.size() - releasing_ - withheld_;
+  return tracked_ - overflow_.size() - gate_.size() - releasing_ - withheld_ - over_bound_;
 }
 
 std::size_t consumer_core::in_flight() const { return tracked_; }
@@ -461,19 +491,77 @@ std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_
   return out;
 }
 
-consumer_core::intake consumer_core::hand_out(partition_entry& e, record r) {
+consumer_core::intake consumer_core::hand_out(partition_entry& e, record r, std::int64_t now_ms) {
+  // At its own bound, or behind what it holds there: held, not paused (a pause would drop
+  // librdkafka's prefetch of it and a resume wait for a refetch). Behind records of it waiting
+  // in the route's overflow, it waits there too: they go first.
+  if (e.overflowed.empty() && (!e.over_bound.empty() || at_own_bound(e))) {
+    e.over_bound.push_back(std::move(r));
+    ++over_bound_;
+    return intake::overflowed;
+  }
   if (room() == 0 || !overflow_.empty()) {
     e.overflowed.push_back(r.offset);
     overflow_.push_back(std::move(r));
     return intake::overflowed;
   }
-  io_.dispatch(std::move(r));
+  send_out(e, std::move(r), now_ms);
   return intake::dispatched;
+}
+
+void consumer_core::send_out(partition_entry& e, record r, std::int64_t now_ms) {
+  ++e.handed_out;
+  if (settings_.max_in_flight_per_partition != 0) {
+    e.sent_ms[r.offset] = now_ms;
+  }
+  io_.dispatch(std::move(r));
+}
+
+bool consumer_core::at_own_bound(const partition_entry& e) const {
+  const auto bound = settings_.max_in_flight_per_partition;
+  return bound != 0 && e.handed_out >= bound;
+}
+
+void consumer_core::release_over_bound(partition_entry& e, std::int64_t now_ms) {
+  while (!e.over_bound.empty() && !at_own_bound(e) && room() > 0) {
+    auto r = std::move(e.over_bound.front());
+    e.over_bound.pop_front();
+    --over_bound_;
+    send_out(e, std::move(r), now_ms);
+  }
+}
+
+void consumer_core::note_finished(partition_entry& e, std::int64_t offset, std::int64_t now_ms) {
+  const auto sent = e.sent_ms.find(offset);
+  if (sent == e.sent_ms.end()) {
+    return;
+  }
+  constexpr double weight = 0.1;  // of the newest record: the mean follows a change in tens
+  const auto took = static_cast<double>(std::max<std::int64_t>(1, now_ms - sent->second));
+  e.pool_ms = e.pool_ms ? (1 - weight) * *e.pool_ms + weight * took : took;
+  e.sent_ms.erase(sent);
+}
+
+std::size_t consumer_core::large_hold(const partition_entry& e) const {
+  std::size_t two_seconds = 0;
+  if (e.pool_ms) {
+    constexpr double seconds = 2.0;
+    two_seconds = static_cast<std::size_t>(
+        seconds * 1000.0 * static_cast<double>(settings_.max_in_flight_per_partition) / *e.pool_ms);
+  }
+  return std::max<std::size_t>({1, settings_.max_in_flight, two_seconds});
 }
 
 void consumer_core::apply(const partition_pauses::change& c) {
   if (!c.touched.empty()) {
     ++pause_changes_;
+  }
+  const auto of_source = [&](const partition_id& p) {
+    return settings_.gated_topics.count(p.topic) == 0;
+  };
+  if (std::any_of(c.pause.begin(), c.pause.end(), of_source) ||
+      std::any_of(c.resume.begin(), c.resume.end(), of_source)) {
+    ++source_pause_flips_;
   }
   if (!c.pause.empty()) {
     io_.pause(c.pause);
@@ -511,6 +599,9 @@ bool consumer_core::head_waiting(const partition_id& p, const partition_entry& e
   if (!e.overflowed.empty() && e.overflowed.front() == *head) {
     return true;
   }
+  if (!e.over_bound.empty() && e.over_bound.front().offset == *head) {
+    return true;
+  }
   const auto held = gate_.first_held_offset(p);
   return held && held == head;
 }
@@ -532,20 +623,24 @@ void consumer_core::arm_wake(const partition_id& p, partition_entry& e) {
   io_.wake_at(p, *at);
 }
 
-// Backpressure per partition, with hysteresis: paused at its bound, resumed at half of it.
-// Without a bound of its own (the default) a partition is never paused for backpressure.
-void consumer_core::update_backpressure(const partition_id& p, const offset_tracker& t) {
-  const auto high = settings_.max_in_flight_per_partition;
-  if (high == 0) {
+// Backpressure per partition, with hysteresis: a partition at its own bound holds what it
+// fetched beyond it, and is paused only once that hold is large: the route's max_in_flight, or
+// two seconds of what it delivers at its bound (its bound over the mean time its records spend
+// with the delivery pool) if more. It is resumed when the hold is down to half, so what
+// is left covers the second or so librdkafka takes to fetch a resumed partition again. Without
+// a bound of its own (the default) a partition is never paused for backpressure.
+void consumer_core::update_backpressure(const partition_id& p, const partition_entry& e) {
+  if (settings_.max_in_flight_per_partition == 0) {
     return;
   }
-  if (t.in_flight() >= high) {
+  const auto large = large_hold(e);
+  if (e.over_bound.size() >= large) {
     const auto c = pauses_.set(p, pause_reason::backpressure, true);
     if (!c.touched.empty()) {
       ++counts_[consumer_counter::backpressure_pauses];
     }
     apply(c);
-  } else if (t.in_flight() <= high / 2) {
+  } else if (e.over_bound.size() <= large / 2) {
     apply(pauses_.set(p, pause_reason::backpressure, false));
   }
 }

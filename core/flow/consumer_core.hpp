@@ -45,8 +45,10 @@ class consumer_backend {
 };
 
 struct consumer_core_settings {
-  std::size_t max_in_flight = 256;                // whole route
-  std::size_t max_in_flight_per_partition = 0;    // one partition; 0: no bound of its own
+  std::size_t max_in_flight = 256;  // whole route
+  // One partition's records with the delivery pool; 0: no bound of its own. What it fetched
+  // beyond the bound is held (see consumer_core).
+  std::size_t max_in_flight_per_partition = 0;
   std::size_t head_of_line_records = 1000;        // 0: no bound in records
   std::chrono::milliseconds head_of_line_age{0};  // 0: no bound in time
   // Retry-tier topics: their records pass the due-time gate before delivery.
@@ -85,11 +87,16 @@ struct partition_accounting {
 // from librdkafka's rebalance callbacks, which run inside that thread's poll).
 //
 // A record is in flight from take() to complete(). In flight = handed to the delivery pool
-// (`outstanding`) + held in the due gate + held in overflow. The route's bound applies to the
-// records handed out; overflow holds what was fetched while the route was full, so a full
-// route never pauses a partition (a pause drops librdkafka's prefetch and a resume waits for a
-// refetch): the caller simply polls rarely until a refill is due. librdkafka's own prefetch,
-// bounded by queued.max.messages.kbytes, is the byte budget.
+// (`outstanding`) + held in the due gate + held in overflow + held at its partition's bound.
+// The route's bound applies to the records handed out; overflow holds what was fetched while
+// the route was full, so a full route never pauses a partition (a pause drops librdkafka's
+// prefetch and a resume waits for a refetch): the caller simply polls rarely until a refill is
+// due. librdkafka's own prefetch, bounded by queued.max.messages.kbytes, is the byte budget.
+// A partition's own bound (max_in_flight_per_partition) works the same way: what it fetched
+// beyond the bound waits in the partition's hold and goes out, in order, as its outcomes come
+// back. Only a hold that grew large (the route's max_in_flight, or two seconds of what the
+// partition delivers at its bound if more) pauses the partition, and it is resumed at half: what
+// is left covers the refetch.
 //
 // A backend (an interface rather than a template parameter): the core is compiled once, in
 // its module, and tested through a fake; one virtual call per decision is nothing beside the
@@ -128,7 +135,7 @@ class consumer_core {
 
   enum class intake : std::uint8_t {
     dispatched,    // handed to the delivery pool
-    overflowed,    // kept until there is room
+    overflowed,    // kept until there is room (on the route, or below the partition's own bound)
     gated,         // a retry-tier record waiting for its due time
     duplicate,     // seen before (a rewind): dropped, the copy already counted is the one
     not_assigned,  // revoked (or being revoked) while the record was in the poll's hands: dropped
@@ -178,6 +185,9 @@ class consumer_core {
   // retry tier waiting for a due record is routine, a source partition paused is a wait courier
   // chose. O(partitions).
   bool source_paused() const;
+  // Grows whenever a source partition's fetching is paused or resumed (fetch_starvation leaves
+  // the wait for a resumed partition's refetch out).
+  std::uint64_t source_pause_flips() const { return source_pause_flips_; }
   bool assigned(const partition_id& p) const { return book_.count(p) != 0; }
   std::vector<partition_id> assignment() const;
   const consumer_counts& counts() const { return counts_; }
@@ -215,8 +225,17 @@ class consumer_core {
     std::set<std::int64_t> blocked;             // offsets whose onward produce is failing
     std::optional<std::int64_t> paused_since_ms;
     std::deque<std::int64_t> overflowed;  // its records' offsets in overflow_, in order
-    bool revoking = false;                // begin_revoke(): takes and hands out nothing
-    std::set<std::int64_t> withheld;      // tracked, never handed out, left to the next owner
+    // Fetched while its bound's worth was handed out: they go out first, in order, as its
+    // outcomes come back. All precede its records in overflow_.
+    std::deque<record> over_bound;
+    std::size_t handed_out = 0;  // its records with the delivery pool
+    // With a bound of its own: when each record with the delivery pool went out, and the mean
+    // time they spend there (moving), which tells how fast it delivers at its bound and so how
+    // large a hold pauses it.
+    std::map<std::int64_t, std::int64_t> sent_ms;
+    std::optional<double> pool_ms;
+    bool revoking = false;            // begin_revoke(): takes and hands out nothing
+    std::set<std::int64_t> withheld;  // tracked, never handed out, left to the next owner
   };
   // What this consumer knows of a partition it no longer has: the offsets it finished above the
   // commit point of its last tracker, and those still with the delivery pool (their outcomes
@@ -227,7 +246,16 @@ class consumer_core {
     std::set<std::int64_t> handed_out;
   };
 
-  intake hand_out(partition_entry& e, record r);
+  intake hand_out(partition_entry& e, record r, std::int64_t now_ms);
+  void send_out(partition_entry& e, record r, std::int64_t now_ms);
+  // The partition has its bound's worth with the delivery pool.
+  [[nodiscard]] bool at_own_bound(const partition_entry& e) const;
+  // Hands out what the partition holds at its bound while it is below it and the route has room.
+  void release_over_bound(partition_entry& e, std::int64_t now_ms);
+  // The record at `offset` came back: its time with the delivery pool joins the mean.
+  void note_finished(partition_entry& e, std::int64_t offset, std::int64_t now_ms);
+  // The hold at which a partition at its own bound is paused.
+  [[nodiscard]] std::size_t large_hold(const partition_entry& e) const;
   void apply(const partition_pauses::change& c);
   void mark_changed(const partition_id& p);
   // The seed of a partition assigned again: what its offset map says, and what this consumer
@@ -237,7 +265,7 @@ class consumer_core {
   // The partition's head is not handed out yet: its first record held in the due gate, or in
   // overflow waiting for room.
   [[nodiscard]] bool head_waiting(const partition_id& p, const partition_entry& e) const;
-  void update_backpressure(const partition_id& p, const offset_tracker& t);
+  void update_backpressure(const partition_id& p, const partition_entry& e);
   void arm_wake(const partition_id& p, partition_entry& e);
 
   consumer_core_settings settings_;
@@ -245,6 +273,7 @@ class consumer_core {
   std::map<partition_id, partition_entry> book_;
   std::map<partition_id, partition_accounting> accounts_;  // kept across revokes
   std::uint64_t pause_changes_ = 0;
+  std::uint64_t source_pause_flips_ = 0;
   partition_pauses pauses_;
   due_gate gate_;
   std::deque<record> overflow_;
@@ -256,9 +285,10 @@ class consumer_core {
   std::map<partition_id, std::int64_t> last_committed_;
   std::set<partition_id> changed_;  // assigned, changed since their last commit_points()
   std::size_t finished_since_commit_ = 0;
-  std::size_t tracked_ = 0;    // the sum of the trackers' in_flight()
-  std::size_t withheld_ = 0;   // the sum of the entries' withheld
-  std::size_t releasing_ = 0;  // let out of the gate by wake(), being handed out
+  std::size_t tracked_ = 0;     // the sum of the trackers' in_flight()
+  std::size_t withheld_ = 0;    // the sum of the entries' withheld
+  std::size_t over_bound_ = 0;  // the sum of the entries' over_bound
+  std::size_t releasing_ = 0;   // let out of the gate by wake(), being handed out
   consumer_counts counts_;
 };
 

@@ -16,6 +16,8 @@ void fetch_starvation::on_empty_poll(std::int64_t waited_ms) {
   }
 }
 
+void fetch_starvation::on_source_paused(std::int64_t now_ms) { source_paused_ms_ = now_ms; }
+
 // Distinct by role: a time and a lag, named at the one call.
 // NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 std::optional<fetch_starvation::verdict> fetch_starvation::on_stats(std::int64_t now_ms,
@@ -24,9 +26,12 @@ std::optional<fetch_starvation::verdict> fetch_starvation::on_stats(std::int64_t
   if (window_start_ms_) {
     const auto window = now_ms - *window_start_ms_;
     const auto behind = std::min(window_start_lag_, lag);
+    // The wait for a refetch after a resume (a breaker's Open ended) is no small prefetch.
+    const bool paused =
+        source_paused_ms_ && *source_paused_ms_ + resume_refetch_ms > *window_start_ms_;
     // Behind at both ends: at the end of a backlog the lag is gone by the second snapshot, and
     // the empty polls that drained it are not a stall.
-    if (window > 0 && behind > lag_threshold_ &&
+    if (window > 0 && !paused && behind > lag_threshold_ &&
         static_cast<double>(starved_ms_) >= share_ * static_cast<double>(window)) {
       v = verdict{window, std::min(starved_ms_, window), behind};
     }

@@ -12,8 +12,10 @@ namespace courier {
 // fetch in flight its broker thread looks again only a second later, so a prefetch smaller than
 // a second of deliveries (records of a few KiB at courier's 32 MiB) starves the route for the
 // rest of each second (docs/performance.md, "Record size"). A paused source partition (breaker,
-// shutdown, ...) is a wait courier chose: the caller leaves those polls out. A retry tier
-// waiting for its due record is routine and does not.
+// shutdown, ...) is a wait courier chose: the caller leaves those polls out, and a window in
+// which one was paused or resumed is not judged (a resumed partition is fetched anew, which
+// takes librdkafka about a second, however small its records). A retry tier waiting for its
+// due record is routine and does not count.
 //
 // Pure: the consumer actor reports its empty polls and each statistics snapshot (every
 // statistics.interval.ms), and logs and counts what this returns.
@@ -26,6 +28,12 @@ class fetch_starvation {
   // A poll with room on the route and no source partition paused waited `waited_ms` and
   // brought nothing.
   void on_empty_poll(std::int64_t waited_ms);
+
+  // At `now_ms` a source partition is paused, or was paused or resumed: the window that holds
+  // it is no starvation, nor the next one if it came less than resume_refetch_ms before that.
+  void on_source_paused(std::int64_t now_ms);
+  // How long librdkafka 2.0.2 takes to fetch a resumed partition again (about a second).
+  static constexpr std::int64_t resume_refetch_ms = 1'000;
 
   struct verdict {
     std::int64_t window_ms = 0;   // since the previous snapshot
@@ -43,6 +51,7 @@ class fetch_starvation {
   std::optional<std::int64_t> window_start_ms_;
   std::int64_t window_start_lag_ = -1;
   std::int64_t starved_ms_ = 0;
+  std::optional<std::int64_t> source_paused_ms_;  // the latest on_source_paused()
 };
 
 }  // namespace courier

@@ -29,6 +29,10 @@ struct client_settings {
   // resolve + connect + write + read. So on_done always comes about `timeout` after post()
   // at the latest, whatever the pool is doing, which is what a delivery deadline needs.
   std::chrono::milliseconds timeout{5000};
+  // Each resolved address is given this long to accept the connection (within `timeout`):
+  // one that does not answer (a dead address that drops SYNs) gives way to the next address
+  // instead of holding the request until its deadline. 0: only `timeout` bounds a connect.
+  std::chrono::milliseconds connect_timeout{2000};
   // Larger bodies end the request with transport_error::response_too_large.
   std::size_t max_response_bytes = 65536;
   // Longer status lines plus headers end it the same way (a hostile or broken server cannot

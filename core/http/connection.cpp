@@ -8,7 +8,6 @@
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 
-#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
@@ -56,6 +55,7 @@ connection::connection(net::io_context& ioc, std::shared_ptr<connection_pool> po
       executor_(ioc.get_executor()),
       resolver_(executor_),
       watchdog_(executor_),
+      connect_timer_(executor_),
       plain_(executor_) {}
 
 template <class Op>
@@ -257,13 +257,51 @@ void connection::connect(const std::vector<tcp::endpoint>& peers) {
     // An SSL stream cannot be reused once its connection is gone: one per TCP connection.
     tls_.emplace(executor_, *ctx);
   }
-  net::async_connect(lowest_layer(), peers,
-                     beast::bind_front_handler(&connection::on_connect, shared_from_this()));
+  peers_ = peers;
+  next_peer_ = 0;
+  connect_error_ = {};
+  connect_next();
 }
 
-void connection::on_connect(beast::error_code ec, const tcp::endpoint& /*peer*/) {
+void connection::connect_next() {
+  if (next_peer_ == peers_.size()) {
+    fail(step::connect, connect_error_);
+    return;
+  }
+  const auto peer = peers_[next_peer_++];
+  auto& socket = lowest_layer();
+  beast::error_code ignored;
+  socket.close(ignored);  // after a failed address: async_connect opens it again
+  peer_timed_out_ = false;
+  const auto until = std::chrono::steady_clock::now() + pool_->settings().connect_timeout;
+  if (pool_->settings().connect_timeout.count() > 0 && until < current_.deadline) {
+    connect_timer_.expires_at(until);
+    connect_timer_.async_wait(
+        [self = shared_from_this(), generation = ++connect_generation_](beast::error_code ec) {
+          if (!ec && generation == self->connect_generation_) {
+            self->peer_timed_out_ = true;
+            beast::error_code closing;
+            self->lowest_layer().close(closing);  // the pending connect ends: on_connect
+          }
+        });
+  }
+  socket.async_connect(peer,
+                       beast::bind_front_handler(&connection::on_connect, shared_from_this()));
+}
+
+void connection::on_connect(beast::error_code ec) {
+  ++connect_generation_;  // this dial's timer, should it fire still, finds a newer generation
+  connect_timer_.cancel();
+  if (!ec && peer_timed_out_) {
+    ec = net::error::timed_out;  // made as its deadline closed the socket
+  }
   if (ec) {
-    fail(step::connect, ec);
+    if (timed_out_ || aborted_) {
+      fail(step::connect, ec);  // the exchange's deadline, or a shutdown: no other address
+      return;
+    }
+    connect_error_ = peer_timed_out_ ? beast::error_code{net::error::timed_out} : ec;
+    connect_next();
     return;
   }
   pool_->note_connection_opened();

@@ -38,6 +38,11 @@ class connection_pool;
 // connection arms and cancels no timer at all. When a deadline passes, the watchdog cancels
 // the resolver and closes the socket, and the step that was pending fails as a timeout.
 //
+// Within that deadline each resolved address has a connect deadline of its own
+// (client_settings::connect_timeout, on a second timer that runs only while connecting): an
+// address that does not answer (its SYNs dropped) gives way to the next, instead of holding
+// every new connection until the exchange's deadline.
+//
 // Steps: resolve, admit (the SSRF guard filters the resolved addresses; only those left are
 // connected to, so what was checked is what is dialled), connect, for https:// a handshake
 // (SNI, the peer's certificate verified against the host name or IP), then write and read.
@@ -75,7 +80,9 @@ class connection : public std::enable_shared_from_this<connection> {
   // The SSRF guard between resolving and connecting.
   void admit(const std::vector<boost::asio::ip::tcp::endpoint>& candidates);
   void connect(const std::vector<boost::asio::ip::tcp::endpoint>& peers);
-  void on_connect(boost::beast::error_code ec, const boost::asio::ip::tcp::endpoint& peer);
+  // Dials the next of peers_ under its connect deadline; fails with the last error after all.
+  void connect_next();
+  void on_connect(boost::beast::error_code ec);
   void handshake();
   void on_handshake(boost::beast::error_code ec);
   // A parser for the next response, with the client's limits.
@@ -118,6 +125,12 @@ class connection : public std::enable_shared_from_this<connection> {
   executor executor_;
   boost::asio::ip::basic_resolver<boost::asio::ip::tcp, executor> resolver_;
   timer watchdog_;
+  timer connect_timer_;                   // the connect deadline of the address being dialled
+  std::uint64_t connect_generation_ = 0;  // the dial that counts: earlier timers were superseded
+  std::vector<boost::asio::ip::tcp::endpoint> peers_;  // admitted, dialled in order
+  std::size_t next_peer_ = 0;
+  bool peer_timed_out_ = false;             // the address being dialled ran out of its deadline
+  boost::beast::error_code connect_error_;  // the last address's failure
   bool watchdog_armed_ = false;
   std::uint64_t watchdog_generation_ = 0;  // the wait that counts: earlier ones were superseded
   bool busy_ = false;                 // an exchange is running: the watchdog's deadline applies

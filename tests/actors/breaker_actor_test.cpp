@@ -1,6 +1,9 @@
 #include "actors/breaker_actor.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/log/log_output.hpp"
 
 #include "tests/actors/deterministic.hpp"
 
@@ -50,7 +53,7 @@ struct BreakerActor : ::testing::Test {
   void succeed(bool probe = false) { outcome(true, probe, generation); }
   void outcome(bool ok, bool probe, std::uint64_t of_generation) {
     caf::anon_send(breaker, actors::outcome_atom::value, ok, probe, of_generation,
-                   /*gone=*/false, retry_after_ms);
+                   /*gone=*/false, retry_after_ms, ok ? breaker_failure{} : why);
     d.run();
   }
 
@@ -62,7 +65,8 @@ struct BreakerActor : ::testing::Test {
   }
 
   std::uint64_t generation = 0;
-  std::int64_t retry_after_ms = 0;  // of the outcomes sent next
+  std::int64_t retry_after_ms = 0;                               // of the outcomes sent next
+  breaker_failure why{"http_503", "the receiver answered 503"};  // of the failures sent next
 
   deterministic_system d;
   std::shared_ptr<actors::route_metrics> metrics;
@@ -91,6 +95,34 @@ TEST_F(BreakerActor, OpensAfterTripAfterConsecutiveFailedDeliveriesAndPublishesI
   EXPECT_FALSE(ask().granted);
 }
 
+// A TLS failure's reason was only in the tier records' headers; the Open line names it.
+TEST_F(BreakerActor, TheLogLineOfAnOpenNamesTheFailureThatOpenedIt) {
+  fail();
+  fail();
+  why = breaker_failure{"tls", "certificate verify failed: unable to get local issuer certificate"};
+  log::set_format(log::line_format::json);  // whatever the terminal running the test
+  ::testing::internal::CaptureStderr();
+  fail();
+  const auto out = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(changes->size(), 1U);
+  const auto line = nlohmann::json::parse(out.substr(0, out.find('\n')));
+  EXPECT_EQ(line.at("event"), "breaker state change");
+  EXPECT_EQ(line.at("to"), "open");
+  EXPECT_EQ(line.at("error_class"), "tls");
+  EXPECT_EQ(line.at("error"), "certificate verify failed: unable to get local issuer certificate");
+
+  d.advance(1000ms);
+  ASSERT_TRUE(ask().probe);
+  why = breaker_failure{"connect", "connection refused"};
+  ::testing::internal::CaptureStderr();
+  fail(/*probe=*/true);
+  const auto again = ::testing::internal::GetCapturedStderr();
+  const auto reopened = nlohmann::json::parse(again.substr(0, again.find('\n')));
+  EXPECT_EQ(reopened.at("to"), "open");
+  EXPECT_EQ(reopened.at("error_class"), "connect") << "the failed probe's reason";
+  EXPECT_EQ(reopened.at("error"), "connection refused");
+}
+
 // A partner that announced a maintenance (503, Retry-After: 120) is not probed before it asked.
 TEST_F(BreakerActor, AFailureWithALongRetryAfterKeepsItOpenThatLong) {
   retry_after_ms = 120'000;
@@ -108,7 +140,7 @@ TEST_F(BreakerActor, AFailureWithALongRetryAfterKeepsItOpenThatLong) {
 
 TEST_F(BreakerActor, GoneOpensAtOnceAndProbesOnlyAfterTheGoneInterval) {
   caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation, /*gone=*/true,
-                 std::int64_t{0});
+                 std::int64_t{0}, breaker_failure{"http_410", "the receiver answered 410"});
   d.run();
   ASSERT_EQ(changes->size(), 1U);
   EXPECT_EQ(changes->back().to, breaker_state::open);
@@ -128,7 +160,7 @@ TEST_F(BreakerActor, GoneWhileOpenMovesItsProbeToTheGoneInterval) {
   fail();
   fail();
   caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation, /*gone=*/true,
-                 std::int64_t{0});
+                 std::int64_t{0}, breaker_failure{"http_410", "the receiver answered 410"});
   d.run();
   d.advance(1000ms);
   EXPECT_EQ(changes->size(), 1U);

@@ -95,7 +95,7 @@ struct DeliveryPool : ::testing::Test {
     const auto generation = seen->changes.back().generation;
     for (int i = 0; i < n; ++i) {
       caf::anon_send(breaker, actors::outcome_atom::value, false, false, generation,
-                     /*gone=*/false, std::int64_t{0});
+                     /*gone=*/false, std::int64_t{0}, breaker_failure{"http_503", "503"});
     }
     d.run();
   }

@@ -363,6 +363,17 @@ TEST(Config, ReadsTheConnectionAgeAndRefusesZero) {
   EXPECT_EQ(parse_error_of(doc_with_route(route)).key(), "routes[0].http.max_connection_age");
 }
 
+TEST(Config, ReadsTheConnectTimeoutPerAddressAndRefusesZero) {
+  json route = minimal_route();
+  EXPECT_EQ(parse_config(doc_with_route(route)).routes.at(0).http.connect_timeout,
+            std::chrono::seconds{2});
+  route["http"] = {{"connect_timeout", "500ms"}};
+  EXPECT_EQ(parse_config(doc_with_route(route)).routes.at(0).http.connect_timeout,
+            std::chrono::milliseconds{500});
+  route["http"] = {{"connect_timeout", "0"}};
+  EXPECT_EQ(validate_error_of(doc_with_route(route)).key(), "routes[0].http.connect_timeout");
+}
+
 TEST(Config, ReadsAndBoundsTheHttpIoThreads) {
   json doc = doc_with_route(minimal_route());
   EXPECT_EQ(parse_config(doc).http_io_threads, courier_config{}.http_io_threads);

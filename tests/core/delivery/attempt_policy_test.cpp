@@ -212,6 +212,25 @@ TEST(AttemptPolicy, AFailedDeliveryTellsTheBreakerTheReceiversWholeRetryAfter) {
   EXPECT_EQ(only<policy::breaker_outcome>(last).retry_after, 3'600'000ms);
 }
 
+// The breaker's Open names the failure that opened it, as the tier record's headers do.
+TEST(AttemptPolicy, AFailedDeliveryTellsTheBreakerItsErrorClassAndMessage) {
+  auto p = make_policy();
+  const auto id = start(p, make_record(1));
+  auto a = answer(id, 0, transport_error::tls);
+  a.error_message = "certificate verify failed: unable to get local issuer certificate";
+  p.on_answer(a, t0);
+  next_attempt(p, id);
+  p.on_answer(a, t0);
+  next_attempt(p, id);
+  const auto last = p.on_answer(a, t0);
+  ASSERT_EQ(kinds(last), "breaker log onward");
+  const auto b = only<policy::breaker_outcome>(last);
+  EXPECT_EQ(b.why.error_class, "tls");
+  EXPECT_EQ(b.why.message, a.error_message);
+  EXPECT_EQ(header_of(only<policy::produce_onward>(last).onward.produce, error_class_header),
+            b.why.error_class);
+}
+
 // -- moving on ------------------------------------------------------------------------------------
 
 TEST(AttemptPolicy, ExhaustedRetriesAreOneFailedBreakerEventAndMoveToTheFirstTier) {

@@ -102,6 +102,27 @@ TEST(Breaker, OpensAfterTripAfterConsecutiveFailures) {
   EXPECT_EQ(b.trips(), 1U);
 }
 
+// The Open's log line names its reason: a TLS failure's is otherwise only in the tier records.
+TEST(Breaker, KeepsTheFailureThatOpenedIt) {
+  breaker b{settings(2, milliseconds{1000})};
+  EXPECT_EQ(b.last_failure().error_class, "");
+  (void)b.on_failure(t0, milliseconds{0}, breaker_failure{"http_503", "the receiver answered 503"});
+  const std::string tls = "certificate verify failed: unable to get local issuer certificate";
+  expect_transition(b.on_failure(t0, milliseconds{0}, breaker_failure{"tls", tls}),
+                    breaker_state::closed, breaker_state::open);
+  EXPECT_EQ(b.last_failure().error_class, "tls");
+  EXPECT_EQ(b.last_failure().message, tls);
+  (void)b.on_failure(t0, milliseconds{0}, breaker_failure{"timeout", "late"});
+  EXPECT_EQ(b.last_failure().error_class, "tls") << "a failure Open ignores does not replace it";
+
+  (void)b.on_open_timeout(t0 + milliseconds{1000});
+  expect_transition(b.on_failure(t0 + milliseconds{1000}, milliseconds{0},
+                                 breaker_failure{"connect", "connection refused"}),
+                    breaker_state::half_open, breaker_state::open);
+  EXPECT_EQ(b.last_failure().error_class, "connect") << "the failed probe opened it again";
+  EXPECT_EQ(b.last_failure().message, "connection refused");
+}
+
 TEST(Breaker, ASuccessResetsTheConsecutiveFailures) {
   breaker b{settings(3, milliseconds{1000})};
   (void)b.on_failure(t0);

@@ -325,6 +325,25 @@ TEST(ConsumerCore, TellsASourcePartitionPausedFromARetryTierWaitingForADueRecord
   EXPECT_FALSE(core.source_paused());
 }
 
+// fetch_starvation leaves out the refetch of a resumed source partition; a retry tier's wait
+// for its due record is routine and does not count.
+TEST(ConsumerCore, CountsTheFlipsOfASourcePartitionsFetchingNotOfARetryTiers) {
+  fake_io io;
+  consumer_core core{bounded_with_tier(8), io};
+  core.assign(fresh({p0, tier0}), 0);
+  EXPECT_EQ(core.source_pause_flips(), 0U);
+  EXPECT_EQ(core.take(due_rec(tier0, 0, 10'000), 1'000), consumer_core::intake::gated);
+  core.wake(tier0, 10'001);
+  EXPECT_EQ(core.source_pause_flips(), 0U) << "the tier paused and resumed";
+  core.set_route_reason(pause_reason::breaker, true);
+  EXPECT_EQ(core.source_pause_flips(), 1U);
+  core.set_route_reason(pause_reason::shutdown, true);
+  EXPECT_EQ(core.source_pause_flips(), 1U) << "paused already";
+  core.set_route_reason(pause_reason::shutdown, false);
+  core.set_route_reason(pause_reason::breaker, false);
+  EXPECT_EQ(core.source_pause_flips(), 2U) << "resumed";
+}
+
 TEST(ConsumerCore, RevokeDropsTheRecordsHeldInTheGateAndInOverflow) {
   fake_io io;
   consumer_core core{bounded_with_tier(1), io};
@@ -531,23 +550,100 @@ TEST(ConsumerCore, AHeadWaitingInOverflowIsAgedFromItsDispatchNotFromItsFetch) {
   EXPECT_EQ(io.expedited, (std::vector<at>{{p0, 0}}));
 }
 
-TEST(ConsumerCore, APartitionWithABoundOfItsOwnPausesAtItAndResumesAtHalf) {
+std::vector<std::int64_t> offsets_of(const std::vector<record>& rs, const partition_id& p) {
+  std::vector<std::int64_t> out;
+  for (const auto& r : rs) {
+    if (r.topic == p.topic && r.partition == p.partition) {
+      out.push_back(r.offset);
+    }
+  }
+  return out;
+}
+
+// A pause drops librdkafka's prefetch of the partition and a resume waits for a refetch: at its
+// own bound a partition keeps what it fetched and hands it out as its outcomes come back.
+TEST(ConsumerCore, APartitionAtItsOwnBoundHoldsWhatItFetchedAndHandsItOutInOrderWithoutAPause) {
   fake_io io;
   auto s = bounded(100);
   s.max_in_flight_per_partition = 4;
   consumer_core core{s, io};
   core.assign(fresh({p0, p1}), 0);
-  for (std::int64_t o = 0; o < 4; ++o) {
-    core.take(rec(p0, o), 0);
+  for (std::int64_t o = 0; o < 10; ++o) {
+    EXPECT_EQ(core.take(rec(p0, o), 0),
+              o < 4 ? consumer_core::intake::dispatched : consumer_core::intake::overflowed);
   }
-  EXPECT_EQ(io.paused, std::set<partition_id>{p0});
+  EXPECT_EQ(offsets_of(io.dispatched, p0), (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(core.outstanding(), 4U);
+  EXPECT_EQ(core.in_flight(), 10U);
+  EXPECT_EQ(core.take(rec(p1, 0), 0), consumer_core::intake::dispatched)
+      << "the other partition is not held back";
+  // Outcomes in any order: each one lets the next held record out, the oldest first.
+  for (const std::int64_t o : {2, 0, 3, 1, 4, 5, 6, 7, 8, 9}) {
+    EXPECT_TRUE(core.complete(p0, o, delivery_end::delivered, 0));
+    EXPECT_LE(core.outstanding(), 5U) << "4 of p0 and p1's one at most";
+    EXPECT_TRUE(io.paused.empty()) << "no pause at the bound";
+  }
+  EXPECT_EQ(core.counts()[consumer_counter::backpressure_pauses], 0U);
+  EXPECT_EQ(offsets_of(io.dispatched, p0),
+            (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}))
+      << "every record once, in order";
+  EXPECT_EQ(core.view(p0)->in_flight, 0U);
+  EXPECT_EQ(stored(core, io).at(p0), 10);
+}
+
+// The hold is bounded: once it reaches the route's max_in_flight the partition is paused, and it
+// is resumed when the hold is down to half, so what is left covers the refetch.
+TEST(ConsumerCore, APartitionWhoseHoldGrowsLargeIsPausedAndResumedWhenItIsDownToHalf) {
+  fake_io io;
+  auto s = bounded(8);
+  s.max_in_flight_per_partition = 2;
+  consumer_core core{s, io};
+  core.assign(fresh({p0, p1}), 0);
+  const std::int64_t slow = 10'000;  // a partner taking 10 s: two seconds of it is no hold at all
+  for (std::int64_t o = 0; o < 9; ++o) {
+    core.take(rec(p0, o), 0);
+    EXPECT_TRUE(io.paused.empty()) << "held: " << o - 1;
+  }
+  core.take(rec(p0, 9), 0);
+  EXPECT_EQ(io.paused, std::set<partition_id>{p0}) << "8 held";
   EXPECT_EQ(core.counts()[consumer_counter::backpressure_pauses], 1U);
-  core.complete(p0, 0, delivery_end::delivered, 0);
-  EXPECT_TRUE(io.paused.count(p0)) << "3 > 4/2";
-  core.complete(p0, 1, delivery_end::delivered, 0);
+  for (std::int64_t o = 0; o < 3; ++o) {
+    core.complete(p0, o, delivery_end::delivered, slow);
+    EXPECT_TRUE(io.paused.count(p0)) << "held: " << 7 - o;
+  }
+  core.complete(p0, 3, delivery_end::delivered, slow);
+  EXPECT_TRUE(io.paused.empty()) << "4 held: half";
+  core.take(rec(p0, 10), 0);
   EXPECT_TRUE(io.paused.empty());
-  core.take(rec(p1, 0), 0);
-  EXPECT_TRUE(io.paused.empty()) << "the other partition was never touched";
+  for (std::int64_t o = 4; o <= 10; ++o) {
+    core.complete(p0, o, delivery_end::delivered, slow);
+  }
+  EXPECT_EQ(offsets_of(io.dispatched, p0),
+            (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(core.counts()[consumer_counter::backpressure_pauses], 1U);
+  EXPECT_EQ(core.in_flight(), 0U);
+}
+
+// A hold of two seconds of what the partition delivers at its bound is not large: what is left at
+// the resume must cover librdkafka's refetch (about a second).
+TEST(ConsumerCore, APartitionsHoldMayGrowToTwoSecondsOfWhatItDeliversAtItsBound) {
+  fake_io io;
+  auto s = bounded(4);
+  s.max_in_flight_per_partition = 2;
+  consumer_core core{s, io};
+  core.assign(fresh({p0}), 0);
+  core.take(rec(p0, 0), 0);
+  core.take(rec(p0, 1), 0);
+  ASSERT_TRUE(core.complete(p0, 0, delivery_end::delivered, 100));  // 100 ms with the pool
+  ASSERT_TRUE(core.complete(p0, 1, delivery_end::delivered, 100));
+  std::int64_t next = 2;
+  std::size_t held = 0;
+  while (io.paused.empty() && next < 1'000) {
+    if (core.take(rec(p0, next++), 100) == consumer_core::intake::overflowed) {
+      ++held;
+    }
+  }
+  EXPECT_EQ(held, 40U) << "2 s x 2 records per 100 ms, not the route's 4";
 }
 
 TEST(ConsumerCore, ARecordThatCannotBeWrittenOnwardHoldsOnlyItsPartitionUntilItIsThrough) {
@@ -626,6 +722,8 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
     // Per partition: records taken, and finished by completion kind (delivered, retried, DLQ).
     std::map<partition_id, std::uint64_t> taken;
     std::map<partition_id, std::array<std::uint64_t, 3>> finished;
+    // Per partition, the last offset handed out since it was assigned: none overtakes another.
+    std::map<partition_id, std::int64_t> last_handed_out;
 
     for (int step = 0; step < 300; ++step) {
       const auto& p = all[pick(all.size())];
@@ -641,6 +739,7 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
           if (model.count(p)) {
             give_up(core, io, {p});
             io.paused.erase(p);
+            last_handed_out.erase(p);
             const auto& m = model[p];
             fetch_position[p] =
                 m.in_flight.empty() ? (m.last ? *m.last + 1 : m.next) : *m.in_flight.begin();
@@ -720,6 +819,19 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
             << "handed out a record not in flight";
         EXPECT_TRUE(handed_out.emplace(rp, r.offset).second) << "handed out twice";
         owed.emplace_back(rp, r.offset);
+        auto last = last_handed_out.find(rp);
+        EXPECT_TRUE(last == last_handed_out.end() || last->second < r.offset)
+            << "handed out out of order";
+        last_handed_out[rp] = r.offset;
+      }
+      if (s.max_in_flight_per_partition != 0) {
+        std::map<partition_id, std::size_t> per_partition;
+        for (const auto& h : handed_out) {
+          ++per_partition[h.first];
+        }
+        for (const auto& [hp, n] : per_partition) {
+          EXPECT_LE(n, s.max_in_flight_per_partition) << "the partition's bound holds";
+        }
       }
       std::size_t in_flight = 0;
       for (const auto& [mp, m] : model) {

@@ -27,6 +27,31 @@ TEST(FetchStarvation, EmptyPollsForAQuarterOfAWindowWhileBehindAtBothEndsStarve)
   EXPECT_EQ(v->lag, 80'000) << "the lower of the two ends";
 }
 
+// After a breaker's Open the partitions resume and librdkafka fetches them anew: the polls that
+// wait for that refetch are no small prefetch, however far behind the route is.
+TEST(FetchStarvation, AWindowWithAResumeIsNoStall) {
+  fetch_starvation s{threshold};
+  (void)s.on_stats(0, 3'000);
+  s.on_source_paused(1'000);  // resumed
+  s.on_empty_poll(1'500);
+  EXPECT_FALSE(s.on_stats(5'000, 2'900));
+  for (int i = 0; i < 25; ++i) {
+    s.on_empty_poll(50);
+  }
+  EXPECT_TRUE(s.on_stats(10'000, 2'800)) << "the next window is judged again";
+}
+
+TEST(FetchStarvation, AResumeJustBeforeAWindowExcusesItsRefetch) {
+  fetch_starvation s{threshold};
+  (void)s.on_stats(0, 3'000);
+  s.on_source_paused(4'900);
+  (void)s.on_stats(5'000, 3'000);
+  s.on_empty_poll(1'250);
+  EXPECT_FALSE(s.on_stats(10'000, 3'000)) << "its refetch spills into this window";
+  s.on_empty_poll(1'250);
+  EXPECT_TRUE(s.on_stats(15'000, 3'000));
+}
+
 TEST(FetchStarvation, LessThanTheShareIsNoStall) {
   fetch_starvation s{threshold};
   (void)s.on_stats(0, 90'000);

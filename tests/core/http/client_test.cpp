@@ -54,6 +54,41 @@ struct silent_listener {
   }
 };
 
+// An address that never answers a connect, as a dead host whose SYNs are dropped: a listener
+// with a backlog of 0 whose one queued connection is never accepted, so the kernel drops every
+// further SYN (a refused connect would fail at once, which any address list survives).
+struct blackhole {
+  boost::asio::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  tcp::socket filler{ioc};
+  blackhole(const std::string& address, std::uint16_t port) {
+    const tcp::endpoint at(boost::asio::ip::make_address(address), port);
+    acceptor.open(at.protocol());
+    acceptor.bind(at);
+    acceptor.listen(0);
+    filler.connect(acceptor.local_endpoint());  // fills the accept queue
+  }
+  std::uint16_t port() const { return acceptor.local_endpoint().port(); }
+};
+
+// "partner.example" resolves to `addresses`, in that order.
+client_settings resolving_to(std::vector<std::string> addresses, client_settings s) {
+  s.resolver = [addresses](const std::string& host) {
+    std::vector<boost::asio::ip::address> out;
+    if (host == "partner.example") {
+      for (const auto& a : addresses) {
+        out.push_back(boost::asio::ip::make_address(a));
+      }
+    }
+    return out;
+  };
+  return s;
+}
+
+std::string partner_url(std::uint16_t port) {
+  return "http://partner.example:" + std::to_string(port) + "/deliver";  // the mock's path
+}
+
 TEST(HttpClient, ReusesOneConnectionForSequentialRequests) {
   mock::server partner{mock::server_settings{}};
   partner.start();
@@ -291,6 +326,56 @@ TEST(HttpClient, RefusedConnectionIsAConnectError) {
   EXPECT_EQ(r.error, transport_error::connect);
   EXPECT_THAT(r.error_message, HasSubstr("cannot connect"));
   EXPECT_EQ(c.connections_opened(), 0U);
+}
+
+// One dead A record must not time out every new connection: each address has its own connect
+// deadline, and the next address is dialled when one does not answer.
+TEST(HttpClient, ADeadAddressGivesWayToTheNextAfterItsConnectTimeout) {
+  mock::server partner{mock::server_settings{}};
+  partner.start();
+  blackhole dead{"127.0.0.2", partner.port()};
+  auto s = resolving_to({"127.0.0.2", "127.0.0.1"}, quick(1, 5s));
+  s.connect_timeout = 300ms;
+  io_runner io;
+  client c(io.context(), parse_endpoint(partner_url(partner.port())), s);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(r.status, 200) << r.error_message;
+  EXPECT_EQ(partner.snapshot().ok, 1U);
+  EXPECT_GE(took, 290ms) << "the dead address was dialled first";
+  EXPECT_LT(took, 2s) << "well before the request's 5 s timeout";
+}
+
+TEST(HttpClient, EveryAddressDeadIsAConnectErrorOnceEachHadItsConnectTimeout) {
+  blackhole first{"127.0.0.2", 0};
+  blackhole second{"127.0.0.3", first.port()};
+  auto s = resolving_to({"127.0.0.2", "127.0.0.3"}, quick(1, 5s));
+  s.connect_timeout = 200ms;
+  io_runner io;
+  client c(io.context(), parse_endpoint(partner_url(first.port())), s);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.error, transport_error::connect) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("timed out"));
+  EXPECT_GE(took, 390ms) << "both addresses had their 200 ms";
+  EXPECT_LT(took, 2s);
+}
+
+// The request's timeout bounds the connects: a connect timeout longer than what is left of it
+// ends the request at its deadline, as a timeout.
+TEST(HttpClient, TheRequestsTimeoutBoundsItsConnects) {
+  blackhole dead{"127.0.0.2", 0};
+  auto s = resolving_to({"127.0.0.2"}, quick(1, 300ms));
+  s.connect_timeout = 2s;
+  io_runner io;
+  client c(io.context(), parse_endpoint(partner_url(dead.port())), s);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = post_and_wait(c, delivery("{}", "k"));
+  EXPECT_EQ(r.error, transport_error::timeout) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("connecting"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1500ms);
 }
 
 TEST(HttpClient, BodyOverTheCapIsResponseTooLargeWithTheStatus) {
