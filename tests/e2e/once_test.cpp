@@ -219,7 +219,7 @@ std::set<std::string> tiered_keys(const courier_settings& s, int partitions) {
   for (const auto delay : s.retry_tiers) {
     for (const auto& r :
          read_to_end(tier_topic(s.topic, delay), partitions, "read_uncommitted", 30s)) {
-      keys.insert(find_header(r.headers, "courier.idempotency.key").value_or("(none)"));
+      keys.emplace(find_header(r.headers, "courier.idempotency.key").value_or("(none)"));
     }
   }
   return keys;
