@@ -272,7 +272,7 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
   if (e.handed_out > 0) {
     --e.handed_out;
   }
-  note_finished(e, offset, now_ms);
+  note_finished(offset, e, now_ms);
   auto& account = accounts_[p];
   switch (how) {
     case delivery_end::delivered:
@@ -531,7 +531,7 @@ void consumer_core::release_over_bound(partition_entry& e, std::int64_t now_ms) 
   }
 }
 
-void consumer_core::note_finished(partition_entry& e, std::int64_t offset, std::int64_t now_ms) {
+void consumer_core::note_finished(std::int64_t offset, partition_entry& e, std::int64_t now_ms) {
   const auto sent = e.sent_ms.find(offset);
   if (sent == e.sent_ms.end()) {
     return;

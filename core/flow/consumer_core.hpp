@@ -253,7 +253,7 @@ class consumer_core {
   // Hands out what the partition holds at its bound while it is below it and the route has room.
   void release_over_bound(partition_entry& e, std::int64_t now_ms);
   // The record at `offset` came back: its time with the delivery pool joins the mean.
-  void note_finished(partition_entry& e, std::int64_t offset, std::int64_t now_ms);
+  void note_finished(std::int64_t offset, partition_entry& e, std::int64_t now_ms);
   // The hold at which a partition at its own bound is paused.
   [[nodiscard]] std::size_t large_hold(const partition_entry& e) const;
   void apply(const partition_pauses::change& c);

@@ -306,14 +306,15 @@ TEST(EndToEndChaos, SigtermDuringARebalanceExitsPromptlyAndLeavesNoPartitionUnse
   // While the second instance joins, the receiver answers after this long: the first one's
   // drain waits that long for its last answer, far longer than it takes to hear of the
   // rebalance (its next heartbeat, every 500 ms), go through it and leave.
-  constexpr int slow_latency_ms = 6000;
+  constexpr int slow_latency_ms = 8000;
   // courier's drain deadline (topology::pipeline_options::drain_timeout; not configurable).
   constexpr auto drain_timeout = 10s;
   // Well below drain_timeout + session.timeout.ms (6 s, tests/support/kafka_group.hpp).
   constexpr auto exit_bound = drain_timeout + 3s;
   // An instance assigned partitions while draining leaves the group at once instead of sitting
   // on them until its drain ends: the second holds everything before the first's slow answers
-  // could have ended its drain.
+  // could have ended its drain. The second's own revoke of its first share may wait
+  // kafka.revoke_drain_timeout (2 s) for the slow answers it has in flight: 8 s leaves room.
   constexpr auto takeover_bound = std::chrono::milliseconds{slow_latency_ms - 1000};
   const temp_dir scratch{"e2e-chaos-rebalance", temp_dir::keep_if_failed};
   const auto& dir = scratch.path();

@@ -141,7 +141,7 @@ TEST(EndToEnd, BrokerKilledAndRestartedWhileCourierRuns) {
     GTEST_SKIP() << "the broker at " << kafka_environment::bootstrap()
                  << " is not kafka-local's; cannot restart it";
   }
-  constexpr std::uint64_t first_batch = 400;
+  constexpr std::uint64_t first_batch = 2000;
   constexpr std::uint64_t second_batch = 400;
   constexpr std::uint64_t n = first_batch + second_batch;
   constexpr int partitions = 2;

@@ -1,4 +1,5 @@
 #include "core/http/client.hpp"
+#include "tests/core/http/partner_resolver.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -73,15 +74,7 @@ struct blackhole {
 
 // "partner.example" resolves to `addresses`, in that order.
 client_settings resolving_to(std::vector<std::string> addresses, client_settings s) {
-  s.resolver = [addresses](const std::string& host) {
-    std::vector<boost::asio::ip::address> out;
-    if (host == "partner.example") {
-      for (const auto& a : addresses) {
-        out.push_back(boost::asio::ip::make_address(a));
-      }
-    }
-    return out;
-  };
+  s.resolver = testing::partner_resolving_to(std::move(addresses));
   return s;
 }
 

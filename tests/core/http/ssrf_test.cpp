@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/http/client.hpp"
+#include "tests/core/http/partner_resolver.hpp"
 #include "core/http/endpoint.hpp"
 #include "core/http/io_runner.hpp"
 #include "mock_webhook/server.hpp"
@@ -29,15 +30,7 @@ client_settings resolving_to(std::vector<std::string> addresses, bool allow_priv
   client_settings s;
   s.timeout = 2s;
   s.allow_private_targets = allow_private;
-  s.resolver = [addresses](const std::string& host) {
-    std::vector<boost::asio::ip::address> out;
-    if (host == "partner.example") {
-      for (const auto& a : addresses) {
-        out.push_back(boost::asio::ip::make_address(a));
-      }
-    }
-    return out;
-  };
+  s.resolver = testing::partner_resolving_to(std::move(addresses));
   return s;
 }
 
