@@ -1,5 +1,6 @@
 #include "core/kafka/consumer.hpp"
 
+#include "core/kafka/client_log.hpp"
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/partition_list.hpp"
@@ -14,6 +15,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 namespace courier::kafka {
@@ -55,7 +57,7 @@ std::string fetch_max_bytes(const std::map<std::string, std::string>& extra) {
 }  // namespace
 
 std::map<std::string, std::string> consumer_properties(const consumer_settings& s) {
-  return with_overrides(
+  auto properties = with_overrides(
       {
           {"bootstrap.servers", s.bootstrap},
           {"group.id", s.group_id},
@@ -93,10 +95,21 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
           {"fetch.max.bytes", fetch_max_bytes(s.extra)},
       },
       for_client(RD_KAFKA_CONSUMER, s.extra));
+  // The group's join state, read from its debug lines (commit_hold.hpp); the lines themselves are
+  // dropped unless `debug` was asked for (consumer::on_client_log).
+  auto& debug = properties["debug"];
+  if (debug.empty()) {
+    debug = "cgrp";
+  } else if (debug.find("cgrp") == std::string::npos && debug.find("all") == std::string::npos) {
+    debug += ",cgrp";
+  }
+  return properties;
 }
 
-consumer::consumer(const consumer_settings& s, callbacks cb) : cb_(std::move(cb)) {
+consumer::consumer(const consumer_settings& s, callbacks cb)
+    : cb_(std::move(cb)), debug_asked_(s.extra.count("debug") > 0) {
   conf_ptr conf = make_conf(consumer_properties(s));
+  rd_kafka_conf_set_log_cb(conf.get(), &consumer::on_client_log);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &consumer::on_rebalance);
   rd_kafka_conf_set_error_cb(conf.get(), &consumer::on_kafka_error);
   rd_kafka_conf_set_stats_cb(conf.get(), &consumer::on_stats);
@@ -142,6 +155,7 @@ std::vector<record> consumer::poll(std::chrono::milliseconds timeout, std::size_
     throw kafka_error(RD_KAFKA_RESP_ERR__STATE, "polling a closed consumer");
   }
   rethrow_pending();
+  release_held_commits();
   std::vector<record> records;
   const std::size_t limit = std::max<std::size_t>(max_records, 1);
   int wait_ms = static_cast<int>(timeout.count());
@@ -183,7 +197,19 @@ std::vector<record> consumer::poll(std::chrono::milliseconds timeout, std::size_
   return records;
 }
 
-void consumer::commit(const std::vector<offset_commit>& offsets, commit_mode mode) {
+void consumer::commit(const std::vector<offset_commit>& requested, commit_mode mode) {
+  switch (mode) {
+    case commit_mode::async:
+      if (joining_.load()) {
+        held_commits_.hold(requested);
+        return;
+      }
+      break;
+    case commit_mode::sync:
+      wait_for_generation();
+      break;
+  }
+  const std::vector<offset_commit> offsets = held_commits_.release_with(requested);
   if (offsets.empty()) {
     return;
   }
@@ -371,6 +397,34 @@ void consumer::on_async_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
   }
 }
 
+void consumer::release_held_commits() {
+  if (!held_commits_.empty() && !joining_.load()) {
+    commit({}, commit_mode::async);
+  }
+}
+
+void consumer::wait_for_generation() {
+  const auto until = std::chrono::steady_clock::now() + join_wait_bound;
+  while (joining_.load() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{5});
+  }
+}
+
+void consumer::on_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
+  auto* self = rk != nullptr ? static_cast<consumer*>(rd_kafka_opaque(rk)) : nullptr;
+  if (self != nullptr && fac != nullptr && buf != nullptr &&
+      std::string_view{fac} == "CGRPJOINSTATE") {
+    if (const auto state = join_state_entered(buf)) {
+      self->joining_.store(join_in_flight(*state));
+    }
+  }
+  constexpr int debug_level = 7;
+  if (level >= debug_level && (self == nullptr || !self->debug_asked_)) {
+    return;
+  }
+  forward_client_log(rk, level, fac, buf);
+}
+
 void consumer::on_kafka_error(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
   auto* self = static_cast<consumer*>(opaque);
   const auto code = static_cast<rd_kafka_resp_err_t>(err);
@@ -417,6 +471,9 @@ void consumer::handle_rebalance(rd_kafka_resp_err_t err,
   }
   if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
     const bool lost = rd_kafka_assignment_lost(rk_.get()) != 0;
+    if (lost) {
+      held_commits_.forget(ids);  // another member may have them already
+    }
     auto timing = revoke_timing::now;
     if (cb_.on_revoked) {
       guarded([&] { timing = cb_.on_revoked(ids, lost); });
@@ -463,6 +520,7 @@ void consumer::complete_revoke() {
   }
   resume(revoked_paused);
   unassign(partitions.get());
+  held_commits_.forget(still);  // the owner committed them on revoke
 }
 
 std::vector<assigned_partition> consumer::read_committed(

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "core/kafka/commit_hold.hpp"
 #include "core/kafka/consumer_stats.hpp"
 #include "core/kafka/group_consumer.hpp"
 #include "core/kafka/handles.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +43,9 @@ struct consumer_settings {
 // The librdkafka properties a consumer gets: courier's defaults (consumer.cpp says why each),
 // with `extra` over them.
 std::map<std::string, std::string> consumer_properties(const consumer_settings& s);
+
+// How long a synchronous commit waits for the member's join to be answered (commit_hold.hpp).
+inline constexpr std::chrono::milliseconds join_wait_bound{10000};
 
 // How long an assignment waits for the group's committed offsets and metadata (OffsetFetch)
 // before it starts without them (from librdkafka's own committed offsets, no offset map).
@@ -113,6 +118,9 @@ class consumer final : public group_consumer {
   static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
   static void on_kafka_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  // librdkafka's log lines: the group's join state is read from its debug lines (commit_hold.hpp
+  // says why); the rest go to forward_client_log, debug lines only if `debug` was asked for.
+  static void on_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf);
   static int on_stats(rd_kafka_t* rk, char* json, std::size_t json_len, void* opaque);
   static void on_async_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                               rd_kafka_topic_partition_list_t* offsets, void* opaque);
@@ -130,11 +138,18 @@ class consumer final : public group_consumer {
   void unassign(const rd_kafka_topic_partition_list_t* partitions);
   void report(const std::string& message);
   void rethrow_pending();
+  // Sends the commits held while the member joined, once it no longer is.
+  void release_held_commits();
+  // Waits (up to join_wait_bound) until the member's JoinGroup and SyncGroup are answered.
+  void wait_for_generation();
 
   callbacks cb_;
   std::set<partition_id> paused_;
   topic_partition_list_ptr revoking_;  // on_revoked answered `later`: given up by complete_revoke
   std::exception_ptr pending_;         // thrown inside a librdkafka callback, rethrown after it
+  commit_hold held_commits_;
+  std::atomic<bool> joining_{false};  // set on librdkafka's threads (on_client_log)
+  bool debug_asked_ = false;          // `debug` in the settings: its lines are logged
   bool fatal_ = false;
   bool closed_ = false;
   handle_ptr rk_;  // declared last: destroyed first, while the members above still exist

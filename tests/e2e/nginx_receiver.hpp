@@ -56,8 +56,10 @@ class nginx_receiver {
         << "  fastcgi_temp_path " << d << "/fastcgi;\n  uwsgi_temp_path " << d << "/uwsgi;\n"
         << "  scgi_temp_path " << d << "/scgi;\n"
         << "  keepalive_requests 1000000;\n  keepalive_timeout 75s;\n"
-        << "  split_clients \"${request_id}\" $answer {\n    " << percent_503
-        << "% 503;\n    * 200;\n  }\n"
+        // nginx refuses a 0% share: without 503s, every request is answered 200.
+        << (percent_503 > 0 ? "  split_clients \"${request_id}\" $answer {\n    " +
+                                  std::to_string(percent_503) + "% 503;\n    * 200;\n  }\n"
+                            : std::string{"  map $request_id $answer { default 200; }\n"})
         << "  server {\n    listen 127.0.0.1:" << port_ << " backlog=1024;\n"
         << "    location = /deliver {\n      if ($answer = 503) { return 503; }\n"
         << (latency_ms > 0 ? "      echo_read_request_body;\n      echo_sleep " +
