@@ -460,7 +460,9 @@ void consumer::handle_rebalance(rd_kafka_resp_err_t err,
     topic_partition_list_ptr with_offsets;
     guarded([&] {
       with_offsets.reset(rd_kafka_topic_partition_list_copy(partitions));
-      given = read_committed(with_offsets.get());
+      // Closing, the group's OffsetFetch is not answered (it waits out committed_fetch_bound),
+      // and nothing is fetched any more: the partitions are given up again at once.
+      given = closed_ ? without_committed(with_offsets.get()) : read_committed(with_offsets.get());
       assign(with_offsets.get());
     });
     if (cb_.on_assigned && given.size() == ids.size()) {
@@ -521,6 +523,15 @@ void consumer::complete_revoke() {
   resume(revoked_paused);
   unassign(partitions.get());
   held_commits_.forget(still);  // the owner committed them on revoke
+}
+
+std::vector<assigned_partition> consumer::without_committed(
+    const rd_kafka_topic_partition_list_t* partitions) {
+  std::vector<assigned_partition> given;
+  for (const partition_id& p : to_partition_ids(partitions)) {
+    given.push_back(assigned_partition{p, std::nullopt, {}});
+  }
+  return given;
 }
 
 std::vector<assigned_partition> consumer::read_committed(

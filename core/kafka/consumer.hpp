@@ -131,6 +131,9 @@ class consumer final : public group_consumer {
   // The partitions with the group's committed offsets and metadata (none if the broker does not
   // answer within committed_fetch_bound).
   std::vector<assigned_partition> read_committed(rd_kafka_topic_partition_list_t* partitions);
+  // The partitions without what the group committed (closing: not asked).
+  static std::vector<assigned_partition> without_committed(
+      const rd_kafka_topic_partition_list_t* partitions);
   // The statistics' positions with each paused partition's watermarks asked of the broker.
   std::vector<partition_position> with_paused_watermarks(std::vector<partition_position> ps);
   void handle_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
