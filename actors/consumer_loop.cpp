@@ -250,7 +250,10 @@ void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes) {
          {"partition", name_of(o.partition)},
          {"offset_map_budget", st.offset_map_budget}});
     } else if (!o.error.empty()) {
-      if (st.closed && st.final_commit_error.empty()) {
+      // Stopping during a rebalance, the group may be a generation ahead: the partitions are
+      // its next owner's from their last commit, which at-least-once allows. Anything else
+      // refused is a stop that left them uncommitted for no reason the group gave.
+      if (st.closed && st.final_commit_error.empty() && !o.superseded) {
         st.final_commit_error =
           name_of(o.partition) + " at " + std::to_string(o.offset) + ": " + o.error;
       }

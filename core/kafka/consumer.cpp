@@ -260,6 +260,9 @@ void consumer::committed(rd_kafka_resp_err_t err, const rd_kafka_topic_partition
       o.metadata_dropped = true;
       without_metadata.push_back(offset_commit{o.partition, e.offset, {}});
     }
+    o.superseded = code == RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION ||
+                   code == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS ||
+                   code == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID;
     if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
       o.error = std::string(rd_kafka_err2str(code)) + " (" + rd_kafka_err2name(code) + ")";
     }
@@ -408,6 +411,11 @@ void consumer::wait_for_generation() {
   while (joining_.load() && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds{5});
   }
+  if (joining_.load()) {
+    report("the group did not answer this member's join within " +
+           std::to_string(join_wait_bound.count()) +
+           " ms; committing anyway (a refusal loses the assignment)");
+  }
 }
 
 void consumer::on_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
@@ -461,8 +469,10 @@ void consumer::handle_rebalance(rd_kafka_resp_err_t err,
     guarded([&] {
       with_offsets.reset(rd_kafka_topic_partition_list_copy(partitions));
       // Closing, the group's OffsetFetch is not answered (it waits out committed_fetch_bound),
-      // and nothing is fetched any more: the partitions are given up again at once.
-      given = closed_ ? without_committed(with_offsets.get()) : read_committed(with_offsets.get());
+      // and nothing is fetched any more: the partitions are given up again at once. (And a
+      // cooperative rebalance's empty assignment has nothing to ask about.)
+      given = closed_ || with_offsets->cnt == 0 ? without_committed(with_offsets.get())
+                                                : read_committed(with_offsets.get());
       assign(with_offsets.get());
     });
     if (cb_.on_assigned && given.size() == ids.size()) {

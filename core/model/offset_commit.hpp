@@ -30,6 +30,9 @@ struct commit_outcome {
   std::int64_t offset = 0;
   std::string error;              // empty: committed
   bool metadata_dropped = false;  // committed without its metadata: the broker refused its size
+  // Refused because the group has a newer generation than this member's (a rebalance went on
+  // while it committed): the partition's next owner starts from its last commit.
+  bool superseded = false;
 };
 
 }  // namespace courier
