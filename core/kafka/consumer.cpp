@@ -54,6 +54,13 @@ std::string fetch_max_bytes(const std::map<std::string, std::string>& extra) {
   return std::to_string(bytes);
 }
 
+// Whether the group rebalances incrementally. librdkafka answers no protocol at all (nullptr)
+// while the member is not in a group, e.g. as it closes: then the eager calls apply.
+bool cooperative(rd_kafka_t* rk) {
+  const char* protocol = rd_kafka_rebalance_protocol(rk);
+  return protocol != nullptr && std::strcmp(protocol, "COOPERATIVE") == 0;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> consumer_properties(const consumer_settings& s) {
@@ -572,7 +579,7 @@ std::vector<assigned_partition> consumer::read_committed(
 }
 
 void consumer::assign(const rd_kafka_topic_partition_list_t* partitions) {
-  if (std::strcmp(rd_kafka_rebalance_protocol(rk_.get()), "COOPERATIVE") == 0) {
+  if (cooperative(rk_.get())) {
     error_ptr error{rd_kafka_incremental_assign(rk_.get(), partitions)};
     if (error) {
       throw kafka_error(rd_kafka_error_code(error.get()), "incremental assign",
@@ -587,8 +594,7 @@ void consumer::assign(const rd_kafka_topic_partition_list_t* partitions) {
 }
 
 void consumer::unassign(const rd_kafka_topic_partition_list_t* partitions) {
-  if (partitions != nullptr &&
-      std::strcmp(rd_kafka_rebalance_protocol(rk_.get()), "COOPERATIVE") == 0) {
+  if (partitions != nullptr && cooperative(rk_.get())) {
     error_ptr error{rd_kafka_incremental_unassign(rk_.get(), partitions)};
     if (error) {
       throw kafka_error(rd_kafka_error_code(error.get()), "incremental unassign",
