@@ -103,7 +103,7 @@ void close_consumer(self_ptr self) {
   st.io->flush();
   try {
     st.kafka->commit(st.core->commit_points(st.offset_map_budget, st.core->assignment()),
-                     kafka::commit_mode::sync);
+                     kafka::commit_mode::leaving);
   } catch (const kafka::kafka_error& e) {
     // Left to the next owner from the last commit: at-least-once allows it.
     ++st.metrics->actors[route_counter::commit_failures];

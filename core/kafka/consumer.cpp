@@ -215,6 +215,8 @@ void consumer::commit(const std::vector<offset_commit>& requested, commit_mode m
     case commit_mode::sync:
       wait_for_generation();
       break;
+    case commit_mode::leaving:
+      break;
   }
   const std::vector<offset_commit> offsets = held_commits_.release_with(requested);
   if (offsets.empty()) {
@@ -234,7 +236,8 @@ void consumer::commit(const std::vector<offset_commit>& requested, commit_mode m
     }
   }
   switch (mode) {
-    case commit_mode::sync: {
+    case commit_mode::sync:
+    case commit_mode::leaving: {
       commit_result result;
       const rd_kafka_resp_err_t err =
           rd_kafka_commit_queue(rk_.get(), list.get(), /*rkqu=*/nullptr, &on_commit, &result);

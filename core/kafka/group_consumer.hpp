@@ -14,6 +14,12 @@ namespace courier::kafka {
 enum class commit_mode : std::uint8_t {
   sync,   // the outcomes are reported before commit() returns
   async,  // the outcomes are reported from a later poll()
+  // As sync, for a member about to leave: sent at once, also while the member's join is in
+  // flight. Waiting for the join there could wait for ever: the group's next generation needs
+  // every member's JoinGroup, and a split consumer's other member can only send its own once
+  // the caller polls again. Refused for a newer generation, the partitions are their next
+  // owner's from the last commit, which at-least-once allows.
+  leaving,
 };
 
 // Whether the owner gave up revoked partitions inside on_revoked, or keeps them for a while (to
