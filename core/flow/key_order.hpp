@@ -1,0 +1,145 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/model/delivery_end.hpp"
+#include "core/model/partition_id.hpp"
+#include "core/model/record_position.hpp"
+
+namespace courier {
+
+// What happens to the records that wait behind a dead-lettered one (ordering.on_dead_letter).
+enum class dead_letter_followers : std::uint8_t {
+  release,  // they are delivered; the DLQ record names them
+  park,     // they go to the DLQ behind it, so that redrive returns them in order
+};
+
+std::string to_string(dead_letter_followers f);
+
+struct key_order_settings {
+  std::size_t max_parked_keys = 10000;  // per source partition
+  std::size_t max_followers = 1000;     // per key
+  dead_letter_followers on_dead_letter = dead_letter_followers::release;
+};
+
+// The per-key order of one source partition's records through its retry tiers (routes[].ordering
+// "key", DESIGN.md section 11): a record with a key is attempted only once every earlier record
+// of that key (by offset in the source partition) was delivered or dead-lettered. Records
+// without a key are not ordered and never come here.
+//
+// A record is known by its origin (its offset in the source partition); where it waits, by its
+// copies: the record in the source partition, and the copy each move to a retry tier writes. A
+// record is finished for good once delivered or dead-lettered; until then it has an unfinished
+// copy, or is in transit (moved, its new copy not seen yet). A key is parked while one of its
+// records has a copy in a tier or is in transit. Knowledge comes from two sides: the stage that
+// takes, attempts and finishes copies, and Kafka (for an owner that takes the partition over:
+// the tiers' records past their committed offsets, entered before the source partition's
+// records are admitted).
+//
+// Pure bookkeeping, no clock (times come in as arguments) and no I/O: the stage holds the
+// records themselves and releases them as finish() says.
+class key_order {
+ public:
+  enum class verdict : std::uint8_t {
+    attempt,      // no earlier record of its key is unfinished: deliver it
+    follow,       // an earlier one is: hold it; a later finish() releases it
+    dead_letter,  // on_dead_letter park: an earlier one was dead-lettered; to the DLQ behind it
+  };
+
+  key_order(key_order_settings s, std::string source_topic);
+
+  // A copy of the record at `origin` exists at `at`, unfinished (the stage took it, or Kafka
+  // shows it). A copy already known changes nothing. Entering the new copy of a record in
+  // transit ends the transit.
+  void enter(const std::string& key, std::int64_t origin, const record_position& at,
+             std::int64_t now_ms);
+
+  // The stage would attempt the copy at `at` (entered before). `follow` makes it a follower
+  // until finish() releases it. A copy not entered is attempted (nothing to order it by).
+  verdict admit(const record_position& at);
+
+  // A copy released by finish(), and what to do with it now.
+  struct release {
+    record_position at;
+    verdict what = verdict::attempt;  // attempt, or dead_letter (park)
+  };
+  // The copy at `at` finished: delivered, dead-lettered, or retried (moved to a tier: the
+  // record is in transit until its new copy is entered, and stays unfinished). Returns the
+  // followers that may go now, each once, in origin order. A copy not known returns nothing.
+  std::vector<release> finish(const record_position& at, delivery_end how, std::int64_t now_ms);
+
+  // The committed view of a partition the copies wait in (the source partition or a tier's),
+  // for copies this stage does not hold: those below `committed` or in `done` finished there.
+  // The caller reads the committed offsets of every partition of the chain first, then their
+  // records up to the end (entering them): a copy that moved on is then entered in its next
+  // place before its old one is taken as finished here. Returns the followers that may go.
+  std::vector<release> finished_below(const partition_id& place, std::int64_t committed,
+                                      const std::set<std::int64_t>& done, std::int64_t now_ms);
+
+  // The stage no longer holds these partitions' copies (revoked): their followers are no
+  // longer held here. The copies stay unfinished: their next owner has them.
+  void drop_held(const partition_id& place);
+
+  // The origins of the key's unfinished records after `origin` (what a DLQ record of it names).
+  [[nodiscard]] std::vector<std::int64_t> later_than(const std::string& key,
+                                                     std::int64_t origin) const;
+
+  // Keys with a record in a tier (or in transit), and with on_dead_letter park those behind a
+  // dead-lettered record.
+  [[nodiscard]] std::size_t parked_keys() const;
+  [[nodiscard]] std::size_t followers() const { return followers_; }
+  [[nodiscard]] std::optional<std::int64_t> oldest_parked_since_ms() const;
+  // Beyond max_parked_keys, or a key with more than max_followers: the partition must stop
+  // taking records (a pause reason) until it is back within them.
+  [[nodiscard]] bool over_bound() const;
+  // Every record of every key finished and nothing held.
+  [[nodiscard]] bool empty() const { return records_.empty(); }
+
+ private:
+  struct pending_record {
+    std::string key;
+    std::set<record_position> copies;
+    std::set<record_position> held;  // of copies: followers
+    bool in_transit = false;
+  };
+  struct key_book {
+    std::set<std::int64_t> pending;  // origins not finished for good, ascending
+    std::size_t in_tiers = 0;        // tier copies and records in transit
+    std::size_t held = 0;            // follower copies
+  };
+
+  // How a copy's wait ended, as far as the book can tell.
+  enum class ending : std::uint8_t {
+    delivered,      // the record is finished for good
+    dead_lettered,  // so is it
+    moved,          // to a tier: in transit until its new copy is entered
+    left,           // a committed view passed it: finished for good if nothing else is left
+  };
+
+  [[nodiscard]] bool in_tier(const record_position& at) const;
+  // Removes the copy; finishes the record for good as `how` says. Appends the releases that
+  // follow.
+  void remove_copy(const record_position& at, ending how, std::vector<release>& out);
+  void release_head(const std::string& key, std::vector<release>& out);
+  void set_held(key_book& k, std::size_t held);
+  // Parked or not, after a change of the key's tier copies; forgets a key left with nothing.
+  void settle(const std::string& key, std::int64_t now_ms);
+
+  key_order_settings settings_;
+  std::string source_topic_;
+  std::map<std::int64_t, pending_record> records_;     // by origin
+  std::map<record_position, std::int64_t> origin_of_;  // every known copy
+  std::map<std::string, key_book> keys_;               // keys with a pending record
+  std::map<std::string, std::int64_t> parked_;         // parked keys: since when
+  std::set<std::string> dead_parked_;                  // park: keys behind a DLQ record
+  std::size_t followers_ = 0;
+  std::size_t keys_over_followers_ = 0;  // keys holding more than max_followers
+};
+
+}  // namespace courier
