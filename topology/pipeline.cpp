@@ -108,7 +108,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     }
 
     actors::consumer_actor_settings cs;
-    cs.kafka = route_consumer_settings(cfg.kafka, route);
+    cs.kafka = route_consumer_settings(cfg, route);
     for (const auto& tier : topics.tiers) {
       cs.core.gated_topics.insert(tier.topic);
     }
