@@ -296,6 +296,7 @@ void scan_tiers(self_ptr self, const std::vector<assigned_partition>& ps) {
     st.core->enter_scanned(r, now);
   });
   std::vector<partition_id> ids;
+  ids.reserve(tiers.size());
   for (const auto& a : tiers) {
     ids.push_back(a.partition);
   }

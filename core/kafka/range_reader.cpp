@@ -4,6 +4,7 @@
 #include "core/kafka/error.hpp"
 #include "core/kafka/record_conversion.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
 
@@ -70,6 +71,7 @@ int range_reader::partition_count(const std::string& topic) {
 
 std::vector<partition_range> range_reader::ranges(const std::string& topic, int partitions) {
   std::vector<partition_range> result;
+  result.reserve(static_cast<std::size_t>(std::max(partitions, 0)));
   for (std::int32_t p = 0; p < partitions; ++p) {
     result.push_back(range_of(topic, p));
   }

@@ -199,7 +199,6 @@ TEST(ConsumerCoreOrdering, ARevokedTierPartitionReleasesTheKeysThatWaitedForItsR
   EXPECT_EQ(offsets_of(io.dispatched, p0), std::vector<std::int64_t>{1});
 }
 
-
 // The ordered core through random outcomes, moves to the tier, rebalances and crashes, with the
 // tier read at every assignment as the consumer actor's scan does: whenever a record with a key
 // is handed out, every earlier record of its key in the source partition was delivered or
@@ -399,7 +398,8 @@ class ordered_world {
   bool failures_ = true;
 };
 
-TEST(ConsumerCoreOrdering, NoRecordOfAKeyGoesOutBeforeTheEarlierOnesThroughMovesRebalancesAndCrashes) {
+TEST(ConsumerCoreOrdering,
+     NoRecordOfAKeyGoesOutBeforeTheEarlierOnesThroughMovesRebalancesAndCrashes) {
   for (std::uint32_t seed = 1; seed <= 150; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     ordered_world{seed}.run(1500);
