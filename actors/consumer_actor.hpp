@@ -28,6 +28,11 @@ using group_consumer_factory = std::function<std::unique_ptr<kafka::group_consum
 std::unique_ptr<kafka::group_consumer> open_kafka_consumer(const kafka::consumer_settings& s,
                                                            kafka::consumer::callbacks cb);
 
+// routes[].ordering "key": reads these retry-tier partitions from their committed offsets to
+// their high watermarks and hands each record to `on_record`; throws kafka_error when it cannot.
+using tier_scan = std::function<void(const std::vector<assigned_partition>& tiers,
+                                     const std::function<void(record&&)>& on_record)>;
+
 struct consumer_actor_settings {
   kafka::consumer_settings kafka;
   std::string route;
@@ -48,6 +53,10 @@ struct consumer_actor_settings {
   // the delivery pool is told how many of them this instance holds. 0: not told.
   std::string source_topic;
   std::int32_t source_partitions = 0;
+  // Set for a route ordered by key: run on every assignment of retry-tier partitions, before
+  // any record is fetched, so the keys that wait behind their records are known (DESIGN.md
+  // section 11). Empty: no scan.
+  tier_scan scan_tiers;
 };
 
 struct consumer_actor_state {

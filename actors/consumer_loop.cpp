@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -33,6 +34,7 @@ bool consumed(consumer_core::intake taken) {
     case consumer_core::intake::dispatched:
     case consumer_core::intake::overflowed:
     case consumer_core::intake::gated:
+    case consumer_core::intake::followed:
       return true;
     case consumer_core::intake::duplicate:
     case consumer_core::intake::not_assigned:
@@ -271,6 +273,40 @@ void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes) {
   }
 }
 
+namespace {
+
+// ordering "key": the assigned retry-tier partitions' records past their committed offsets
+// enter the order books before anything is fetched.
+void scan_tiers(self_ptr self, const std::vector<assigned_partition>& ps) {
+  auto& st = self->state;
+  if (!st.settings.scan_tiers) {
+    return;
+  }
+  std::vector<assigned_partition> tiers;
+  std::copy_if(ps.begin(), ps.end(), std::back_inserter(tiers), [&](const assigned_partition& a) {
+    return st.settings.core.gated_topics.count(a.partition.topic) != 0;
+  });
+  if (tiers.empty()) {
+    return;
+  }
+  const auto now = unix_now_ms();
+  std::size_t read = 0;
+  st.settings.scan_tiers(tiers, [&](record&& r) {
+    ++read;
+    st.core->enter_scanned(r, now);
+  });
+  std::vector<partition_id> ids;
+  ids.reserve(tiers.size());
+  for (const auto& a : tiers) {
+    ids.push_back(a.partition);
+  }
+  log::info("retry tiers read for key order", {{"route", st.settings.route},
+                                               {"partitions", log::compact_partition_list(ids)},
+                                               {"records", read}});
+}
+
+}  // namespace
+
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
   auto& st = self->state;
   // The member given these partitions has moved on: a revoke of its topics still waiting ends
@@ -285,6 +321,7 @@ void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
     finish_revoke(self, true);
   }
   st.core->assign(ps, unix_now_ms());
+  scan_tiers(self, ps);
   publish(self);
   tell_quota_share(self);
   st.metrics->assigned = true;

@@ -33,7 +33,8 @@ void position_gauge(metrics::exposition& e, const std::vector<route_snapshot>& r
 
 constexpr pause_reason every_reason[] = {
     pause_reason::breaker,  pause_reason::backpressure,    pause_reason::retry_due,
-    pause_reason::shutdown, pause_reason::produce_blocked, pause_reason::operator_request};
+    pause_reason::shutdown, pause_reason::produce_blocked, pause_reason::operator_request,
+    pause_reason::ordering};
 
 }  // namespace
 
@@ -78,6 +79,31 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
   position_gauge(e, routes, "courier_partition_high_watermark",
                  "The partition's high watermark (the offset of the next record written).",
                  &actors::partition_report::high_watermark);
+  e.family("courier_partition_parked_keys",
+           "routes[].ordering \"key\": a source partition's keys waiting behind a record in a "
+           "retry tier.",
+           family_type::gauge);
+  e.family("courier_partition_followers",
+           "routes[].ordering \"key\": records held behind an earlier record of their key.",
+           family_type::gauge);
+  e.family("courier_partition_oldest_parked_timestamp_seconds",
+           "routes[].ordering \"key\": since when the longest-parked key of the partition "
+           "waits (Unix time; no sample while none is parked).",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    for (const auto& p : r.partitions) {
+      if (!p.assigned || !p.ordered) {
+        continue;
+      }
+      const auto l = partition_labels(r, p);
+      e.sample("courier_partition_parked_keys", l, static_cast<double>(p.parked_keys));
+      e.sample("courier_partition_followers", l, static_cast<double>(p.followers));
+      if (p.oldest_parked_since_ms) {
+        e.sample("courier_partition_oldest_parked_timestamp_seconds", l,
+                 static_cast<double>(*p.oldest_parked_since_ms) / 1000.0);
+      }
+    }
+  }
   constexpr std::string_view by_reason = "courier_partitions_paused_by_reason";
   e.family(by_reason, "Assigned partitions paused now, by reason (a partition may have several).",
            family_type::gauge);
@@ -121,6 +147,14 @@ nlohmann::json partitions_json(const route_snapshot& r) {
     auto known = [&j](const char* key, std::int64_t v) {
       j[key] = v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr);
     };
+    if (p.ordered) {
+      j["ordering"] = {
+          {"parked_keys", p.parked_keys},
+          {"followers", p.followers},
+          {"oldest_parked_since", p.oldest_parked_since_ms
+                                      ? nlohmann::json(format_rfc3339_ms(*p.oldest_parked_since_ms))
+                                      : nlohmann::json(nullptr)}};
+    }
     known("committed_offset", p.committed);
     known("high_watermark", p.high_watermark);
     known("lag", p.lag);

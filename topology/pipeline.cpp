@@ -19,6 +19,7 @@
 #include "core/retry/rewrite_producer.hpp"
 #include "topology/credentials.hpp"
 #include "topology/preflight.hpp"
+#include "topology/tier_scan.hpp"
 #include "topology/topics.hpp"
 #include "core/log/json_log.hpp"
 
@@ -108,7 +109,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     }
 
     actors::consumer_actor_settings cs;
-    cs.kafka = route_consumer_settings(cfg.kafka, route);
+    cs.kafka = route_consumer_settings(cfg, route);
     for (const auto& tier : topics.tiers) {
       cs.core.gated_topics.insert(tier.topic);
     }
@@ -118,6 +119,14 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     cs.core.max_in_flight_per_partition = route.max_in_flight_per_partition;
     cs.core.head_of_line_records = route.head_of_line_records;
     cs.core.head_of_line_age = route.head_of_line_age;
+    cs.core.ordering = route.ordering;
+    switch (route.ordering.mode) {
+      case ordering_mode::none:
+        break;
+      case ordering_mode::key:
+        cs.scan_tiers = range_reader_tier_scan(cluster_of(cfg));
+        break;
+    }
     cs.drain_timeout = options_.drain_timeout;
     cs.revoke_drain_timeout = cfg.kafka.revoke_drain_timeout;
     cs.commit_interval = commit_interval(cfg.kafka);

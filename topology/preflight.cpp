@@ -1,5 +1,6 @@
 #include "topology/preflight.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -169,14 +170,22 @@ http::client_settings client_settings_of(const route_config& r) {
   return s;
 }
 
-kafka::consumer_settings route_consumer_settings(const kafka_config& kafka,
+kafka::consumer_settings route_consumer_settings(const courier_config& cfg,
                                                  const route_config& route) {
-  auto s = consumer_settings_of(kafka);
+  auto s = consumer_settings_of(cfg.kafka);
   const auto topics = topics_of(route);
   s.topics = topics.consumed();
-  // The tiers in a member of their own, so the assignor balances the source on its own.
-  for (const auto& tier : topics.tiers) {
-    s.separate_member_topics.push_back(tier.topic);
+  const bool ordered_group =
+      std::any_of(cfg.routes.begin(), cfg.routes.end(),
+                  [](const route_config& r) { return r.ordering.mode == ordering_mode::key; });
+  if (ordered_group) {
+    s.extra["partition.assignment.strategy"] = std::string{ordered_group_assignor};
+  }
+  if (route.ordering.mode == ordering_mode::none) {
+    // The tiers in a member of their own, so the assignor balances the source on its own.
+    for (const auto& tier : topics.tiers) {
+      s.separate_member_topics.push_back(tier.topic);
+    }
   }
   // Every route's consumer joins the one group: a static member id must differ between them, or
   // the broker fences all but one (FENCED_INSTANCE_ID).

@@ -19,6 +19,7 @@
 #include "core/delivery/breaker.hpp"
 #include "core/delivery/retry_budget.hpp"
 #include "core/delivery/token_bucket.hpp"
+#include "core/model/key_ordering.hpp"
 #include "core/model/route_topics.hpp"
 
 namespace courier {
@@ -153,6 +154,9 @@ struct route_config {
   breaker_config breaker;
   retry_config retry;
   http_config http;
+  // routes[].ordering: "none" (the default), "key", or an object with mode, on_dead_letter,
+  // max_parked_keys and max_followers.
+  key_ordering ordering;
 };
 
 struct kafka_config {

@@ -370,15 +370,49 @@ signing_config parse_signing(const json& obj, const std::string& path) {
   return s;
 }
 
-idempotency_key_format read_key_format(const json& obj, const std::string& path) {
-  const std::string full = join_key(path, "idempotency_key_format");
-  const std::string name = read_string(obj, path, "idempotency_key_format", "plain");
-  for (const auto f : {idempotency_key_format::plain, idempotency_key_format::sf_string}) {
-    if (name == to_string(f)) {
-      return f;
+// One of an enum's names, as to_string spells them; an error lists them all.
+template <typename Enum>
+Enum read_enum_name(const std::string& name, const std::string& key,
+                    std::initializer_list<Enum> values) {
+  std::string expected;
+  for (const auto v : values) {
+    if (name == to_string(v)) {
+      return v;
     }
+    expected += (expected.empty() ? "" : " or ") + in_quotes(std::string{to_string(v)});
   }
-  throw config_error{full, "expected \"plain\" or \"sf-string\", got " + in_quotes(name)};
+  throw config_error{key, "expected " + expected + ", got " + in_quotes(name)};
+}
+
+idempotency_key_format read_key_format(const json& obj, const std::string& path) {
+  return read_enum_name(read_string(obj, path, "idempotency_key_format", "plain"),
+                        join_key(path, "idempotency_key_format"),
+                        {idempotency_key_format::plain, idempotency_key_format::sf_string});
+}
+
+// routes[].ordering: "none", "key", or an object with mode and the bounds.
+key_ordering parse_ordering(const json& v, const std::string& path) {
+  key_ordering o;
+  const std::initializer_list<ordering_mode> modes{ordering_mode::none, ordering_mode::key};
+  if (v.is_string()) {
+    o.mode = read_enum_name(v.get<std::string>(), path, modes);
+    return o;
+  }
+  if (!v.is_object()) {
+    throw wrong_type(path, "\"none\", \"key\" or an object with \"mode\"", v);
+  }
+  check_object(v, path, {"mode", "on_dead_letter", "max_parked_keys", "max_followers"});
+  if (find(v, "mode") == nullptr) {
+    throw config_error{join_key(path, "mode"), "must be set: \"none\" or \"key\""};
+  }
+  o.mode = read_enum_name(read_string(v, path, "mode", {}), join_key(path, "mode"), modes);
+  o.on_dead_letter = read_enum_name(
+      read_string(v, path, "on_dead_letter", std::string{to_string(o.on_dead_letter)}),
+      join_key(path, "on_dead_letter"),
+      {dead_letter_followers::release, dead_letter_followers::park});
+  o.max_parked_keys = read_size(v, path, "max_parked_keys", o.max_parked_keys);
+  o.max_followers = read_size(v, path, "max_followers", o.max_followers);
+  return o;
 }
 
 rate_limit_config parse_rate_limit(const json& obj, const std::string& path) {
@@ -526,7 +560,8 @@ route_config parse_route(const json& obj, const std::string& path) {
                 "forward_record_headers",
                 "breaker",
                 "retry",
-                "http"});
+                "http",
+                "ordering"});
   route_config r;
   r.name = read_string(obj, path, "name", r.name);
   r.topic = read_string(obj, path, "topic", r.topic);
@@ -583,6 +618,9 @@ route_config parse_route(const json& obj, const std::string& path) {
   }
   if (const json* h = find(obj, "http")) {
     r.http = parse_http(*h, join_key(path, "http"));
+  }
+  if (const json* o = find(obj, "ordering")) {
+    r.ordering = parse_ordering(*o, join_key(path, "ordering"));
   }
   return r;
 }

@@ -231,6 +231,37 @@ std::optional<listen_address> parse_listen_address(std::string_view text) {
   return listen_address{std::string{host}, static_cast<std::uint16_t>(number)};
 }
 
+// A route ordered by key needs its group to assign with "range" (each source partition's tier
+// partitions with its owner), which cooperative-sticky or round-robin would not.
+void validate_ordering(const courier_config& cfg) {
+  for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
+    const route_config& r = cfg.routes[i];
+    const std::string path = "routes[" + std::to_string(i) + "].ordering";
+    switch (r.ordering.mode) {
+      case ordering_mode::none:
+        continue;
+      case ordering_mode::key:
+        break;
+    }
+    const auto strategy = cfg.kafka.properties.find("partition.assignment.strategy");
+    if (strategy != cfg.kafka.properties.end() && strategy->second != "range") {
+      throw config_error{"kafka.properties.partition.assignment.strategy",
+                         "must be \"range\" (or unset) while " + path +
+                             " is \"key\": range gives each source partition's retry-tier "
+                             "partitions to the same instance; got " +
+                             in_quotes(strategy->second)};
+    }
+    switch (r.ordering.on_dead_letter) {
+      case dead_letter_followers::release:
+        break;
+      case dead_letter_followers::park:
+        throw config_error{join_key(path, "on_dead_letter"),
+                           "\"park\" is not available yet (a record held behind a "
+                           "dead-lettered one cannot go to the DLQ unattempted); use \"release\""};
+    }
+  }
+}
+
 void validate(const courier_config& cfg, secret_check need) {
   if (cfg.kafka.brokers.empty()) {
     throw config_error{"kafka.brokers", "must not be empty"};
@@ -250,6 +281,7 @@ void validate(const courier_config& cfg, secret_check need) {
       throw config_error{join_key(path, "name"), "duplicate route name " + in_quotes(r.name)};
     }
   }
+  validate_ordering(cfg);
   if (cfg.http_io_threads > max_http_io_threads) {
     throw config_error{"http_io_threads", "must be at most " + std::to_string(max_http_io_threads) +
                                               ", got " + std::to_string(cfg.http_io_threads)};

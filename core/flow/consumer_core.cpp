@@ -1,6 +1,7 @@
 #include "core/flow/consumer_core.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,6 +24,8 @@ std::string to_string(consumer_core::intake i) {
       return "not_assigned";
     case consumer_core::intake::already_done:
       return "already_done";
+    case consumer_core::intake::followed:
+      return "followed";
   }
   return "unknown";
 }
@@ -52,6 +55,7 @@ void consumer_core::assign(const std::vector<assigned_partition>& ps, std::int64
       (void)it->second.head.check(it->second.tracker, now_ms);
     }
     apply(pauses_.assign(p));
+    update_ordering_pause(p);
   }
 }
 
@@ -130,7 +134,14 @@ void consumer_core::begin_revoke(const std::vector<partition_id>& ps) {
     }
     over_bound_ -= e.over_bound.size();
     e.over_bound.clear();
+    const record_position first{p.topic, p.partition, std::numeric_limits<std::int64_t>::min()};
+    for (auto f = followers_.lower_bound(first);
+         f != followers_.end() && f->first.partition_of() == p;) {
+      e.withheld.insert(f->first.offset);
+      f = followers_.erase(f);
+    }
     withheld_ += e.withheld.size();
+    forget_ordered(p, latest_now_ms_);
   }
 }
 
@@ -204,6 +215,8 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   }
   ++counts_[consumer_counter::consumed];
   ++accounts_[p].consumed;
+  latest_now_ms_ = now_ms;
+  enter_ordered(r, now_ms);
   intake result = intake::gated;
   if (settings_.gated_topics.count(r.topic) == 0) {
     result = hand_out(e, std::move(r), now_ms);
@@ -236,6 +249,18 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   update_backpressure(p, e);
   check_head(p, e, now_ms);
   return result;
+}
+
+void consumer_core::enter_scanned(const record& r, std::int64_t now_ms) {
+  const auto it = book_.find(partition_id{r.topic, r.partition});
+  if (it == book_.end() || settings_.gated_topics.count(r.topic) == 0) {
+    return;
+  }
+  if (it->second.tracker.known_done(r.offset)) {
+    return;
+  }
+  latest_now_ms_ = now_ms;
+  enter_ordered(r, now_ms);
 }
 
 bool consumer_core::complete(const partition_id& p, std::int64_t offset, delivery_end how,
@@ -285,6 +310,8 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
       ++account.dead_lettered;
       break;
   }
+  latest_now_ms_ = now_ms;
+  finish_ordered(record_position{p.topic, p.partition, offset}, how, now_ms);
   if (e.blocked.erase(offset) != 0 && e.blocked.empty()) {
     apply(pauses_.set(p, pause_reason::produce_blocked, false));
   }
@@ -421,7 +448,8 @@ bool consumer_core::commit_due() const {
 }
 
 std::size_t consumer_core::outstanding() const {
-  return tracked_ - overflow_.size() - gate_.size() - releasing_ - withheld_ - over_bound_;
+  return tracked_ - overflow_.size() - gate_.size() - releasing_ - withheld_ - over_bound_ -
+         followers_.size();
 }
 
 std::size_t consumer_core::in_flight() const { return tracked_; }
@@ -478,6 +506,12 @@ std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_
     s.in_flight = e.tracker.in_flight();
     s.held_until_due = gate_.held_count(p);
     s.accounting = accounts_[p];
+    if (const auto book = orders_.find(p); book != orders_.end()) {
+      s.ordered = true;
+      s.parked_keys = book->second.parked_keys();
+      s.followers = book->second.followers();
+      s.oldest_parked_since_ms = book->second.oldest_parked_since_ms();
+    }
     out.push_back(std::move(s));
   }
   for (const auto& [p, a] : accounts_) {
@@ -505,16 +539,115 @@ consumer_core::intake consumer_core::hand_out(partition_entry& e, record r, std:
     overflow_.push_back(std::move(r));
     return intake::overflowed;
   }
-  send_out(e, std::move(r), now_ms);
-  return intake::dispatched;
+  return send_out(e, std::move(r), now_ms) ? intake::dispatched : intake::followed;
 }
 
-void consumer_core::send_out(partition_entry& e, record r, std::int64_t now_ms) {
+bool consumer_core::send_out(partition_entry& e, record r, std::int64_t now_ms) {
+  if (const auto copy = ordered_copies_.find(r.position()); copy != ordered_copies_.end()) {
+    switch (orders_.at(copy->second).admit(copy->first)) {
+      case key_order::verdict::attempt:
+        break;
+      case key_order::verdict::follow: {
+        const partition_id origin = copy->second;
+        followers_.emplace(copy->first, std::move(r));
+        update_ordering_pause(origin);
+        return false;
+      }
+      case key_order::verdict::dead_letter:
+        // ordering.on_dead_letter "park", which validation refuses until the delivery pool
+        // can dead-letter a record it did not attempt: never reached.
+        break;
+    }
+  }
   ++e.handed_out;
   if (settings_.max_in_flight_per_partition != 0) {
     e.sent_ms[r.offset] = now_ms;
   }
   io_.dispatch(std::move(r));
+  return true;
+}
+
+void consumer_core::enter_ordered(const record& r, std::int64_t now_ms) {
+  if (settings_.ordering.mode == ordering_mode::none || !r.key) {
+    return;
+  }
+  // A tier record (and a redriven one) names where it first appeared: its place in the order.
+  partition_id origin{r.topic, r.partition};
+  std::int64_t origin_offset = r.offset;
+  if (find_header(r.headers, origin_topic_header)) {
+    try {
+      if (const auto from = read_retry_state(r.headers).from) {
+        origin = partition_id{from->topic, from->partition};
+        origin_offset = from->offset;
+      }
+    } catch (const header_error&) {
+      // Its headers were written by hand or by something else: no place in the order is known.
+      // A tier record's due time says so (malformed_due); it goes unordered.
+      return;
+    }
+  }
+  auto book = orders_.try_emplace(origin, settings_.ordering, origin.topic).first;
+  book->second.enter(*r.key, origin_offset, r.position(), now_ms);
+  ordered_copies_.emplace(r.position(), origin);
+  update_ordering_pause(origin);
+}
+
+void consumer_core::finish_ordered(const record_position& at, delivery_end how,
+                                   std::int64_t now_ms) {
+  const auto copy = ordered_copies_.find(at);
+  if (copy == ordered_copies_.end()) {
+    return;
+  }
+  const partition_id origin = copy->second;
+  ordered_copies_.erase(copy);
+  const auto released = orders_.at(origin).finish(at, how, now_ms);
+  update_ordering_pause(origin);
+  hand_out_released(released, now_ms);
+}
+
+void consumer_core::forget_ordered(const partition_id& p, std::int64_t now_ms) {
+  const record_position first{p.topic, p.partition, std::numeric_limits<std::int64_t>::min()};
+  std::set<partition_id> books;
+  for (auto c = ordered_copies_.lower_bound(first);
+       c != ordered_copies_.end() && c->first.partition_of() == p;) {
+    books.insert(c->second);
+    c = ordered_copies_.erase(c);
+  }
+  for (const auto& origin : books) {
+    auto& book = orders_.at(origin);
+    book.drop_held(p);
+    // Whoever holds them next finishes them: order by them is that owner's (the group's range
+    // assignment gives it the source partition too).
+    const auto released =
+        book.finished_below(p, std::numeric_limits<std::int64_t>::max(), {}, now_ms);
+    update_ordering_pause(origin);
+    hand_out_released(released, now_ms);
+  }
+}
+
+void consumer_core::hand_out_released(const std::vector<key_order::release>& released,
+                                      std::int64_t now_ms) {
+  for (const auto& r : released) {
+    auto held = followers_.find(r.at);
+    if (held == followers_.end()) {
+      continue;  // its partition was revoked meanwhile: its next owner has it
+    }
+    record rec = std::move(held->second);
+    followers_.erase(held);
+    const partition_id p = r.at.partition_of();
+    auto& e = book_.at(p);
+    (void)hand_out(e, std::move(rec), now_ms);
+    update_backpressure(p, e);
+    check_head(p, e, now_ms);
+  }
+}
+
+void consumer_core::update_ordering_pause(const partition_id& origin) {
+  const auto book = orders_.find(origin);
+  if (book == orders_.end() || book_.count(origin) == 0) {
+    return;
+  }
+  apply(pauses_.set(origin, pause_reason::ordering, book->second.over_bound()));
 }
 
 bool consumer_core::at_own_bound(const partition_entry& e) const {
@@ -601,6 +734,9 @@ bool consumer_core::head_waiting(const partition_id& p, const partition_entry& e
   }
   if (!e.over_bound.empty() && e.over_bound.front().offset == *head) {
     return true;
+  }
+  if (followers_.count(record_position{p.topic, p.partition, *head}) != 0) {
+    return true;  // it waits for its key, not for the delivery pool: nothing to move on
   }
   const auto held = gate_.first_held_offset(p);
   return held && held == head;

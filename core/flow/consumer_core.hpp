@@ -13,6 +13,7 @@
 #include "core/flow/consumer_counters.hpp"
 #include "core/flow/due_gate.hpp"
 #include "core/flow/head_of_line.hpp"
+#include "core/flow/key_order.hpp"
 #include "core/flow/offset_tracker.hpp"
 #include "core/flow/partition_pauses.hpp"
 #include "core/flow/offset_map.hpp"
@@ -59,6 +60,9 @@ struct consumer_core_settings {
   // After this many records finished since the last commit, commit_due() says so: a burst is
   // committed before the commit interval is up. 0: only the interval.
   std::size_t commit_after_records = 0;
+  // routes[].ordering: with "key", a record with a key is handed out only once every earlier
+  // record of its key in its source partition was delivered or dead-lettered (key_order).
+  key_ordering ordering;
 };
 
 // How far a tier record's due time may lie beyond now plus the longest retry delay: clocks of
@@ -97,6 +101,12 @@ struct partition_accounting {
 // back. Only a hold that grew large (the route's max_in_flight, or two seconds of what the
 // partition delivers at its bound if more) pauses the partition, and it is resumed at half: what
 // is left covers the refetch.
+//
+// With ordering "key", every record with a key enters its source partition's key_order when
+// taken (a tier record by its courier.origin.* headers), and is handed out only when the book
+// says so: until then it is a follower, held here in flight (not outstanding) and uncommitted,
+// so a restart fetches it again and the tiers' records park its key again. A partition whose
+// book is over its bounds is paused (pause_reason::ordering).
 //
 // A backend (an interface rather than a template parameter): the core is compiled once, in
 // its module, and tested through a fake; one virtual call per decision is nothing beside the
@@ -140,9 +150,17 @@ class consumer_core {
     duplicate,     // seen before (a rewind): dropped, the copy already counted is the one
     not_assigned,  // revoked (or being revoked) while the record was in the poll's hands: dropped
     already_done,  // the partition's offset map says it is done: not delivered again
+    followed,      // ordering "key": held behind an earlier record of its key
   };
   // A record fetched from librdkafka.
   intake take(record r, std::int64_t now_ms);
+
+  // ordering "key", at an assignment: a record of an assigned retry-tier partition read past its
+  // committed offset before the consumer fetches it (the consumer actor's tier scan, done while
+  // the assignment is handled, before any record is taken), so the keys that wait behind it are
+  // parked before a record of its source partition goes out. One its offset map says is done,
+  // one without a key, and one without a readable origin are left out.
+  void enter_scanned(const record& r, std::int64_t now_ms);
 
   // The delivery pool finished the record (delivered, or acknowledged in a tier or the DLQ).
   // False for one of a partition no longer assigned, one handed out before a revoke, or one
@@ -212,6 +230,12 @@ class consumer_core {
     std::size_t in_flight = 0;
     std::size_t held_until_due = 0;  // of in_flight: retry-tier records waiting in the due gate
     partition_accounting accounting;
+    // ordering "key", a source partition with an order book here: its parked keys, the records
+    // held behind an earlier one of their key (in any of its partitions), the oldest park.
+    bool ordered = false;
+    std::size_t parked_keys = 0;
+    std::size_t followers = 0;
+    std::optional<std::int64_t> oldest_parked_since_ms;
   };
   std::vector<partition_status> statuses(std::int64_t now_ms);
   // Grows whenever any partition's pause reasons change: the shell republishes statuses then.
@@ -247,7 +271,18 @@ class consumer_core {
   };
 
   intake hand_out(partition_entry& e, record r, std::int64_t now_ms);
-  void send_out(partition_entry& e, record r, std::int64_t now_ms);
+  // Hands the record to the delivery pool, or holds it as a follower (false).
+  bool send_out(partition_entry& e, record r, std::int64_t now_ms);
+  // ordering "key": the record enters its source partition's book (a record without a key, or a
+  // tier record without a readable origin, does not).
+  void enter_ordered(const record& r, std::int64_t now_ms);
+  // The ordered copy at `at` ended as `how`: what its book releases is handed out.
+  void finish_ordered(const record_position& at, delivery_end how, std::int64_t now_ms);
+  // The copies of a partition being revoked leave their books; what those release goes out.
+  void forget_ordered(const partition_id& p, std::int64_t now_ms);
+  void hand_out_released(const std::vector<key_order::release>& released, std::int64_t now_ms);
+  // The ordering pause of the book's source partition, on while the book is over its bounds.
+  void update_ordering_pause(const partition_id& origin);
   // The partition has its bound's worth with the delivery pool.
   [[nodiscard]] bool at_own_bound(const partition_entry& e) const;
   // Hands out what the partition holds at its bound while it is below it and the route has room.
@@ -289,6 +324,12 @@ class consumer_core {
   std::size_t withheld_ = 0;    // the sum of the entries' withheld
   std::size_t over_bound_ = 0;  // the sum of the entries' over_bound
   std::size_t releasing_ = 0;   // let out of the gate by wake(), being handed out
+  // ordering "key": each source partition's book (by the source partition), the book of every
+  // copy entered in one, and the followers held (in flight, not outstanding).
+  std::map<partition_id, key_order> orders_;
+  std::map<record_position, partition_id> ordered_copies_;
+  std::map<record_position, record> followers_;
+  std::int64_t latest_now_ms_ = 0;  // the latest time a call brought
   consumer_counts counts_;
 };
 

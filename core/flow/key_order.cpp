@@ -6,17 +6,7 @@
 
 namespace courier {
 
-std::string to_string(dead_letter_followers f) {
-  switch (f) {
-    case dead_letter_followers::release:
-      return "release";
-    case dead_letter_followers::park:
-      return "park";
-  }
-  return "unknown";
-}
-
-key_order::key_order(key_order_settings s, std::string source_topic)
+key_order::key_order(key_ordering s, std::string source_topic)
     : settings_(s), source_topic_(std::move(source_topic)) {}
 
 bool key_order::in_tier(const record_position& at) const { return at.topic != source_topic_; }

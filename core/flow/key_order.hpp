@@ -9,24 +9,11 @@
 #include <vector>
 
 #include "core/model/delivery_end.hpp"
+#include "core/model/key_ordering.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record_position.hpp"
 
 namespace courier {
-
-// What happens to the records that wait behind a dead-lettered one (ordering.on_dead_letter).
-enum class dead_letter_followers : std::uint8_t {
-  release,  // they are delivered; the DLQ record names them
-  park,     // they go to the DLQ behind it, so that redrive returns them in order
-};
-
-std::string to_string(dead_letter_followers f);
-
-struct key_order_settings {
-  std::size_t max_parked_keys = 10000;  // per source partition
-  std::size_t max_followers = 1000;     // per key
-  dead_letter_followers on_dead_letter = dead_letter_followers::release;
-};
 
 // The per-key order of one source partition's records through its retry tiers (routes[].ordering
 // "key", DESIGN.md section 11): a record with a key is attempted only once every earlier record
@@ -52,7 +39,7 @@ class key_order {
     dead_letter,  // on_dead_letter park: an earlier one was dead-lettered; to the DLQ behind it
   };
 
-  key_order(key_order_settings s, std::string source_topic);
+  key_order(key_ordering s, std::string source_topic);
 
   // A copy of the record at `origin` exists at `at`, unfinished (the stage took it, or Kafka
   // shows it). A copy already known changes nothing. Entering the new copy of a record in
@@ -131,7 +118,7 @@ class key_order {
   // Parked or not, after a change of the key's tier copies; forgets a key left with nothing.
   void settle(const std::string& key, std::int64_t now_ms);
 
-  key_order_settings settings_;
+  key_ordering settings_;
   std::string source_topic_;
   std::map<std::int64_t, pending_record> records_;     // by origin
   std::map<record_position, std::int64_t> origin_of_;  // every known copy

@@ -30,6 +30,13 @@ void offset_tracker::seed(const done_offsets& done) {
 
 bool offset_tracker::complete(std::int64_t offset) { return in_flight_.erase(offset) == 1; }
 
+bool offset_tracker::known_done(std::int64_t offset) const {
+  if (last_tracked_ && offset <= *last_tracked_) {
+    return in_flight_.count(offset) == 0;
+  }
+  return seeded_.contains(offset);
+}
+
 std::optional<std::int64_t> offset_tracker::committable() const {
   if (!in_flight_.empty()) {
     return *in_flight_.begin();

@@ -41,6 +41,10 @@ class offset_tracker {
   // Every offset known done above committable(), for the commit's metadata. O(in flight).
   [[nodiscard]] done_offsets done_above_commit() const;
 
+  // Whether the offset is done as far as this tracker knows: tracked and no longer in flight,
+  // or seeded done. O(log n).
+  [[nodiscard]] bool known_done(std::int64_t offset) const;
+
   [[nodiscard]] std::size_t in_flight() const;
 
   // The lowest offset still in flight, if any: the record that holds the commit point.

@@ -16,6 +16,8 @@ std::string to_string(pause_reason r) {
       return "produce_blocked";
     case pause_reason::operator_request:
       return "operator";
+    case pause_reason::ordering:
+      return "ordering";
   }
   return "unknown";
 }

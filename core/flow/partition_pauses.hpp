@@ -19,6 +19,9 @@ enum class pause_reason : std::uint8_t {
   shutdown,
   produce_blocked,   // a record of it cannot be written to its retry tier or the DLQ
   operator_request,  // POST /routes/<name>/pause on the admin listener ("operator")
+  // routes[].ordering "key": too many keys parked or records held behind one key
+  // (ordering.max_parked_keys, ordering.max_followers)
+  ordering,
 };
 
 std::string to_string(pause_reason r);

@@ -474,6 +474,13 @@ inline std::optional<int> terminate(child_process& p) {
   return p.wait_exit(30s);
 }
 
+// SIGTERM, and exit 0 within terminate()'s bound.
+inline void expect_clean_stop(child_process& c) {
+  const auto code = terminate(c);
+  ASSERT_TRUE(code.has_value()) << tail(c.log());
+  EXPECT_EQ(*code, 0) << tail(c.log());
+}
+
 // The end offsets of a topic as a client of one isolation level sees them: the high watermark
 // (read_uncommitted) or the last stable offset (read_committed). While a transaction is open
 // on a partition, or was left open by a producer that died, its LSO is below its HWM.

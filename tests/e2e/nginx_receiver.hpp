@@ -10,9 +10,11 @@
 #include <fstream>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -31,48 +33,39 @@ struct arrival {
   int status = 0;
   std::string key;  // Idempotency-Key
   std::string traceparent;
-  std::string api_key;  // X-Api-Key
+  std::string api_key;   // X-Api-Key
+  std::string shipment;  // X-Shipment: the record's Kafka key, forwarded as a record header
+};
+
+// Requests whose `header` matches `regex` (nginx's ~ syntax) are answered 503 until
+// stop_refusing(): a partner that refuses some shipments for a while.
+struct refusal {
+  std::string header;  // as nginx names it: $http_x_shipment
+  std::string regex;
 };
 
 class nginx_receiver {
  public:
   // `percent_503` of the requests (by the hash of nginx's random $request_id) are answered 503
   // at once; the others 200 after `latency_ms` (the echo module's echo_sleep) when it is not 0.
-  nginx_receiver(const std::filesystem::path& dir, int percent_503, int latency_ms = 0)
-      : dir_(dir / "nginx"), port_(free_port()) {
+  nginx_receiver(const std::filesystem::path& dir, int percent_503, int latency_ms = 0,
+                 std::optional<refusal> refused = std::nullopt)
+      : dir_(dir / "nginx"),
+        port_(free_port()),
+        percent_503_(percent_503),
+        latency_ms_(latency_ms),
+        refused_(std::move(refused)) {
     std::filesystem::create_directories(dir_);
     log_path_ = dir_ / "access.log";
-    const auto conf = dir_ / "nginx.conf";
-    const std::string d = dir_.string();
-    std::ofstream{conf}
-        << (latency_ms > 0 ? "load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;\n" : "")
-        << "daemon off;\nmaster_process off;\nworker_processes 1;\n"
-        << "pid " << d << "/nginx.pid;\nerror_log " << d << "/error.log;\n"
-        << "events { worker_connections 2048; }\nhttp {\n"
-        << "  log_format partner '$msec $status $http_idempotency_key $http_traceparent "
-           "$http_x_api_key';\n"
-        << "  access_log " << log_path_.string() << " partner;\n"
-        << "  client_body_temp_path " << d << "/body;\n  proxy_temp_path " << d << "/proxy;\n"
-        << "  fastcgi_temp_path " << d << "/fastcgi;\n  uwsgi_temp_path " << d << "/uwsgi;\n"
-        << "  scgi_temp_path " << d << "/scgi;\n"
-        << "  keepalive_requests 1000000;\n  keepalive_timeout 75s;\n"
-        // nginx refuses a 0% share: without 503s, every request is answered 200.
-        << (percent_503 > 0 ? "  split_clients \"${request_id}\" $answer {\n    " +
-                                  std::to_string(percent_503) + "% 503;\n    * 200;\n  }\n"
-                            : std::string{"  map $request_id $answer { default 200; }\n"})
-        << "  server {\n    listen 127.0.0.1:" << port_ << " backlog=1024;\n"
-        << "    location = /deliver {\n      if ($answer = 503) { return 503; }\n"
-        << (latency_ms > 0 ? "      echo_read_request_body;\n      echo_sleep " +
-                                 seconds_of(latency_ms) + ";\n      echo ok;\n"
-                           : std::string{"      return 200 \"ok\\n\";\n"})
-        << "    }\n  }\n}\n";
-    process_ = std::make_unique<testing::child_process>(
-        nginx_binary,
-        std::vector<std::string>{"-c", conf.string(), "-p", d, "-e", d + "/error.log"},
-        std::vector<std::string>{}, d + "/nginx.out");
-    if (!testing::wait_until([&] { return listening(port_); }, std::chrono::seconds{10})) {
-      throw std::runtime_error("nginx did not listen: " + process_->log());
-    }
+    start();
+  }
+
+  // Stops nginx and starts it again on the same port and log without the refusal: requests in
+  // between are refused a connection (courier retries them).
+  void stop_refusing() {
+    refused_.reset();
+    process_.reset();
+    start();
   }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/deliver"; }
@@ -94,7 +87,7 @@ class nginx_receiver {
       std::istringstream fields{line};
       std::string msec;
       arrival a;
-      fields >> msec >> a.status >> a.key >> a.traceparent >> a.api_key;
+      fields >> msec >> a.status >> a.key >> a.traceparent >> a.api_key >> a.shipment;
       const auto dot = msec.find('.');
       if (dot == std::string::npos || msec.size() != dot + 4) {
         throw std::runtime_error("nginx access log: unexpected $msec in '" + line + "'");
@@ -106,6 +99,44 @@ class nginx_receiver {
   }
 
  private:
+  void start() {
+    const auto conf = dir_ / "nginx.conf";
+    const std::string d = dir_.string();
+    std::ofstream{conf}
+        << (latency_ms_ > 0 ? "load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;\n" : "")
+        << "daemon off;\nmaster_process off;\nworker_processes 1;\n"
+        << "pid " << d << "/nginx.pid;\nerror_log " << d << "/error.log;\n"
+        << "events { worker_connections 2048; }\nhttp {\n"
+        << "  log_format partner '$msec $status $http_idempotency_key $http_traceparent "
+           "$http_x_api_key $http_x_shipment';\n"
+        << "  access_log " << log_path_.string() << " partner;\n"
+        << "  client_body_temp_path " << d << "/body;\n  proxy_temp_path " << d << "/proxy;\n"
+        << "  fastcgi_temp_path " << d << "/fastcgi;\n  uwsgi_temp_path " << d << "/uwsgi;\n"
+        << "  scgi_temp_path " << d << "/scgi;\n"
+        << "  keepalive_requests 1000000;\n  keepalive_timeout 75s;\n"
+        // nginx refuses a 0% share: without 503s, every request is answered 200.
+        << (percent_503_ > 0 ? "  split_clients \"${request_id}\" $answer {\n    " +
+                                   std::to_string(percent_503_) + "% 503;\n    * 200;\n  }\n"
+                             : std::string{"  map $request_id $answer { default 200; }\n"})
+        << (refused_ ? "  map " + refused_->header + " $refused {\n    default 0;\n    \"" +
+                           refused_->regex + "\" 1;\n  }\n"
+                     : std::string{"  map $request_id $refused { default 0; }\n"})
+        << "  server {\n    listen 127.0.0.1:" << port_ << " backlog=1024;\n"
+        << "    location = /deliver {\n      if ($refused) { return 503; }\n"
+        << "      if ($answer = 503) { return 503; }\n"
+        << (latency_ms_ > 0 ? "      echo_read_request_body;\n      echo_sleep " +
+                                  seconds_of(latency_ms_) + ";\n      echo ok;\n"
+                            : std::string{"      return 200 \"ok\\n\";\n"})
+        << "    }\n  }\n}\n";
+    process_ = std::make_unique<testing::child_process>(
+        nginx_binary,
+        std::vector<std::string>{"-c", conf.string(), "-p", d, "-e", d + "/error.log"},
+        std::vector<std::string>{}, d + "/nginx.out");
+    if (!testing::wait_until([&] { return listening(port_); }, std::chrono::seconds{10})) {
+      throw std::runtime_error("nginx did not listen: " + process_->log());
+    }
+  }
+
   // "0.020": echo_sleep takes at most three decimals.
   static std::string seconds_of(int ms) {
     std::ostringstream out;
@@ -131,6 +162,9 @@ class nginx_receiver {
   std::filesystem::path dir_;
   std::filesystem::path log_path_;
   std::uint16_t port_;
+  int percent_503_;
+  int latency_ms_;
+  std::optional<refusal> refused_;
   std::unique_ptr<testing::child_process> process_;
   std::size_t read_ = 0;
   std::vector<arrival> arrivals_;

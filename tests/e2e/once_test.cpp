@@ -128,13 +128,6 @@ struct once_scenario {
   std::string dlq;
 };
 
-// SIGTERM, and exit 0 within terminate()'s bound.
-void expect_clean_stop(child_process& c) {
-  const auto code = terminate(c);
-  ASSERT_TRUE(code.has_value()) << tail(c.log());
-  EXPECT_EQ(*code, 0) << tail(c.log());
-}
-
 // 1. A second instance joins while the first delivers, then the first is stopped with SIGTERM
 // (10,000 records, 5% 503s, 20 ms per 2xx). With cooperative rebalancing the partitions the first
 // keeps never stop delivering for more than a second during the join, and only what an instance

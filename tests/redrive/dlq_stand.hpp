@@ -8,7 +8,7 @@
 #include "core/retry/retry_headers.hpp"
 #include "tests/support/parked_record.hpp"
 #include "tools/redrive/cli.hpp"
-#include "tools/redrive/dlq_reader.hpp"
+#include "core/kafka/range_reader.hpp"
 #include "tools/redrive/redrive.hpp"
 
 #include <algorithm>
@@ -60,7 +60,7 @@ inline std::vector<parked_spec> parked_specs(int n, const std::string& error_cla
 // Every committed record of `topic`, read to its high watermark (read_committed); returns at
 // once.
 inline std::vector<record> read_all(const std::string& bootstrap, const std::string& topic) {
-  dlq_reader reader{bootstrap, 10s};
+  kafka::range_reader reader{bootstrap, 10s};
   std::vector<record> records;
   reader.read(topic, reader.ranges(topic, reader.partition_count(topic)), [&](record&& r) {
     records.push_back(std::move(r));

@@ -18,7 +18,7 @@
 #include "tests/redrive/dlq_stand.hpp"
 #include "tests/support/parked_record.hpp"
 #include "tools/redrive/cli.hpp"
-#include "tools/redrive/dlq_reader.hpp"
+#include "core/kafka/range_reader.hpp"
 #include "tools/redrive/ledger.hpp"
 #include "tools/redrive/redrive.hpp"
 #include "topology/pipeline.hpp"

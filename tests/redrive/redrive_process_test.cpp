@@ -22,7 +22,7 @@ using courier::testing::wait_until;
 
 // Records in the target topic so far, control records included: a cheap trigger only.
 std::int64_t target_high_watermarks(const dlq_stand& stand) {
-  dlq_reader reader{stand.bootstrap(), 5s};
+  kafka::range_reader reader{stand.bootstrap(), 5s};
   std::int64_t n = 0;
   for (const auto& r : reader.ranges(dlq_stand::origin, dlq_stand::partitions)) {
     n += r.high;

@@ -293,6 +293,55 @@ TEST(AdminState, ShowsEachPartitionWithItsPauseReasonsLagAndAccounting) {
   EXPECT_TRUE(ps.at(1).at("lag").is_null());
 }
 
+// routes[].ordering "key": the parked keys, the followers and since when the oldest key waits,
+// for the partitions with an order book only.
+route_snapshot ordered_route() {
+  auto s = busy_route();
+  actors::partition_board board;
+  consumer_core::partition_status p0;
+  p0.id = {"brew.shipments.v1", 0};
+  p0.assigned = true;
+  p0.reasons = {pause_reason::ordering};
+  p0.ordered = true;
+  p0.parked_keys = 12;
+  p0.followers = 30;
+  p0.oldest_parked_since_ms = 1'796'141'107'123;
+  consumer_core::partition_status p1;
+  p1.id = {"brew.shipments.v1", 1};
+  p1.assigned = true;
+  board.publish({p0, p1});
+  s.partitions = board.snapshot();
+  return s;
+}
+
+TEST(AdminMetrics, AnOrderedPartitionShowsItsParkedKeysFollowersAndOldestPark) {
+  const auto text = render_metrics({ordered_route()}, "0");
+  const std::string p0 = R"(route="shipments",topic="brew.shipments.v1",partition="0")";
+  EXPECT_THAT(text, HasSubstr("courier_partition_parked_keys{" + p0 + "} 12\n"));
+  EXPECT_THAT(text, HasSubstr("courier_partition_followers{" + p0 + "} 30\n"));
+  EXPECT_THAT(text, HasSubstr("courier_partition_oldest_parked_timestamp_seconds{" + p0 +
+                              "} 1796141107.123\n"));
+  EXPECT_THAT(
+      text,
+      Not(HasSubstr(
+          R"(courier_partition_parked_keys{route="shipments",topic="brew.shipments.v1",partition="1"})")))
+      << "no order book, no series";
+  EXPECT_THAT(
+      text,
+      HasSubstr(R"(courier_partitions_paused_by_reason{route="shipments",reason="ordering"} 1)"));
+}
+
+TEST(AdminState, AnOrderedPartitionCarriesItsOrderingBlock) {
+  const auto body = json::parse(render_state({ordered_route()}, "0"));
+  const auto& ps = body.at("routes").at(0).at("partitions");
+  const auto& o = ps.at(0).at("ordering");
+  EXPECT_EQ(o.at("parked_keys"), 12);
+  EXPECT_EQ(o.at("followers"), 30);
+  EXPECT_EQ(o.at("oldest_parked_since"), "2026-12-01T16:05:07.123Z");
+  EXPECT_EQ(ps.at(0).at("paused_reasons"), json::array({"ordering"}));
+  EXPECT_FALSE(ps.at(1).contains("ordering"));
+}
+
 TEST(AdminState, NamesTheBreakerAndCarriesTheCounters) {
   const auto body = json::parse(render_state({busy_route()}, "1.2.3"));
   EXPECT_EQ(body.at("version"), "1.2.3");

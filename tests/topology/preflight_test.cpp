@@ -118,12 +118,34 @@ TEST(Preflight, ADlqThatAnotherRouteConsumesIsRefusedAndASharedDlqPasses) {
 TEST(RouteConsumerSettings, AStaticMemberIdIsMadeTheRoutesOwn) {
   auto cfg = valid_config();
   cfg.kafka.properties = {{"group.instance.id", "courier-0"}};
-  const auto s = route_consumer_settings(cfg.kafka, cfg.routes.front());
+  const auto s = route_consumer_settings(cfg, cfg.routes.front());
   EXPECT_EQ(s.extra.at("group.instance.id"), "courier-0-shipments");
   EXPECT_EQ(s.topics.front(), "brew.shipments.v1");
-  EXPECT_EQ(route_consumer_settings(valid_config().kafka, cfg.routes.front())
-                .extra.count("group.instance.id"),
-            0U);
+  EXPECT_EQ(
+      route_consumer_settings(valid_config(), cfg.routes.front()).extra.count("group.instance.id"),
+      0U);
+}
+
+// "range" gives partition N of the source and of each tier to one member: the instance that
+// delivers a source partition holds the tier records its parked keys wait behind.
+TEST(RouteConsumerSettings, ARouteOrderedByKeyMakesTheGroupRangeAndKeepsItsTiersInItsMember) {
+  auto cfg = valid_config();
+  cfg.routes.push_back(cfg.routes.front());
+  cfg.routes[1].name = "updates";
+  cfg.routes[1].topic = "brew.updates.v1";
+  cfg.routes[1].ordering.mode = ordering_mode::key;
+  const auto ordered = route_consumer_settings(cfg, cfg.routes[1]);
+  EXPECT_EQ(ordered.extra.at("partition.assignment.strategy"), "range");
+  EXPECT_TRUE(ordered.separate_member_topics.empty()) << "source and tiers: one member";
+  const auto other = route_consumer_settings(cfg, cfg.routes[0]);
+  EXPECT_EQ(other.extra.at("partition.assignment.strategy"), "range")
+      << "one group, one protocol: every route's members";
+  EXPECT_FALSE(other.separate_member_topics.empty());
+
+  cfg.routes[1].ordering.mode = ordering_mode::none;
+  EXPECT_EQ(
+      route_consumer_settings(cfg, cfg.routes[1]).extra.count("partition.assignment.strategy"), 0U)
+      << "courier's default (cooperative-sticky) when nothing is ordered";
 }
 
 TEST(Preflight, AnInvalidKafkaPropertyValueIsRefusedByItsKey) {

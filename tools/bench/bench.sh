@@ -36,6 +36,8 @@
 #                     (default {}), e.g. '{"queued.max.messages.kbytes": "65536"}'
 #   BENCH_HTTP_IO_THREADS   courier's http_io_threads (default: courier's default)
 #   BENCH_GATHER_ANSWERS    the route's http.gather_answers, e.g. 0 or 1ms (default: courier's)
+#   BENCH_KEYS        K: the records keyed key-<i mod K> (default: no keys), for
+#                     routes[].ordering "key" (BENCH_ROUTE_EXTRA='"ordering": "key"')
 #   BENCH_ROUTE_EXTRA route keys added to courier's route as they are (a JSON fragment), e.g.
 #                     '"rate_limit": {"requests_per_second": 1000000}': a feature's cost
 #   BENCH_WRK_THREADS wrk's threads (default 1: nginx's one worker has the other core)
@@ -100,7 +102,7 @@ bench_kafka_start
 # One topic per (partitions, N), preloaded once before any run; every run reads it all with a
 # fresh group.
 value=$(bench_value "$value_bytes")
-topic_for() { echo "bench.p$1.n$2"; }
+topic_for() { echo "bench.p$1.n$2${BENCH_KEYS:+.k$BENCH_KEYS}"; }
 declare -A preloaded=()
 for c in "${cases[@]}"; do
   IFS=: read -r l f p <<<"$c"

@@ -115,15 +115,23 @@ CONF
 
 # bench_preload CONFIG PARTITIONS RECORDS VALUE: creates CONFIG's topic with PARTITIONS partitions
 # (courier topics ensure, with its retry and DLQ topics) and produces RECORDS copies of VALUE
-# with kcat, without keys (so spread over the partitions by librdkafka's partitioner), in record
-# batches of up to BENCH_PRELOAD_BATCH (10000) records.
+# with kcat, without keys (so spread over the partitions by librdkafka's partitioner) or, with
+# BENCH_KEYS=K, keyed "key-<i mod K>" (each key's records in one partition, in order: what
+# routes[].ordering "key" orders), in record batches of up to BENCH_PRELOAD_BATCH (10000)
+# records.
 bench_preload() {
   local topic
   topic=$(sed -n 's/.*"topic": "\([^"]*\)".*/\1/p' "$1")
   HMAC_SECRET=$bench_secret "$bench_courier" topics ensure --config "$1" --partitions "$2" >/dev/null
-  seq 1 "$3" | sed "s/.*/$4/" |
-    timeout 300 kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=20 \
-      -X batch.num.messages="${BENCH_PRELOAD_BATCH:-10000}"
+  if [[ -n ${BENCH_KEYS:-} ]]; then
+    seq 1 "$3" | awk -v keys="$BENCH_KEYS" -v value="$4" '{ printf "key-%d\t%s\n", $1 % keys, value }' |
+      timeout 300 kcat -P -K $'\t' -b "$bench_bootstrap" -t "$topic" -X linger.ms=20 \
+        -X batch.num.messages="${BENCH_PRELOAD_BATCH:-10000}"
+  else
+    seq 1 "$3" | sed "s/.*/$4/" |
+      timeout 300 kcat -P -b "$bench_bootstrap" -t "$topic" -X linger.ms=20 \
+        -X batch.num.messages="${BENCH_PRELOAD_BATCH:-10000}"
+  fi
 }
 
 # bench_is_uint VALUE MIN MAX: VALUE is a whole number from MIN to MAX.

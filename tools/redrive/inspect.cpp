@@ -23,7 +23,7 @@ std::string origin_of(const parked_record& p) {
 
 }  // namespace
 
-int run_list(const options& o, dlq_reader& reader, std::ostream& out) {
+int run_list(const options& o, kafka::range_reader& reader, std::ostream& out) {
   const int partitions = checked_partition_count(reader, o, o.from);
   const ledger l = existing_ledger(reader, o);
   const std::int64_t now = now_ms();
@@ -58,7 +58,7 @@ int run_list(const options& o, dlq_reader& reader, std::ostream& out) {
   return exit_done;
 }
 
-int run_stats(const options& o, dlq_reader& reader, std::ostream& out) {
+int run_stats(const options& o, kafka::range_reader& reader, std::ostream& out) {
   const int partitions = checked_partition_count(reader, o, o.from);
   const ledger l = existing_ledger(reader, o);
   const std::int64_t now = now_ms();
@@ -76,7 +76,7 @@ int run_stats(const options& o, dlq_reader& reader, std::ostream& out) {
 
 // Distinct by role: standard output and standard error.
 // NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
-int run_show(const options& o, dlq_reader& reader, std::ostream& out, std::ostream& err) {
+int run_show(const options& o, kafka::range_reader& reader, std::ostream& out, std::ostream& err) {
   const record_position& c = *o.show;
   const int partitions = checked_partition_count(reader, o, c.topic);
   if (c.partition >= partitions) {

@@ -36,7 +36,7 @@ struct pending {
 
 class redrive_run {
  public:
-  redrive_run(const options& o, dlq_reader& reader, std::ostream& err)
+  redrive_run(const options& o, kafka::range_reader& reader, std::ostream& err)
       : o_(o), reader_(reader), err_(err) {
     summary_.dry_run = o.dry_run;
     batch_size_ = o.batch;
@@ -299,7 +299,7 @@ class redrive_run {
   }
 
   const options& o_;
-  dlq_reader& reader_;
+  kafka::range_reader& reader_;
   std::ostream& err_;
   std::unique_ptr<kafka::transactional_producer> producer_;
   run_summary summary_;
@@ -314,7 +314,8 @@ class redrive_run {
 
 }  // namespace
 
-int move_records(const options& o, dlq_reader& reader, std::ostream& out, std::ostream& err) {
+int move_records(const options& o, kafka::range_reader& reader, std::ostream& out,
+                 std::ostream& err) {
   return redrive_run{o, reader, err}.execute(out);
 }
 

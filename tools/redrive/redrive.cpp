@@ -1,7 +1,7 @@
 #include "tools/redrive/redrive.hpp"
 
 #include "core/kafka/error.hpp"
-#include "tools/redrive/dlq_reader.hpp"
+#include "core/kafka/range_reader.hpp"
 #include "tools/redrive/inspect.hpp"
 #include "tools/redrive/mover.hpp"
 #include "tools/redrive/setup.hpp"
@@ -10,7 +10,7 @@ namespace courier::redrive {
 
 int run(const options& o, std::ostream& out, std::ostream& err) {
   try {
-    dlq_reader reader{cluster_of(o), o.timeout};
+    kafka::range_reader reader{cluster_of(o), o.timeout};
     switch (o.what) {
       case options::mode::list:
         return run_list(o, reader, out);

@@ -21,7 +21,7 @@ std::string topic_problem(const options& o, const std::string& topic, const kafk
 }
 
 // Ledger partitions; nothing when the ledger does not exist yet.
-std::optional<int> ledger_partitions(dlq_reader& reader, const options& o) {
+std::optional<int> ledger_partitions(kafka::range_reader& reader, const options& o) {
   try {
     return reader.partition_count(o.ledger_topic);
   } catch (const kafka::kafka_error& e) {
@@ -40,7 +40,8 @@ std::int64_t now_ms() {
       .count();
 }
 
-int checked_partition_count(dlq_reader& reader, const options& o, const std::string& topic) {
+int checked_partition_count(kafka::range_reader& reader, const options& o,
+                            const std::string& topic) {
   try {
     return reader.partition_count(topic);
   } catch (const kafka::kafka_error& e) {
@@ -48,7 +49,7 @@ int checked_partition_count(dlq_reader& reader, const options& o, const std::str
   }
 }
 
-int ensure_ledger(dlq_reader& reader, const options& o) {
+int ensure_ledger(kafka::range_reader& reader, const options& o) {
   if (const auto n = ledger_partitions(reader, o)) {
     return *n;
   }
@@ -63,7 +64,7 @@ int ensure_ledger(dlq_reader& reader, const options& o) {
   return checked_partition_count(reader, o, o.ledger_topic);
 }
 
-ledger load_ledger(dlq_reader& reader, const std::string& topic, int partitions) {
+ledger load_ledger(kafka::range_reader& reader, const std::string& topic, int partitions) {
   ledger l;
   reader.read(topic, reader.ranges(topic, partitions), [&l](record&& r) {
     if (r.key) {
@@ -74,7 +75,7 @@ ledger load_ledger(dlq_reader& reader, const std::string& topic, int partitions)
   return l;
 }
 
-ledger existing_ledger(dlq_reader& reader, const options& o) {
+ledger existing_ledger(kafka::range_reader& reader, const options& o) {
   const auto n = ledger_partitions(reader, o);
   return n ? load_ledger(reader, o.ledger_topic, *n) : ledger{};
 }

@@ -4,7 +4,7 @@
 
 #include "core/model/record.hpp"
 #include "tools/redrive/cli.hpp"
-#include "tools/redrive/dlq_reader.hpp"
+#include "core/kafka/range_reader.hpp"
 #include "tools/redrive/ledger.hpp"
 #include "tools/redrive/plan.hpp"
 
@@ -25,17 +25,18 @@ std::int64_t now_ms();
 
 // The partitions of `topic`; throws setup_error naming the topic when it does not exist or
 // Kafka cannot be reached within --timeout.
-int checked_partition_count(dlq_reader& reader, const options& o, const std::string& topic);
+int checked_partition_count(kafka::range_reader& reader, const options& o,
+                            const std::string& topic);
 
 // The ledger's partitions, creating the ledger (compacted, one partition) when it does not
 // exist yet; throws setup_error when it cannot.
-int ensure_ledger(dlq_reader& reader, const options& o);
+int ensure_ledger(kafka::range_reader& reader, const options& o);
 
 // Every ledger entry of `topic` (its `partitions` partitions), tombstones applied.
-ledger load_ledger(dlq_reader& reader, const std::string& topic, int partitions);
+ledger load_ledger(kafka::range_reader& reader, const std::string& topic, int partitions);
 
 // The ledger when it exists, else an empty one (--list, --stats, --dry-run create nothing).
-ledger existing_ledger(dlq_reader& reader, const options& o);
+ledger existing_ledger(kafka::range_reader& reader, const options& o);
 
 // The plan's settings from the command line.
 plan_settings settings_of(const options& o);

@@ -76,7 +76,7 @@ TEST(KeyOrder, ADeadLetteredRecordReleasesItsFollowersAndTheDlqRecordCanNameThem
 }
 
 TEST(KeyOrder, WithOnDeadLetterParkTheFollowersGoToTheDlqBehindIt) {
-  key_order book{{10000, 1000, dead_letter_followers::park}, source};
+  key_order book{{ordering_mode::key, dead_letter_followers::park, 10000, 1000}, source};
   for (std::int64_t o = 10; o <= 11; ++o) {
     book.enter("42", o, in_source(o), 0);
   }
@@ -134,7 +134,7 @@ TEST(KeyOrder, ARevokedPartitionsFollowersAreNoLongerHeldButTheirRecordsStayUnfi
 }
 
 TEST(KeyOrder, TooManyFollowersOfAKeyOrTooManyParkedKeysAreOverTheBound) {
-  key_order book{{2, 2, dead_letter_followers::release}, source};
+  key_order book{{ordering_mode::key, dead_letter_followers::release, 2, 2}, source};
   book.enter("42", 0, in_source(0), 0);
   ASSERT_EQ(book.admit(in_source(0)), key_order::verdict::attempt);
   book.enter("42", 1, in_source(1), 0);
@@ -166,7 +166,7 @@ TEST(KeyOrder, ACopyTheBookDoesNotKnowIsAttemptedAndItsEndChangesNothing) {
 class key_order_world {
  public:
   explicit key_order_world(std::uint32_t seed, dead_letter_followers on_dead_letter)
-      : rng_(seed), settings_{1000000, 1000000, on_dead_letter} {
+      : rng_(seed), settings_{ordering_mode::key, on_dead_letter, 1000000, 1000000} {
     book_ = std::make_unique<key_order>(settings_, source);
   }
 
@@ -356,7 +356,7 @@ class key_order_world {
   }
 
   std::mt19937 rng_;
-  key_order_settings settings_;
+  key_ordering settings_;
   std::unique_ptr<key_order> book_;
   std::map<std::int64_t, std::string> keys_;
   std::map<record_position, copy_state> copies_;

@@ -193,3 +193,25 @@ TEST(OffsetTracker, AgreesWithASimpleModelUnderRandomCompletionOrdersAndRewinds)
 
 }  // namespace
 }  // namespace courier
+
+namespace courier {
+namespace {
+
+TEST(OffsetTracker, KnowsAnOffsetDoneWhenFinishedOrSeededAndNotWhileInFlightOrUnseen) {
+  offset_tracker t;
+  done_offsets seed;
+  seed.add(20, 22);
+  t.seed(seed);
+  ASSERT_EQ(t.track(10), offset_tracker::track_result::tracked);
+  ASSERT_EQ(t.track(12), offset_tracker::track_result::tracked);  // 11: a gap
+  EXPECT_FALSE(t.known_done(10)) << "in flight";
+  EXPECT_TRUE(t.known_done(11)) << "a gap below the last tracked is no record";
+  ASSERT_TRUE(t.complete(10));
+  EXPECT_TRUE(t.known_done(10));
+  EXPECT_FALSE(t.known_done(15)) << "not fetched yet";
+  EXPECT_TRUE(t.known_done(21)) << "seeded";
+  EXPECT_FALSE(t.known_done(22));
+}
+
+}  // namespace
+}  // namespace courier
