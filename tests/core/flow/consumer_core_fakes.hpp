@@ -50,6 +50,17 @@ class fake_io final : public consumer_backend {
   std::vector<std::int64_t> malformed;
 };
 
+// The offsets of p among the records handed out, in order.
+inline std::vector<std::int64_t> offsets_of(const std::vector<record>& rs, const partition_id& p) {
+  std::vector<std::int64_t> out;
+  for (const auto& r : rs) {
+    if (r.topic == p.topic && r.partition == p.partition) {
+      out.push_back(r.offset);
+    }
+  }
+  return out;
+}
+
 inline record rec(const partition_id& p, std::int64_t offset) {
   record r;
   r.topic = p.topic;

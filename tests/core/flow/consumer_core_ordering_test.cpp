@@ -22,6 +22,7 @@ namespace {
 using testing::bounded_with_tier;
 using testing::fake_io;
 using testing::fresh;
+using testing::offsets_of;
 using testing::p0;
 using testing::p1;
 using testing::rec;
@@ -48,16 +49,6 @@ record tier_copy(std::int64_t tier_offset, std::int64_t origin, const std::strin
                {std::string{origin_offset_header}, std::to_string(origin)},
                {"courier.retry.due", std::to_string(due_ms)}};
   return r;
-}
-
-std::vector<std::int64_t> offsets_of(const std::vector<record>& rs, const partition_id& p) {
-  std::vector<std::int64_t> out;
-  for (const auto& r : rs) {
-    if (r.topic == p.topic && r.partition == p.partition) {
-      out.push_back(r.offset);
-    }
-  }
-  return out;
 }
 
 std::optional<consumer_core::partition_status> status_of(consumer_core& core, const partition_id& p,

@@ -24,6 +24,7 @@ using testing::due_rec;
 using testing::fake_io;
 using testing::fresh;
 using testing::give_up;
+using testing::offsets_of;
 using testing::p0;
 using testing::p1;
 using testing::rec;
@@ -466,16 +467,6 @@ TEST(ConsumerCore, AHeadWaitingInOverflowIsAgedFromItsDispatchNotFromItsFetch) {
   EXPECT_EQ(io.wakes.back(), (at{p0, 70'000})) << "aged from its dispatch at 40,000";
   core.wake(p0, 70'000);
   EXPECT_EQ(io.expedited, (std::vector<at>{{p0, 0}}));
-}
-
-std::vector<std::int64_t> offsets_of(const std::vector<record>& rs, const partition_id& p) {
-  std::vector<std::int64_t> out;
-  for (const auto& r : rs) {
-    if (r.topic == p.topic && r.partition == p.partition) {
-      out.push_back(r.offset);
-    }
-  }
-  return out;
 }
 
 // A pause drops librdkafka's prefetch of the partition and a resume waits for a refetch: at its
