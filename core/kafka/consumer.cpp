@@ -13,6 +13,8 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -25,6 +27,22 @@ namespace {
 // asked of the broker with each statistics report (its lag grows in /metrics while it waits).
 // One bound for all of them: the statistics callback runs inside poll, on the consumer's thread.
 constexpr std::chrono::milliseconds paused_watermarks_bound{1000};
+
+// Closed handles librdkafka 2.0.2 cannot destroy (assignor_state_watch.hpp), with the context
+// their log lines still reach. Never freed, and reachable from here to the end (a leak checker
+// at exit sees them held): the process's exit ends their threads.
+void keep_until_exit(handle_ptr rk, std::unique_ptr<consumer::client_context> context) {
+  struct kept_handle {
+    rd_kafka_t* rk;
+    consumer::client_context* context;
+  };
+  static std::mutex mutex;
+  static auto* const kept = new std::vector<kept_handle>();  // NOLINT(cppcoreguidelines-owning-memory):
+                                                             // kept to the exit on purpose
+  context->owner = nullptr;
+  const std::lock_guard lock{mutex};
+  kept->push_back(kept_handle{rk.release(), context.release()});
+}
 
 // What one synchronous commit reported, partition by partition.
 struct commit_result {
@@ -114,14 +132,16 @@ std::map<std::string, std::string> consumer_properties(const consumer_settings& 
 }
 
 consumer::consumer(const consumer_settings& s, callbacks cb)
-    : cb_(std::move(cb)), debug_asked_(s.extra.count("debug") > 0) {
+    : cb_(std::move(cb)), context_(std::make_unique<client_context>()) {
+  context_->owner = this;
+  context_->debug_asked = s.extra.count("debug") > 0;
   conf_ptr conf = make_conf(consumer_properties(s));
   rd_kafka_conf_set_log_cb(conf.get(), &consumer::on_client_log);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &consumer::on_rebalance);
   rd_kafka_conf_set_error_cb(conf.get(), &consumer::on_kafka_error);
   rd_kafka_conf_set_stats_cb(conf.get(), &consumer::on_stats);
   rd_kafka_conf_set_offset_commit_cb(conf.get(), &consumer::on_async_commit);
-  rd_kafka_conf_set_opaque(conf.get(), this);
+  rd_kafka_conf_set_opaque(conf.get(), context_.get());
   std::array<char, 512> reason{};
   rk_.reset(rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), reason.data(), reason.size()));
   if (!rk_) {
@@ -147,13 +167,19 @@ consumer::consumer(const consumer_settings& s, callbacks cb)
 }
 
 consumer::~consumer() {
-  if (closed_) {
-    return;
+  if (!closed_) {
+    try {
+      close();
+    } catch (const std::exception& e) {
+      report(std::string("closing the consumer: ") + e.what());
+    }
   }
-  try {
-    close();
-  } catch (const std::exception& e) {
-    report(std::string("closing the consumer: ") + e.what());
+  if (context_->assignor.destroy_would_abort()) {
+    report(
+        "this member closed before its first assignment under a sticky assignor, which "
+        "librdkafka 2.0.2 cannot destroy (its issue #4312): the closed handle is kept until the "
+        "process exits");
+    keep_until_exit(std::move(rk_), std::move(context_));
   }
 }
 
@@ -207,7 +233,7 @@ std::vector<record> consumer::poll(std::chrono::milliseconds timeout, std::size_
 void consumer::commit(const std::vector<offset_commit>& requested, commit_mode mode) {
   switch (mode) {
     case commit_mode::async:
-      if (joining_.load()) {
+      if (context_->joining.load()) {
         held_commits_.hold(requested);
         return;
       }
@@ -348,7 +374,7 @@ rd_kafka_t* consumer::raw() { return rk_.get(); }
 
 void consumer::on_rebalance(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
                             rd_kafka_topic_partition_list_t* partitions, void* opaque) {
-  static_cast<consumer*>(opaque)->handle_rebalance(err, partitions);
+  static_cast<client_context*>(opaque)->owner->handle_rebalance(err, partitions);
 }
 
 std::vector<partition_position> consumer::with_paused_watermarks(
@@ -375,7 +401,7 @@ std::vector<partition_position> consumer::with_paused_watermarks(
 }
 
 int consumer::on_stats(rd_kafka_t* /*rk*/, char* json, std::size_t json_len, void* opaque) {
-  auto* self = static_cast<consumer*>(opaque);
+  auto* self = static_cast<client_context*>(opaque)->owner;
   if (self->cb_.on_positions) {
     try {
       const std::string_view text{json, json_len};
@@ -399,7 +425,7 @@ int consumer::on_stats(rd_kafka_t* /*rk*/, char* json, std::size_t json_len, voi
 
 void consumer::on_async_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
                                rd_kafka_topic_partition_list_t* offsets, void* opaque) {
-  auto* self = static_cast<consumer*>(opaque);
+  auto* self = static_cast<client_context*>(opaque)->owner;
   try {
     self->committed(err, offsets, commit_mode::async);
   } catch (...) {
@@ -411,17 +437,17 @@ void consumer::on_async_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
 }
 
 void consumer::release_held_commits() {
-  if (!held_commits_.empty() && !joining_.load()) {
+  if (!held_commits_.empty() && !context_->joining.load()) {
     commit({}, commit_mode::async);
   }
 }
 
 void consumer::wait_for_generation() {
   const auto until = std::chrono::steady_clock::now() + join_wait_bound;
-  while (joining_.load() && std::chrono::steady_clock::now() < until) {
+  while (context_->joining.load() && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds{5});
   }
-  if (joining_.load()) {
+  if (context_->joining.load()) {
     report("the group did not answer this member's join within " +
            std::to_string(join_wait_bound.count()) +
            " ms; committing anyway (a refusal loses the assignment)");
@@ -429,22 +455,26 @@ void consumer::wait_for_generation() {
 }
 
 void consumer::on_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
-  auto* self = rk != nullptr ? static_cast<consumer*>(rd_kafka_opaque(rk)) : nullptr;
-  if (self != nullptr && fac != nullptr && buf != nullptr &&
-      std::string_view{fac} == "CGRPJOINSTATE") {
-    if (const auto state = join_state_entered(buf)) {
-      self->joining_.store(join_in_flight(*state));
+  auto* context = rk != nullptr ? static_cast<client_context*>(rd_kafka_opaque(rk)) : nullptr;
+  if (context != nullptr && fac != nullptr && buf != nullptr) {
+    const std::string_view facility{fac};
+    if (facility == "CGRPJOINSTATE") {
+      if (const auto state = join_state_entered(buf)) {
+        context->joining.store(join_in_flight(*state));
+      }
+    } else {
+      context->assignor.observe(facility, buf);
     }
   }
   constexpr int debug_level = 7;
-  if (level >= debug_level && (self == nullptr || !self->debug_asked_)) {
+  if (level >= debug_level && (context == nullptr || !context->debug_asked)) {
     return;
   }
   forward_client_log(rk, level, fac, buf);
 }
 
 void consumer::on_kafka_error(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
-  auto* self = static_cast<consumer*>(opaque);
+  auto* self = static_cast<client_context*>(opaque)->owner;
   const auto code = static_cast<rd_kafka_resp_err_t>(err);
   if (code == RD_KAFKA_RESP_ERR__FATAL) {
     self->fatal_ = true;

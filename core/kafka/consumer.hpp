@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/kafka/assignor_state_watch.hpp"
 #include "core/kafka/commit_hold.hpp"
 #include "core/kafka/consumer_stats.hpp"
 #include "core/kafka/group_consumer.hpp"
@@ -14,6 +15,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -86,7 +88,9 @@ class consumer final : public group_consumer {
   consumer& operator=(const consumer&) = delete;
   consumer(consumer&&) = delete;
   consumer& operator=(consumer&&) = delete;
-  ~consumer() override;  // close() if not closed; errors go to on_error
+  // close() if not closed; errors go to on_error. A handle librdkafka 2.0.2 would abort
+  // destroying (assignor_state_watch.hpp) is kept, closed, until the process exits.
+  ~consumer() override;
 
   // Waits up to `timeout` for the first record, then takes what is ready without waiting, up
   // to max_records (at least 1). Throws kafka_error only on a fatal error, and rethrows what a
@@ -113,6 +117,16 @@ class consumer final : public group_consumer {
   void close() override;
 
   rd_kafka_t* raw();
+
+  // What librdkafka's callbacks reach through its opaque pointer: the consumer, and what the
+  // log lines update on librdkafka's threads. Apart from the consumer, so that it outlives it
+  // with a handle kept until the process exits.
+  struct client_context {
+    consumer* owner = nullptr;  // nullptr once the consumer is gone (log lines only, then)
+    std::atomic<bool> joining{false};
+    bool debug_asked = false;  // `debug` in the settings: its lines are logged
+    assignor_state_watch assignor;
+  };
 
  private:
   static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
@@ -151,8 +165,7 @@ class consumer final : public group_consumer {
   topic_partition_list_ptr revoking_;  // on_revoked answered `later`: given up by complete_revoke
   std::exception_ptr pending_;         // thrown inside a librdkafka callback, rethrown after it
   commit_hold held_commits_;
-  std::atomic<bool> joining_{false};  // set on librdkafka's threads (on_client_log)
-  bool debug_asked_ = false;          // `debug` in the settings: its lines are logged
+  std::unique_ptr<client_context> context_;  // outlives rk_ (declared before it)
   bool fatal_ = false;
   bool closed_ = false;
   handle_ptr rk_;  // declared last: destroyed first, while the members above still exist

@@ -1,6 +1,7 @@
 #include "core/kafka/consumer.hpp"
 
 #include "core/kafka/admin.hpp"
+#include "core/kafka/client_log.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
@@ -11,6 +12,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdlib>
+#include <string_view>
 #include <map>
 #include <set>
 
@@ -378,6 +382,55 @@ TEST(KafkaConsumer, AnExceptionFromACallbackSurfacesFromPoll) {
                            }
                          }));
   EXPECT_EQ(cons.assignment().size(), 1U);  // the rebalance itself completed
+}
+
+}  // namespace
+}  // namespace courier::kafka
+
+namespace courier::kafka {
+namespace {
+
+std::atomic<bool> join_answered{false};
+void note_join(int /*level*/, std::string_view facility, std::string_view /*client*/,
+               std::string_view message) {
+  if (facility == "JOINGROUP" && message.find("JoinGroup response") != std::string_view::npos &&
+      message.find("(no error)") != std::string_view::npos) {
+    join_answered.store(true);
+  }
+}
+
+// Joins a mock group whose SyncGroup is answered 5 s late, destroys the consumer in between
+// and exits 0 (3 if the JoinGroup was not answered).
+void close_before_first_assignment() {
+  mock_cluster cluster;
+  cluster.create_topic("shipments", 1);
+  constexpr std::int16_t sync_group = 14;
+  constexpr int late_ms = 5000;
+  rd_kafka_mock_broker_push_request_error_rtts(cluster.raw(), 1, sync_group, 1,
+                                               RD_KAFKA_RESP_ERR_NO_ERROR, late_ms);
+  set_client_log_sink(&note_join);
+  auto extra = fast_group();
+  extra["debug"] = "cgrp";
+  bool joined = false;
+  {
+    consumer c{consumer_settings{cluster.bootstrap_servers(), "g", {"shipments"}, extra, {}}, {}};
+    joined = wait_until(
+        [&] {
+          c.poll(poll_timeout, poll_batch);
+          return join_answered.load();
+        },
+        20s);
+  }
+  std::exit(joined ? 0 : 3);
+}
+
+// librdkafka 2.0.2 aborts destroying a member whose JoinGroup chose the cooperative-sticky
+// assignor but that closed before its SyncGroup assigned it anything (assignor_state_watch.hpp):
+// a stop while another member joins. Here the SyncGroup is answered 5 s late and the consumer is
+// destroyed in between: the process goes on (the handle is kept) instead of aborting.
+TEST(ConsumerClose, AMemberClosedBeforeItsFirstAssignmentDoesNotAbortTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(close_before_first_assignment(), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
