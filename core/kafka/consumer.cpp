@@ -37,8 +37,7 @@ void keep_until_exit(handle_ptr rk, std::unique_ptr<consumer::client_context> co
     consumer::client_context* context;
   };
   static std::mutex mutex;
-  static auto* const kept = new std::vector<kept_handle>();  // NOLINT(cppcoreguidelines-owning-memory):
-                                                             // kept to the exit on purpose
+  static auto* const kept = new std::vector<kept_handle>();  // never deleted, on purpose
   context->owner = nullptr;
   const std::lock_guard lock{mutex};
   kept->push_back(kept_handle{rk.release(), context.release()});
