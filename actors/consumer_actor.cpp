@@ -8,6 +8,7 @@
 #include "actors/wall_clock.hpp"
 #include "core/kafka/split_consumer.hpp"
 #include "core/log/json_log.hpp"
+#include "core/retry/retry_headers.hpp"
 
 namespace courier::actors {
 
@@ -132,6 +133,9 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
                     {{"route", s.settings.route}, {"partition", name_of(p)}});
         }
       }
+    },
+    [=](followers_atom, const record_position& at) {
+      return followers_value(self->state.core->later_of_key(at));
     },
     [=](due_atom, const std::string& topic, std::int32_t partition, std::int64_t armed_for_ms) {
       if (!self->state.closed) {

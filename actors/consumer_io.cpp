@@ -25,6 +25,11 @@ void consumer_io::expedite(const partition_id& p, std::int64_t offset) {
   self_->send(delivery_, expedite_atom::value, record_position{p.topic, p.partition, offset});
 }
 
+void consumer_io::dead_letter(record r) {
+  flush();  // the records before it reach the pool first
+  self_->send(delivery_, dead_letter_atom::value, record_batch{std::move(r)});
+}
+
 void consumer_io::pause(const std::vector<partition_id>& ps) { kafka_->pause(ps); }
 
 void consumer_io::resume(const std::vector<partition_id>& ps) { kafka_->resume(ps); }

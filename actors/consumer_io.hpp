@@ -24,6 +24,7 @@ class consumer_io final : public consumer_backend {
   // Sends the records dispatched since the last flush to the delivery pool, in one message.
   void flush();
   void expedite(const partition_id& p, std::int64_t offset) override;
+  void dead_letter(record r) override;
   void pause(const std::vector<partition_id>& ps) override;
   void resume(const std::vector<partition_id>& ps) override;
   void wake_at(const partition_id& p, std::int64_t at_ms) override;

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "actors/delivery_messages.hpp"
 #include "actors/failure_log.hpp"
 #include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
 #include "core/log/log_line_writer.hpp"
+#include "core/retry/retry_headers.hpp"
 
 namespace courier::actors {
 namespace {
@@ -31,6 +33,20 @@ std::chrono::system_clock::time_point now(self_ptr self) {
 }
 
 void carry_out(self_ptr self, policy::actions todo);
+
+// How long a DLQ record of an ordered route waits for its consumer to name its followers.
+constexpr std::chrono::seconds followers_timeout{5};
+
+void produce_onward(self_ptr self, policy::produce_onward a) {
+  const auto id = a.id;
+  self->request(self->state.router, caf::infinite, route_atom::value, std::move(a.onward))
+    .then([s = self, id](bool) { carry_out(s, s->state.policy->on_onward_acked(id)); },
+          [s = self, id](const caf::error& err) {
+            // Only when the router is gone (shutdown): the record stays uncommitted.
+            carry_out(s, s->state.policy->on_onward_failed(id, to_string(err)));
+            s->state.consumers.erase(id);
+          });
+}
 
 struct shell {
   self_ptr self;
@@ -64,14 +80,30 @@ struct shell {
   }
 
   void operator()(policy::produce_onward& a) const {
-    const auto id = a.id;
-    self->request(self->state.router, caf::infinite, route_atom::value, std::move(a.onward))
-      .then([s = self, id](bool) { carry_out(s, s->state.policy->on_onward_acked(id)); },
-            [s = self, id](const caf::error& err) {
-              // Only when the router is gone (shutdown): the record stays uncommitted.
-              carry_out(s, s->state.policy->on_onward_failed(id, to_string(err)));
-              s->state.consumers.erase(id);
-            });
+    const auto consumer = self->state.consumers.find(a.id);
+    if (!self->state.ordered || a.to.what != destination::kind::dlq || !a.onward.produce.key ||
+        consumer == self->state.consumers.end()) {
+      produce_onward(self, std::move(a));
+      return;
+    }
+    // Its DLQ record names the later records of its key waiting behind it, as its consumer's
+    // key order knows them.
+    auto todo = std::make_shared<policy::produce_onward>(std::move(a));
+    self->request(consumer->second, followers_timeout, followers_atom::value, todo->onward.from)
+      .then(
+        [s = self, todo](const std::string& later) {
+          if (!later.empty()) {
+            todo->onward.produce.headers.emplace_back(followers_header, later);
+          }
+          produce_onward(s, std::move(*todo));
+        },
+        [s = self, todo](const caf::error& err) {
+          log::warn(
+            "the followers of a dead-lettered record could not be asked; its DLQ "
+            "record goes without them",
+            {{"route", s->state.route}, {"error", to_string(err)}});
+          produce_onward(s, std::move(*todo));
+        });
   }
 
   void operator()(policy::report_outcome& a) const {
@@ -157,6 +189,21 @@ void append(policy::actions& to, policy::actions more) {
   }
 }
 
+// Takes the current sender's records into the policy through `event` (on_record, or
+// on_parked_record), remembering whom to report each outcome to.
+void take(self_ptr self, record_batch& records,
+          policy::accepted (policy::*event)(record, policy::time_point)) {
+  const auto from = caf::actor_cast<caf::actor>(self->current_sender());
+  const auto at = now(self);
+  policy::actions todo;
+  for (auto& r : records) {
+    auto accepted = (*self->state.policy.*event)(std::move(r), at);
+    self->state.consumers.emplace(accepted.id, from);
+    append(todo, std::move(accepted.todo));
+  }
+  carry_out(self, std::move(todo));
+}
+
 }  // namespace
 
 caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<http::poster> client,
@@ -165,6 +212,7 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   log_failures(self, "delivery_pool", route.name);
   auto& st = self->state;
   st.route = route.name;
+  st.ordered = route.ordering.mode == ordering_mode::key;
   st.actor_clock_start = self->clock().now();
   st.steady_start = std::chrono::steady_clock::now();
   const auto gather_answers = route.http.gather_answers;
@@ -178,16 +226,9 @@ caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<h
   st.sink->metrics = st.metrics;
   st.sink->gather = gather_answers;
   return {
-    [=](deliver_atom, record_batch& records) {
-      const auto from = caf::actor_cast<caf::actor>(self->current_sender());
-      const auto at = now(self);
-      policy::actions todo;
-      for (auto& r : records) {
-        auto accepted = self->state.policy->on_record(std::move(r), at);
-        self->state.consumers.emplace(accepted.id, from);
-        append(todo, std::move(accepted.todo));
-      }
-      carry_out(self, std::move(todo));
+    [=](deliver_atom, record_batch& records) { take(self, records, &policy::on_record); },
+    [=](dead_letter_atom, record_batch& records) {
+      take(self, records, &policy::on_parked_record);
     },
     [=](answers_atom) {
       const auto at = now(self);

@@ -37,6 +37,7 @@ struct delivery_pool_state {
   std::shared_ptr<route_metrics> metrics;
   delivery_counts published;  // the policy's counters as far as `metrics` has them
   std::string route;
+  bool ordered = false;  // routes[].ordering "key": a DLQ record names the followers of its key
   // Where the actor's clock and the steady clock stood when the pool started (its time: now()).
   caf::actor_clock::time_point actor_clock_start;
   std::chrono::steady_clock::time_point steady_start;

@@ -141,6 +141,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, token_atom, "token")
   CAF_ADD_ATOM(courier, courier::actors, commit_atom, "commit")
   CAF_ADD_ATOM(courier, courier::actors, revoke_deadline_atom, "revokedead")
+  CAF_ADD_ATOM(courier, courier::actors, dead_letter_atom, "deadletter")
+  CAF_ADD_ATOM(courier, courier::actors, followers_atom, "followers")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 

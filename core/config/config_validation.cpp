@@ -251,14 +251,6 @@ void validate_ordering(const courier_config& cfg) {
                              "partitions to the same instance; got " +
                              in_quotes(strategy->second)};
     }
-    switch (r.ordering.on_dead_letter) {
-      case dead_letter_followers::release:
-        break;
-      case dead_letter_followers::park:
-        throw config_error{join_key(path, "on_dead_letter"),
-                           "\"park\" is not available yet (a record held behind a "
-                           "dead-lettered one cannot go to the DLQ unattempted); use \"release\""};
-    }
   }
 }
 

@@ -85,19 +85,37 @@ void attempt_policy::tell_breaker_failure(const delivery& d, const attempt_answe
 
 // -- events -----------------------------------------------------------------------------------
 
-attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
-  accepted out;
-  out.id = delivery_id{next_id_++};
+std::pair<delivery_id, attempt_policy::delivery&> attempt_policy::take(record r) {
+  const delivery_id id{next_id_++};
   delivery d;
   d.idempotency_key = idempotency_key_for(r);
   d.rec = std::move(r);
-  const auto& rec = pending_.emplace(out.id, std::move(d)).first->second.rec;
-  const coordinates at{rec.topic, rec.partition, rec.offset};
+  delivery& taken = pending_.emplace(id, std::move(d)).first->second;
+  const coordinates at{taken.rec.topic, taken.rec.partition, taken.rec.offset};
   // A record handed in twice: the index names the newest delivery, and its key must view that
   // delivery's topic, not the older one's (insert_or_assign would keep the old key).
   by_coordinates_.erase(at);
-  by_coordinates_.emplace(at, out.id);
+  by_coordinates_.emplace(at, id);
+  return {id, taken};
+}
+
+attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
+  accepted out;
+  out.id = take(std::move(r)).first;
   try_attempt(out.id, now, out.todo);
+  return out;
+}
+
+attempt_policy::accepted attempt_policy::on_parked_record(record r, time_point now) {
+  accepted out;
+  auto [id, d] = take(std::move(r));
+  out.id = id;
+  attempt_answer why;
+  why.id = id;
+  why.error_message =
+      "not attempted: an earlier record of its key was dead-lettered (ordering.on_dead_letter "
+      "\"park\")";
+  route_onward(id, d, /*permanent=*/true, "key_parked", why, now, out.todo);
   return out;
 }
 

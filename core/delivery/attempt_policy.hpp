@@ -182,6 +182,11 @@ class attempt_policy {
   };
   accepted on_record(record r, time_point now);
 
+  // A record the consumer sends to the DLQ without an attempt (ordering.on_dead_letter "park":
+  // an earlier record of its key was dead-lettered): produced to the DLQ with error class
+  // key_parked; its outcome is reported, dead-lettered, once the broker acknowledged it.
+  accepted on_parked_record(record r, time_point now);
+
   // The breaker's answer to request_permit{id}. Denied: the record is parked until the breaker
   // leaves Open, spending nothing.
   actions on_permit(delivery_id id, const breaker_permit& permit, time_point now);
@@ -283,6 +288,8 @@ class attempt_policy {
             time_point now, actions& out, bool gone = false);
   void give_up(delivery_id id, delivery& d, const attempt_answer& a, const std::string& error_class,
                time_point now, actions& out);
+  // A new delivery of `r`, indexed by its coordinates.
+  std::pair<delivery_id, delivery&> take(record r);
   void route_onward(delivery_id id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out,
                     bool stay_in_tiers = false);

@@ -554,9 +554,9 @@ bool consumer_core::send_out(partition_entry& e, record r, std::int64_t now_ms) 
         return false;
       }
       case key_order::verdict::dead_letter:
-        // ordering.on_dead_letter "park", which validation refuses until the delivery pool
-        // can dead-letter a record it did not attempt: never reached.
-        break;
+        ++e.handed_out;
+        io_.dead_letter(std::move(r));
+        return true;
     }
   }
   ++e.handed_out;
@@ -565,6 +565,14 @@ bool consumer_core::send_out(partition_entry& e, record r, std::int64_t now_ms) 
   }
   io_.dispatch(std::move(r));
   return true;
+}
+
+std::vector<std::int64_t> consumer_core::later_of_key(const record_position& at) const {
+  const auto copy = ordered_copies_.find(at);
+  if (copy == ordered_copies_.end()) {
+    return {};
+  }
+  return orders_.at(copy->second).later_than(at);
 }
 
 void consumer_core::enter_ordered(const record& r, std::int64_t now_ms) {

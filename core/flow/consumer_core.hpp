@@ -38,6 +38,10 @@ class consumer_backend {
   // Call consumer_core::wake(p) at `at_ms` (wall clock): a gated record may be due, or a head
   // may pass the age bound. Arming again before it fired is fine (the core ignores early calls).
   virtual void wake_at(const partition_id& p, std::int64_t at_ms) = 0;
+  // ordering.on_dead_letter "park": the record follows a dead-lettered one of its key; hand it
+  // to the delivery pool to go to the DLQ behind it, unattempted (its outcome comes back as a
+  // dispatched record's does).
+  virtual void dead_letter(record r) = 0;
   // A retry-tier record whose due-time header does not parse: delivered now; say so.
   virtual void malformed_due(const record& r, const std::string& error) = 0;
 
@@ -132,6 +136,9 @@ class consumer_core {
   void begin_revoke(const std::vector<partition_id>& ps);
   // Records of these partitions handed to the delivery pool and not finished.
   [[nodiscard]] std::size_t outstanding_of(const std::vector<partition_id>& ps) const;
+  // Ordering "key": the source offsets of the records of its key after the record whose copy is
+  // at `at`, not yet delivered or dead-lettered (what its DLQ record names); none unordered.
+  [[nodiscard]] std::vector<std::int64_t> later_of_key(const record_position& at) const;
 
   // What to commit: the commit point and offset map (at most `budget` characters) of every
   // assigned partition that changed since its last commit, or of `only` (changed or not).

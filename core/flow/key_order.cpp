@@ -139,6 +139,14 @@ std::vector<std::int64_t> key_order::later_than(const std::string& key, std::int
   return out;
 }
 
+std::vector<std::int64_t> key_order::later_than(const record_position& at) const {
+  const auto found = origin_of_.find(at);
+  if (found == origin_of_.end()) {
+    return {};
+  }
+  return later_than(records_.at(found->second).key, found->second);
+}
+
 std::size_t key_order::parked_keys() const {
   std::size_t n = parked_.size();
   for (const auto& key : dead_parked_) {
@@ -256,6 +264,8 @@ void key_order::settle(const std::string& key, std::int64_t now_ms) {
     parked_.erase(key);
   }
   if (it->second.pending.empty()) {
+    // A park ends with the last record of its chain: the key's next record is attempted.
+    dead_parked_.erase(key);
     keys_.erase(it);
   }
 }

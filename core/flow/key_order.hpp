@@ -37,6 +37,8 @@ class key_order {
     attempt,      // no earlier record of its key is unfinished: deliver it
     follow,       // an earlier one is: hold it; a later finish() releases it
     dead_letter,  // on_dead_letter park: an earlier one was dead-lettered; to the DLQ behind it
+                  // (a park lasts while the key has records pending: one that comes after
+                  // the last of them went to the DLQ is attempted)
   };
 
   key_order(key_ordering s, std::string source_topic);
@@ -77,8 +79,11 @@ class key_order {
   [[nodiscard]] std::vector<std::int64_t> later_than(const std::string& key,
                                                      std::int64_t origin) const;
 
+  // The same for the record whose copy is at `at` (none for a copy not known).
+  [[nodiscard]] std::vector<std::int64_t> later_than(const record_position& at) const;
+
   // Keys with a record in a tier (or in transit), and with on_dead_letter park those behind a
-  // dead-lettered record.
+  // dead-lettered record (until the last record of the key then pending went to the DLQ).
   [[nodiscard]] std::size_t parked_keys() const;
   [[nodiscard]] std::size_t followers() const { return followers_; }
   [[nodiscard]] std::optional<std::int64_t> oldest_parked_since_ms() const;

@@ -9,7 +9,8 @@ namespace courier {
 namespace {
 
 // Every header retry_headers sets on a tier or DLQ record (courier.retry.due only on a tier
-// record; counted for both).
+// record; counted for both). A DLQ record of an ordered route may carry courier.followers in
+// its place: a name as long, a value within max_header_value (followers_value).
 constexpr std::array<std::string_view, 17> courier_headers{
     idempotency_key_header,  route_header,         origin_topic_header,
     origin_partition_header, origin_offset_header, origin_timestamp_header,

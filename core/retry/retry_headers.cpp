@@ -13,7 +13,7 @@ namespace {
 bool is_rewritten_on_every_hop(std::string_view name) {
   return name.substr(0, error_header_prefix.size()) == error_header_prefix ||
          name == retry_tier_header || name == retry_due_header || name == attempts_header ||
-         name == last_failure_header;
+         name == last_failure_header || name == followers_header;
 }
 
 // Keeps the first `name` as it is and drops its duplicates.
@@ -197,6 +197,22 @@ header_list retry_headers(const record& r, const std::string& route, const desti
     keep_first(out, correlation_id_header);
   } else {
     set_header(out, correlation_id_header, key);
+  }
+  return out;
+}
+
+std::string followers_value(const std::vector<std::int64_t>& later) {
+  std::string out;
+  for (std::size_t i = 0; i < later.size(); ++i) {
+    std::string next = (i == 0 ? "" : ",") + std::to_string(later[i]);
+    const std::string rest = ",+" + std::to_string(later.size() - i);
+    // Room is kept for the count of what would not fit after this one.
+    const bool last = i + 1 == later.size();
+    if (out.size() + next.size() + (last ? 0 : rest.size()) > max_header_value) {
+      out += i == 0 ? rest.substr(1) : rest;
+      break;
+    }
+    out += next;
   }
   return out;
 }

@@ -35,6 +35,12 @@ inline constexpr std::string_view error_trace_header = "courier.error.trace";
 inline constexpr std::string_view first_failure_header = "courier.first.failure";
 inline constexpr std::string_view last_failure_header = "courier.last.failure";
 inline constexpr std::string_view correlation_id_header = "courier.correlation.id";
+// On a DLQ record of an ordered route (routes[].ordering "key"): the source offsets of the later
+// records of its key that were waiting behind it then, comma-separated, ascending. Only on a
+// DLQ record, which never has courier.retry.due: a name of that length keeps the record within
+// courier_header_allowance (header_allowance.cpp).
+inline constexpr std::string_view followers_header = "courier.followers";
+static_assert(followers_header.size() == retry_due_header.size());
 
 // `courier.retry.tier` of a DLQ record that never went through a tier.
 inline constexpr std::string_view no_retry_tier = "none";
@@ -95,5 +101,9 @@ retry_state read_retry_state(const header_list& headers);
 // number is dropped, as if absent; courier.attempts saturates at INT_MAX).
 header_list retry_headers(const record& r, const std::string& route, const destination& dest,
                           const failure_info& f, std::int64_t now_ms);
+
+// courier.error.followers's value: the offsets, as many as fit within max_header_value, then
+// ",+N" for the N left out ("" for none).
+std::string followers_value(const std::vector<std::int64_t>& later);
 
 }  // namespace courier

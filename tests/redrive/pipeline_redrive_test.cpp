@@ -196,3 +196,85 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
 
 }  // namespace
 }  // namespace courier::testing
+
+namespace courier::testing {
+namespace {
+
+// routes[].ordering "key" with on_dead_letter "park" on the mock cluster: shipment A's second
+// update is rejected (400), its later updates follow it into the DLQ unattempted, in order, the
+// first DLQ record naming them; once the partner is fixed, redrive returns them and the partner
+// gets A's updates in the order they happened.
+TEST(RedrivePipeline, AParkedKeysRecordsGoToTheDlqBehindItsRejectedOneAndReturnInOrder) {
+  stand s{1};
+  const std::string ledger = redrive::default_ledger_topic(s.dlq);
+  s.cluster.create_topic(ledger, 1);
+  s.route().ordering.mode = ordering_mode::key;
+  s.route().ordering.on_dead_letter = dead_letter_followers::park;
+  // Updates 0..3 of shipments A, B and C, round by round, on one partition: A's at 0, 3, 6, 9.
+  {
+    kafka::producer prod{s.cfg.kafka.brokers};
+    for (int u = 0; u < 4; ++u) {
+      for (const char* shipment : {"A", "B", "C"}) {
+        prod.produce(
+            s.topic, 0, std::string{shipment},
+            R"({"shipment":")" + std::string{shipment} + R"(","update":)" + std::to_string(u) + "}",
+            {}, 0);
+      }
+    }
+    prod.flush(10s);
+  }
+  const auto at = [&](int offset) { return s.topic + ":0:" + std::to_string(offset); };
+  s.receiver->set_key_rule(at(3), mock::key_rule{400, -1});
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return s.receiver->snapshot().ok >= 9 && m.deliveries[delivery_counter::dead_lettered] >= 3;
+      },
+      30s))
+      << "delivered " << s.receiver->snapshot().ok << ", dead-lettered "
+      << m.deliveries[delivery_counter::dead_lettered];
+
+  const auto dlq = read_all(s.cfg.kafka.brokers, s.dlq);
+  ASSERT_EQ(dlq.size(), 3U);
+  std::vector<std::string> dlq_keys;
+  for (const auto& r : dlq) {
+    dlq_keys.push_back(header_or_empty(r, idempotency_key_header));
+  }
+  EXPECT_EQ(dlq_keys, (std::vector<std::string>{at(3), at(6), at(9)})) << "behind it, in order";
+  EXPECT_EQ(header_or_empty(dlq[0], error_class_header), "http_4xx");
+  EXPECT_EQ(header_or_empty(dlq[0], followers_header), "6,9");
+  EXPECT_EQ(header_or_empty(dlq[1], error_class_header), "key_parked");
+  EXPECT_EQ(header_or_empty(dlq[2], error_class_header), "key_parked");
+  std::vector<std::string> a_attempts;
+  for (const auto& a : s.receiver->arrivals()) {
+    if (a.idempotency_key == at(6) || a.idempotency_key == at(9)) {
+      a_attempts.push_back(a.idempotency_key);
+    }
+  }
+  EXPECT_TRUE(a_attempts.empty()) << "A's later updates were never attempted";
+
+  s.receiver->set_key_rule(at(3), mock::key_rule{400, 0});  // the partner fixed its side
+  const auto arrived_before = s.receiver->arrivals().size();
+  const auto moved = run_redrive(s.cfg.kafka.brokers, s.dlq);
+  ASSERT_EQ(moved.code, 0) << moved.err << moved.out;
+  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 12 && m.in_flight == 0; }, 30s))
+      << "delivered " << s.receiver->snapshot().ok;
+  p.stop();
+
+  const auto arrivals = s.receiver->arrivals();
+  std::vector<std::string> after;
+  for (auto i = arrived_before; i < arrivals.size(); ++i) {
+    after.push_back(arrivals[i].idempotency_key);
+  }
+  EXPECT_EQ(after, (std::vector<std::string>{at(3), at(6), at(9)}))
+      << "A's updates 1..3 came back in the order they happened";
+  EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
+  EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 3U)
+      << "nothing went back to the DLQ";
+}
+
+}  // namespace
+}  // namespace courier::testing

@@ -16,6 +16,7 @@ TEST(RedriveHeaders, DropErrorAndRetryHeadersKeepTheRestAndAddRedriveHeaders) {
                         {"courier.retry.due", "123"},
                         {"courier.error.class", "http_503"},
                         {"courier.error.trace", "x"},
+                        {"courier.followers", "8,9"},
                         {"courier.last.failure", "5"},
                         {"courier.redrive.count", "1"},
                         {"courier.redrive.from", "old:0:0"}};

@@ -15,8 +15,8 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 
 bool is_dropped_on_redrive(std::string_view name) {
   return starts_with(name, error_header_prefix) || name == retry_tier_header ||
-         name == retry_due_header || name == redrive_count_header || name == redrive_at_header ||
-         name == redrive_from_header;
+         name == retry_due_header || name == followers_header || name == redrive_count_header ||
+         name == redrive_at_header || name == redrive_from_header;
 }
 
 // Distinct by role: the DLQ headers and the redrive's own count and time.

@@ -315,6 +315,25 @@ TEST(AttemptPolicy, APermanentAnswerGoesStraightToTheDlqAndIsASuccessForTheBreak
   EXPECT_EQ(r.outcome.status, 422);
 }
 
+// ordering.on_dead_letter "park": a record behind a dead-lettered one of its key goes to the DLQ
+// unattempted, nothing asked of the breaker, and is reported dead-lettered once acknowledged.
+TEST(AttemptPolicy, AParkedRecordGoesToTheDlqUnattempted) {
+  auto p = make_policy();
+  auto accepted = p.on_parked_record(make_record(6), t0);
+  ASSERT_EQ(kinds(accepted.todo), "log onward");
+  const auto onward = only<policy::produce_onward>(accepted.todo);
+  EXPECT_EQ(onward.to.what, destination::kind::dlq);
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "key_parked");
+  EXPECT_EQ(header_of(onward.onward.produce, attempts_header), "0");
+  EXPECT_NE(
+      header_of(onward.onward.produce, error_message_header).find("earlier record of its key"),
+      std::string::npos);
+  const auto r = only<policy::report_outcome>(p.on_onward_acked(accepted.id));
+  EXPECT_EQ(r.outcome.end, delivery_end::dead_lettered);
+  EXPECT_EQ(r.outcome.attempts, 0);
+  EXPECT_EQ(p.counts()[delivery_counter::dead_lettered], 1U);
+}
+
 // -- endpoint failures
 // ------------------------------------------------------------------------------
 

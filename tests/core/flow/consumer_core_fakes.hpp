@@ -24,6 +24,7 @@ inline const partition_id tier0{"brew.shipments.v1.retry-5s", 0};
 class fake_io final : public consumer_backend {
  public:
   void dispatch(record r) override { dispatched.push_back(std::move(r)); }
+  void dead_letter(record r) override { dead_lettered.push_back(std::move(r)); }
   void expedite(const partition_id& p, std::int64_t offset) override {
     expedited.emplace_back(p, offset);
   }
@@ -43,6 +44,7 @@ class fake_io final : public consumer_backend {
   }
 
   std::vector<record> dispatched;
+  std::vector<record> dead_lettered;  // unattempted, behind a dead-lettered record of their key
   std::vector<std::pair<partition_id, std::int64_t>> expedited;
   std::set<partition_id> paused;
   std::map<partition_id, std::int64_t> stored;  // commit points taken as the actor takes them

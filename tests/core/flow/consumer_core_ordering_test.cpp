@@ -78,6 +78,58 @@ TEST(ConsumerCoreOrdering, AKeysLaterRecordWaitsForItsEarlierOneWhileOtherKeysGo
   EXPECT_EQ(core.outstanding(), 3U);
 }
 
+// A dead-lettered record's DLQ record names the later records of its key waiting behind it; with
+// on_dead_letter "release" they are delivered after it.
+TEST(ConsumerCoreOrdering, ADeadLetteredRecordNamesItsFollowersAndReleasesThem) {
+  fake_io io;
+  consumer_core core{ordered(), io};
+  core.assign(fresh({p0, tier0}), 0);
+  for (std::int64_t o = 0; o < 3; ++o) {
+    core.take(keyed(p0, o, "42"), 0);
+  }
+  core.take(keyed(p0, 3, "7"), 0);
+  EXPECT_EQ(core.later_of_key(record_position{p0.topic, p0.partition, 0}),
+            (std::vector<std::int64_t>{1, 2}));
+  EXPECT_TRUE(core.later_of_key(record_position{p0.topic, p0.partition, 3}).empty());
+  EXPECT_TRUE(core.later_of_key(record_position{p0.topic, p0.partition, 99}).empty());
+  ASSERT_TRUE(core.complete(p0, 0, delivery_end::dead_lettered, 10));
+  EXPECT_EQ(offsets_of(io.dispatched, p0), (std::vector<std::int64_t>{0, 3, 1}));
+  EXPECT_TRUE(io.dead_lettered.empty());
+}
+
+// With on_dead_letter "park", the followers go to the DLQ behind it, one after the other in
+// offset order, unattempted; a record of the key taken after the last of them is attempted.
+TEST(ConsumerCoreOrdering, WithParkTheFollowersGoToTheDlqBehindADeadLetteredRecordInOrder) {
+  fake_io io;
+  auto settings = ordered();
+  settings.ordering.on_dead_letter = dead_letter_followers::park;
+  consumer_core core{settings, io};
+  core.assign(fresh({p0, tier0}), 0);
+  for (std::int64_t o = 0; o < 3; ++o) {
+    core.take(keyed(p0, o, "42"), 0);
+  }
+  core.take(keyed(p0, 3, "7"), 0);
+  ASSERT_TRUE(core.complete(p0, 0, delivery_end::dead_lettered, 10));
+  ASSERT_EQ(offsets_of(io.dead_lettered, p0), std::vector<std::int64_t>{1})
+      << "the next follower only: the one after it waits for its DLQ write";
+  EXPECT_EQ(core.outstanding(), 2U) << "7's record and the one on its way to the DLQ";
+  ASSERT_TRUE(core.complete(p0, 1, delivery_end::dead_lettered, 11));
+  EXPECT_EQ(offsets_of(io.dead_lettered, p0), (std::vector<std::int64_t>{1, 2}));
+  ASSERT_TRUE(core.complete(p0, 2, delivery_end::dead_lettered, 12));
+  EXPECT_EQ(offsets_of(io.dispatched, p0), (std::vector<std::int64_t>{0, 3}))
+      << "none of the key's records attempted behind the dead-lettered one";
+  ASSERT_TRUE(core.complete(p0, 3, delivery_end::delivered, 13));
+  std::int64_t committed = -1;
+  for (const auto& c : core.commit_points(default_offset_map_budget, {p0})) {
+    committed = c.offset;
+  }
+  EXPECT_EQ(committed, 4) << "the DLQ'd followers are done";
+
+  core.take(keyed(p0, 4, "42"), 20);
+  EXPECT_EQ(offsets_of(io.dispatched, p0), (std::vector<std::int64_t>{0, 3, 4}))
+      << "the park ended with the last record it held";
+}
+
 TEST(ConsumerCoreOrdering, WithoutOrderingAKeysRecordsGoTogether) {
   fake_io io;
   consumer_core core{bounded_with_tier(16), io};

@@ -85,11 +85,17 @@ TEST(KeyOrder, WithOnDeadLetterParkTheFollowersGoToTheDlqBehindIt) {
   const auto released = book.finish(in_source(10), delivery_end::dead_lettered, 1);
   ASSERT_EQ(released.size(), 1U);
   EXPECT_EQ(released[0].what, key_order::verdict::dead_letter);
-  ASSERT_TRUE(book.finish(in_source(11), delivery_end::dead_lettered, 2).empty());
-  book.enter("42", 20, in_source(20), 3);
-  EXPECT_EQ(book.admit(in_source(20)), key_order::verdict::dead_letter)
-      << "a later record of the key stays behind the DLQ's";
+  book.enter("42", 12, in_source(12), 2);
+  EXPECT_EQ(book.later_than(in_source(11)), std::vector<std::int64_t>{12});
   EXPECT_EQ(book.parked_keys(), 1U);
+  ASSERT_TRUE(book.finish(in_source(11), delivery_end::dead_lettered, 2).empty());
+  EXPECT_EQ(book.admit(in_source(12)), key_order::verdict::dead_letter)
+      << "taken while the key's chain was pending: behind it in the DLQ";
+  ASSERT_TRUE(book.finish(in_source(12), delivery_end::dead_lettered, 3).empty());
+  EXPECT_EQ(book.parked_keys(), 0U) << "the chain ended with its last record";
+  book.enter("42", 20, in_source(20), 4);
+  EXPECT_EQ(book.admit(in_source(20)), key_order::verdict::attempt);
+  EXPECT_TRUE(book.empty() == false);
 }
 
 TEST(KeyOrder, ANewOwnerThatEnteredTheTiersContentsHoldsTheParkedKeysRecords) {
@@ -183,11 +189,9 @@ class key_order_world {
     }
     ASSERT_TRUE(all_finished()) << "records left: " << unfinished_count();
     EXPECT_EQ(book_->followers(), 0U);
-    std::set<std::string> behind_the_dlq;
-    for (const auto o : dead_) {
-      behind_the_dlq.insert(keys_.at(o));
-    }
-    EXPECT_EQ(book_->parked_keys(), on_dead_letter_park() ? behind_the_dlq.size() : 0U);
+    // Every park ended with the last record of its key.
+    EXPECT_EQ(book_->parked_keys(), 0U);
+    EXPECT_TRUE(book_->empty());
     EXPECT_FALSE(book_->over_bound());
   }
 
@@ -208,6 +212,7 @@ class key_order_world {
   bool chance(double p) { return std::bernoulli_distribution{p}(rng_); }
 
   void step() {
+    ++steps_;
     const auto what = pick(10);
     if (what < 3 && next_origin_ < 400 && failures_) {
       fetch();
@@ -227,6 +232,7 @@ class key_order_world {
   void fetch() {
     const std::int64_t o = next_origin_++;
     keys_[o] = "k" + std::to_string(pick(12));
+    entered_at_[o] = steps_;
     const record_position at = in_source(o);
     copies_[at] = copy_state{o, false};
     book_->enter(keys_[o], o, at, now_);
@@ -268,8 +274,13 @@ class key_order_world {
     }
     if (on_dead_letter_park()) {
       for (std::int64_t earlier = 0; earlier < o; ++earlier) {
-        ASSERT_FALSE(keys_.at(earlier) == keys_.at(o) && dead_.count(earlier) != 0)
-            << "park: attempted behind a dead-lettered record";
+        // A park lasts while its key has records pending: one taken after the chain ended
+        // may be attempted.
+        const auto dead = dead_at_.find(earlier);
+        ASSERT_FALSE(keys_.at(earlier) == keys_.at(o) && dead != dead_at_.end() &&
+                     dead->second >= entered_at_.at(o))
+            << "park: record " << o << " attempted behind " << earlier
+            << ", dead-lettered while it was pending";
       }
     }
   }
@@ -308,6 +319,7 @@ class key_order_world {
     copies_.at(at).finished = true;
     if (how == delivery_end::dead_lettered) {
       dead_.insert(copies_.at(at).origin);
+      dead_at_.try_emplace(copies_.at(at).origin, steps_);
     }
     ++now_;
     for (const auto& r : book_->finish(at, how, now_)) {
@@ -365,6 +377,9 @@ class key_order_world {
   std::set<record_position> held_;
   std::set<std::int64_t> delivered_;
   std::set<std::int64_t> dead_;
+  std::size_t steps_ = 0;
+  std::map<std::int64_t, std::size_t> entered_at_;  // the step each record was taken at
+  std::map<std::int64_t, std::size_t> dead_at_;     // the step each was dead-lettered at
   std::map<std::string, std::int64_t> tier_end_;
   std::int64_t next_origin_ = 0;
   std::int64_t now_ = 0;

@@ -157,6 +157,27 @@ TEST(RetryHeaders, OldErrorHeadersAreReplacedNotPiledUp) {
   EXPECT_EQ(value_of(twice, error_class_header), "http_503");
 }
 
+TEST(RetryHeaders, TheFollowersOfADeadLetteredRecordAreNamedWithinTheHeaderCap) {
+  EXPECT_EQ(followers_value({}), "");
+  EXPECT_EQ(followers_value({11, 12, 40}), "11,12,40");
+  std::vector<std::int64_t> many;
+  for (std::int64_t o = 1'000'000'000; o < 1'000'000'200; ++o) {
+    many.push_back(o);
+  }
+  const auto v = followers_value(many);
+  EXPECT_LE(v.size(), max_header_value);
+  // 10 digits and a comma each: 92 fit beside ",+108".
+  EXPECT_EQ(v.substr(0, 21), "1000000000,1000000001");
+  EXPECT_EQ(v.substr(v.size() - 15), "1000000091,+108");
+}
+
+TEST(RetryHeaders, AnEarlierDlqRecordsFollowersAreNotCarriedOn) {
+  record r = source_record();
+  r.headers.emplace_back(std::string{followers_header}, "11,12");
+  EXPECT_EQ(count_of(retry_headers(r, "r", to_tier(0), http_503(1, now), now), followers_header),
+            0U);
+}
+
 TEST(RetryHeaders, AttemptsAccumulateOverEveryTier) {
   record r = source_record();
   int expected = 0;
