@@ -117,6 +117,8 @@ class consumer final : public group_consumer {
   void close() override;
 
   rd_kafka_t* raw();
+  // Whether the member's JoinGroup or SyncGroup is in flight (commit_hold.hpp).
+  [[nodiscard]] bool joining() const { return context_->joining.load(); }
 
   // What librdkafka's callbacks reach through its opaque pointer: the consumer, and what the
   // log lines update on librdkafka's threads. Apart from the consumer, so that it outlives it

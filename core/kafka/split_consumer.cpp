@@ -14,6 +14,12 @@ split_consumer::split_consumer(const consumer_settings& s,
                                const std::vector<std::vector<std::string>>& subscriptions,
                                consumer::callbacks cb)
     : cb_(std::move(cb)), broker_up_(subscriptions.size(), true) {
+  // A member hears of a rebalance at its next heartbeat, then joins.
+  const auto heartbeat = s.extra.find("heartbeat.interval.ms");
+  const std::chrono::milliseconds heartbeat_interval{heartbeat == s.extra.end()
+                                                         ? librdkafka_heartbeat_interval_ms
+                                                         : std::stoll(heartbeat->second)};
+  settle_bound_ = std::min(leaving_settle_cap, heartbeat_interval + leaving_settle_allowance);
   if (subscriptions.empty()) {
     throw std::invalid_argument("a split consumer needs at least one subscription");
   }
@@ -92,7 +98,32 @@ std::vector<record> split_consumer::poll(std::chrono::milliseconds timeout,
   }
 }
 
+void split_consumer::settle_joins() {
+  const auto until = std::chrono::steady_clock::now() + settle_bound_;
+  const auto any_joining = [this] {
+    return std::any_of(members_.begin(), members_.end(),
+                       [](const std::unique_ptr<consumer>& m) { return m->joining(); });
+  };
+  try {
+    while (any_joining() && std::chrono::steady_clock::now() < until) {
+      for (auto& m : members_) {
+        // Dropped: uncommitted, so the partitions' next owner fetches them again.
+        static_cast<void>(m->poll(std::chrono::milliseconds{10}, 1));
+      }
+    }
+  } catch (const std::exception& e) {
+    // The commit goes out as it is: refused for a newer generation, at-least-once allows it.
+    if (cb_.on_error) {
+      cb_.on_error(std::string("waiting for the group's join before the final commit: ") +
+                   e.what());
+    }
+  }
+}
+
 void split_consumer::commit(const std::vector<offset_commit>& offsets, commit_mode mode) {
+  if (mode == commit_mode::leaving) {
+    settle_joins();
+  }
   const auto parts = by_member(
       offsets, [](const offset_commit& o) -> const std::string& { return o.partition.topic; });
   std::exception_ptr first_error;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,6 +31,13 @@ namespace courier::kafka {
 class split_consumer final : public group_consumer {
  public:
   static constexpr std::chrono::milliseconds later_members_wait{50};
+  // How long a leaving commit lets the members' joins finish first (settle_joins): a heartbeat
+  // interval (librdkafka's 3 s unless kafka.properties sets heartbeat.interval.ms), when a
+  // member hears of the rebalance, and 5 s more for the group to form (librdkafka's mock
+  // coordinator takes about that), at most 6 s.
+  static constexpr std::int64_t librdkafka_heartbeat_interval_ms = 3000;
+  static constexpr std::chrono::milliseconds leaving_settle_allowance{5000};
+  static constexpr std::chrono::milliseconds leaving_settle_cap{6000};
 
   // `subscriptions`: the topics of each member (each non-empty, none in two). A static member
   // id (group.instance.id) gets the member's index appended from the second member on, so the
@@ -45,7 +53,7 @@ class split_consumer final : public group_consumer {
 
   std::vector<record> poll(std::chrono::milliseconds timeout, std::size_t max_records) override;
   // Each member commits its part; when one throws, the others still commit, then the first
-  // error is thrown.
+  // error is thrown. A leaving commit first lets the members' joins finish (settle_joins).
   void commit(const std::vector<offset_commit>& offsets, commit_mode mode) override;
   void complete_revoke() override;
   void pause(const std::vector<partition_id>& ps) override;
@@ -64,11 +72,18 @@ class split_consumer final : public group_consumer {
   template <typename Call>
   void for_each_member(const std::vector<partition_id>& ps, Call call);
   void broker_up(std::size_t member, bool up);
+  // While a member has a JoinGroup or SyncGroup in flight (up to the bound above), polls
+  // every member, dropping what it fetches: a member's rejoin can wait for a rebalance callback
+  // only its poll serves, and the group's next generation waits for every member, so a commit
+  // sent meanwhile would wait behind the JoinGroup and be refused for the generation it ends
+  // (commit_hold.hpp). The owner stops right after: what was dropped is not committed.
+  void settle_joins();
 
   consumer::callbacks cb_;
   std::map<std::string, std::size_t> member_of_topic_;
   std::vector<bool> broker_up_;
   std::size_t first_ = 0;  // the member poll() asks first, alternating
+  std::chrono::milliseconds settle_bound_{0};
   // Declared last, so destroyed first: their close() runs the callbacks above.
   std::vector<std::unique_ptr<consumer>> members_;
 };
