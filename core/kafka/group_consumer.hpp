@@ -17,8 +17,9 @@ enum class commit_mode : std::uint8_t {
   // As sync, for a member about to leave: sent at once, also while the member's join is in
   // flight. Waiting for the join there could wait for ever: the group's next generation needs
   // every member's JoinGroup, and a split consumer's other member can only send its own once
-  // the caller polls again. Refused for a newer generation, the partitions are their next
-  // owner's from the last commit, which at-least-once allows.
+  // the caller polls again (split_consumer polls its members for a bounded while first, so that
+  // the join can finish: settle_joins). Refused for a newer generation, the partitions are their
+  // next owner's from the last commit, which at-least-once allows.
   leaving,
 };
 
