@@ -14,12 +14,6 @@ split_consumer::split_consumer(const consumer_settings& s,
                                const std::vector<std::vector<std::string>>& subscriptions,
                                consumer::callbacks cb)
     : cb_(std::move(cb)), broker_up_(subscriptions.size(), true) {
-  // A member hears of a rebalance at its next heartbeat, then joins.
-  const auto heartbeat = s.extra.find("heartbeat.interval.ms");
-  const std::chrono::milliseconds heartbeat_interval{heartbeat == s.extra.end()
-                                                         ? librdkafka_heartbeat_interval_ms
-                                                         : std::stoll(heartbeat->second)};
-  settle_bound_ = std::min(leaving_settle_cap, heartbeat_interval + leaving_settle_allowance);
   if (subscriptions.empty()) {
     throw std::invalid_argument("a split consumer needs at least one subscription");
   }
@@ -99,13 +93,21 @@ std::vector<record> split_consumer::poll(std::chrono::milliseconds timeout,
 }
 
 void split_consumer::settle_joins() {
-  const auto until = std::chrono::steady_clock::now() + settle_bound_;
+  const auto until = std::chrono::steady_clock::now() + leaving_settle_bound;
   const auto any_joining = [this] {
     return std::any_of(members_.begin(), members_.end(),
                        [](const std::unique_ptr<consumer>& m) { return m->joining(); });
   };
   try {
-    while (any_joining() && std::chrono::steady_clock::now() < until) {
+    // Settled once no member has joined for leaving_settle_quiet: an assignment that moves
+    // partitions is followed at once by another round (cooperative-sticky).
+    auto quiet_since = std::chrono::steady_clock::now();
+    for (auto now = quiet_since; now < until; now = std::chrono::steady_clock::now()) {
+      if (any_joining()) {
+        quiet_since = now;
+      } else if (now - quiet_since >= leaving_settle_quiet) {
+        return;
+      }
       for (auto& m : members_) {
         // Dropped: uncommitted, so the partitions' next owner fetches them again.
         static_cast<void>(m->poll(std::chrono::milliseconds{10}, 1));

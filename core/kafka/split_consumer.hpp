@@ -31,13 +31,13 @@ namespace courier::kafka {
 class split_consumer final : public group_consumer {
  public:
   static constexpr std::chrono::milliseconds later_members_wait{50};
-  // How long a leaving commit lets the members' joins finish first (settle_joins): a heartbeat
-  // interval (librdkafka's 3 s unless kafka.properties sets heartbeat.interval.ms), when a
-  // member hears of the rebalance, and 5 s more for the group to form (librdkafka's mock
-  // coordinator takes about that), at most 6 s.
-  static constexpr std::int64_t librdkafka_heartbeat_interval_ms = 3000;
-  static constexpr std::chrono::milliseconds leaving_settle_allowance{5000};
-  static constexpr std::chrono::milliseconds leaving_settle_cap{6000};
+  // How long a leaving commit lets the members' joins finish first (settle_joins), and how long
+  // no member may be joining for the group to count as settled. A broker forms the next
+  // generation once every member rejoined (a member hears of a rebalance at its next heartbeat,
+  // 3 s by default); librdkafka's mock coordinator takes the session timeout less 1 s for each
+  // of the two rounds a cooperative rebalance may need.
+  static constexpr std::chrono::milliseconds leaving_settle_bound{12000};
+  static constexpr std::chrono::milliseconds leaving_settle_quiet{300};
 
   // `subscriptions`: the topics of each member (each non-empty, none in two). A static member
   // id (group.instance.id) gets the member's index appended from the second member on, so the
@@ -72,7 +72,8 @@ class split_consumer final : public group_consumer {
   template <typename Call>
   void for_each_member(const std::vector<partition_id>& ps, Call call);
   void broker_up(std::size_t member, bool up);
-  // While a member has a JoinGroup or SyncGroup in flight (up to the bound above), polls
+  // Until no member had a JoinGroup or SyncGroup in flight for leaving_settle_quiet (up to the
+  // bound above), polls
   // every member, dropping what it fetches: a member's rejoin can wait for a rebalance callback
   // only its poll serves, and the group's next generation waits for every member, so a commit
   // sent meanwhile would wait behind the JoinGroup and be refused for the generation it ends
@@ -83,7 +84,6 @@ class split_consumer final : public group_consumer {
   std::map<std::string, std::size_t> member_of_topic_;
   std::vector<bool> broker_up_;
   std::size_t first_ = 0;  // the member poll() asks first, alternating
-  std::chrono::milliseconds settle_bound_{0};
   // Declared last, so destroyed first: their close() runs the callbacks above.
   std::vector<std::unique_ptr<consumer>> members_;
 };
