@@ -49,13 +49,16 @@ void consumer_core::assign(const std::vector<assigned_partition>& ps, std::int64
                                              {},
                                              std::nullopt,
                                              false,
+                                             {},
                                              {}});
     if (fresh) {
       it->second.tracker.seed(seed_for(a));
       (void)it->second.head.check(it->second.tracker, now_ms);
     }
     apply(pauses_.assign(p));
-    update_ordering_pause(p);
+    if (const auto book = orders_.find(p); book != orders_.end()) {
+      update_ordering_pause(*book, true);
+    }
   }
 }
 
@@ -141,7 +144,7 @@ void consumer_core::begin_revoke(const std::vector<partition_id>& ps) {
       f = followers_.erase(f);
     }
     withheld_ += e.withheld.size();
-    forget_ordered(p, latest_now_ms_);
+    forget_ordered(p, e, latest_now_ms_);
   }
 }
 
@@ -216,7 +219,7 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   ++counts_[consumer_counter::consumed];
   ++accounts_[p].consumed;
   latest_now_ms_ = now_ms;
-  enter_ordered(r, now_ms);
+  enter_ordered(e, r, now_ms);
   intake result = intake::gated;
   if (settings_.gated_topics.count(r.topic) == 0) {
     result = hand_out(e, std::move(r), now_ms);
@@ -260,7 +263,7 @@ void consumer_core::enter_scanned(const record& r, std::int64_t now_ms) {
     return;
   }
   latest_now_ms_ = now_ms;
-  enter_ordered(r, now_ms);
+  enter_ordered(it->second, r, now_ms);
 }
 
 bool consumer_core::complete(const partition_id& p, std::int64_t offset, delivery_end how,
@@ -311,7 +314,7 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
       break;
   }
   latest_now_ms_ = now_ms;
-  finish_ordered(record_position{p.topic, p.partition, offset}, how, now_ms);
+  finish_ordered(e, p, offset, how, now_ms);
   if (e.blocked.erase(offset) != 0 && e.blocked.empty()) {
     apply(pauses_.set(p, pause_reason::produce_blocked, false));
   }
@@ -508,9 +511,10 @@ std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_
     s.accounting = accounts_[p];
     if (const auto book = orders_.find(p); book != orders_.end()) {
       s.ordered = true;
-      s.parked_keys = book->second.parked_keys();
-      s.followers = book->second.followers();
-      s.oldest_parked_since_ms = book->second.oldest_parked_since_ms();
+      const auto& order = book->second.order;
+      s.parked_keys = order.parked_keys();
+      s.followers = order.followers();
+      s.oldest_parked_since_ms = order.oldest_parked_since_ms();
     }
     out.push_back(std::move(s));
   }
@@ -543,14 +547,15 @@ consumer_core::intake consumer_core::hand_out(partition_entry& e, record r, std:
 }
 
 bool consumer_core::send_out(partition_entry& e, record r, std::int64_t now_ms) {
-  if (const auto copy = ordered_copies_.find(r.position()); copy != ordered_copies_.end()) {
-    switch (orders_.at(copy->second).admit(copy->first)) {
+  if (const auto copy = e.ordered.find(r.offset); copy != e.ordered.end()) {
+    auto& book = *copy->second;
+    switch (book.second.order.admit({r.topic, r.partition, r.offset})) {
       case key_order::verdict::attempt:
         break;
       case key_order::verdict::follow: {
-        const partition_id origin = copy->second;
-        followers_.emplace(copy->first, std::move(r));
-        update_ordering_pause(origin);
+        auto at = r.position();
+        followers_.emplace(std::move(at), std::move(r));
+        update_ordering_pause(book);
         return false;
       }
       case key_order::verdict::dead_letter:
@@ -568,14 +573,18 @@ bool consumer_core::send_out(partition_entry& e, record r, std::int64_t now_ms) 
 }
 
 std::vector<std::int64_t> consumer_core::later_of_key(const record_position& at) const {
-  const auto copy = ordered_copies_.find(at);
-  if (copy == ordered_copies_.end()) {
+  const auto it = book_.find(at.partition_of());
+  if (it == book_.end()) {
     return {};
   }
-  return orders_.at(copy->second).later_than(at);
+  const auto copy = it->second.ordered.find(at.offset);
+  if (copy == it->second.ordered.end()) {
+    return {};
+  }
+  return copy->second->second.order.later_than(at);
 }
 
-void consumer_core::enter_ordered(const record& r, std::int64_t now_ms) {
+void consumer_core::enter_ordered(partition_entry& e, const record& r, std::int64_t now_ms) {
   if (settings_.ordering.mode == ordering_mode::none || !r.key) {
     return;
   }
@@ -594,41 +603,43 @@ void consumer_core::enter_ordered(const record& r, std::int64_t now_ms) {
       return;
     }
   }
-  auto book = orders_.try_emplace(origin, settings_.ordering, origin.topic).first;
-  book->second.enter(*r.key, origin_offset, r.position(), now_ms);
-  ordered_copies_.emplace(r.position(), origin);
-  update_ordering_pause(origin);
+  auto book = orders_.find(origin);
+  if (book == orders_.end()) {
+    book = orders_.emplace(origin, order_book{key_order{settings_.ordering, origin.topic}, false})
+               .first;
+  }
+  book->second.order.enter(*r.key, origin_offset, {r.topic, r.partition, r.offset}, now_ms);
+  e.ordered.emplace(r.offset, &*book);
+  update_ordering_pause(*book);
 }
 
-void consumer_core::finish_ordered(const record_position& at, delivery_end how,
-                                   std::int64_t now_ms) {
-  const auto copy = ordered_copies_.find(at);
-  if (copy == ordered_copies_.end()) {
+void consumer_core::finish_ordered(partition_entry& e, const partition_id& p, std::int64_t offset,
+                                   delivery_end how, std::int64_t now_ms) {
+  const auto copy = e.ordered.find(offset);
+  if (copy == e.ordered.end()) {
     return;
   }
-  const partition_id origin = copy->second;
-  ordered_copies_.erase(copy);
-  const auto released = orders_.at(origin).finish(at, how, now_ms);
-  update_ordering_pause(origin);
+  auto& book = *copy->second;
+  e.ordered.erase(copy);
+  const auto released = book.second.order.finish({p.topic, p.partition, offset}, how, now_ms);
+  update_ordering_pause(book);
   hand_out_released(released, now_ms);
 }
 
-void consumer_core::forget_ordered(const partition_id& p, std::int64_t now_ms) {
-  const record_position first{p.topic, p.partition, std::numeric_limits<std::int64_t>::min()};
-  std::set<partition_id> books;
-  for (auto c = ordered_copies_.lower_bound(first);
-       c != ordered_copies_.end() && c->first.partition_of() == p;) {
-    books.insert(c->second);
-    c = ordered_copies_.erase(c);
+void consumer_core::forget_ordered(const partition_id& p, partition_entry& e, std::int64_t now_ms) {
+  std::set<partition_id> origins;
+  for (const auto& [offset, book] : e.ordered) {
+    origins.insert(book->first);
   }
-  for (const auto& origin : books) {
-    auto& book = orders_.at(origin);
-    book.drop_held(p);
+  e.ordered.clear();
+  for (const auto& origin : origins) {
+    auto& book = *orders_.find(origin);
+    book.second.order.drop_held(p);
     // Whoever holds them next finishes them: order by them is that owner's (the group's range
     // assignment gives it the source partition too).
     const auto released =
-        book.finished_below(p, std::numeric_limits<std::int64_t>::max(), {}, now_ms);
-    update_ordering_pause(origin);
+        book.second.order.finished_below(p, std::numeric_limits<std::int64_t>::max(), {}, now_ms);
+    update_ordering_pause(book);
     hand_out_released(released, now_ms);
   }
 }
@@ -650,12 +661,13 @@ void consumer_core::hand_out_released(const std::vector<key_order::release>& rel
   }
 }
 
-void consumer_core::update_ordering_pause(const partition_id& origin) {
-  const auto book = orders_.find(origin);
-  if (book == orders_.end() || book_.count(origin) == 0) {
-    return;
+void consumer_core::update_ordering_pause(order_books::value_type& book, bool force) {
+  const bool over = book.second.order.over_bound();
+  if ((over == book.second.over_bound && !force) || book_.count(book.first) == 0) {
+    return;  // unchanged, or the source partition is not here: set at its assignment
   }
-  apply(pauses_.set(origin, pause_reason::ordering, book->second.over_bound()));
+  book.second.over_bound = over;
+  apply(pauses_.set(book.first, pause_reason::ordering, over));
 }
 
 bool consumer_core::at_own_bound(const partition_entry& e) const {

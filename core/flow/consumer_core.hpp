@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/flow/consumer_counters.hpp"
@@ -21,6 +22,7 @@
 #include "core/model/offset_commit.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
+#include "core/model/record_position.hpp"
 
 namespace courier {
 
@@ -249,6 +251,13 @@ class consumer_core {
   std::uint64_t pause_changes() const { return pause_changes_; }
 
  private:
+  // ordering "key": a source partition's book, and whether its ordering pause is on.
+  struct order_book {
+    key_order order;
+    bool over_bound = false;
+  };
+  using order_books = std::map<partition_id, order_book>;
+
   struct partition_entry {
     offset_tracker tracker;
     head_of_line_guard head;
@@ -267,6 +276,8 @@ class consumer_core {
     std::optional<double> pool_ms;
     bool revoking = false;            // begin_revoke(): takes and hands out nothing
     std::set<std::int64_t> withheld;  // tracked, never handed out, left to the next owner
+    // ordering "key": the book of each of its copies in one (by offset)
+    std::unordered_map<std::int64_t, order_books::value_type*> ordered;
   };
   // What this consumer knows of a partition it no longer has: the offsets it finished above the
   // commit point of its last tracker, and those still with the delivery pool (their outcomes
@@ -282,14 +293,16 @@ class consumer_core {
   bool send_out(partition_entry& e, record r, std::int64_t now_ms);
   // ordering "key": the record enters its source partition's book (a record without a key, or a
   // tier record without a readable origin, does not).
-  void enter_ordered(const record& r, std::int64_t now_ms);
+  void enter_ordered(partition_entry& e, const record& r, std::int64_t now_ms);
   // The ordered copy at `at` ended as `how`: what its book releases is handed out.
-  void finish_ordered(const record_position& at, delivery_end how, std::int64_t now_ms);
+  void finish_ordered(partition_entry& e, const partition_id& p, std::int64_t offset,
+                      delivery_end how, std::int64_t now_ms);
   // The copies of a partition being revoked leave their books; what those release goes out.
-  void forget_ordered(const partition_id& p, std::int64_t now_ms);
+  void forget_ordered(const partition_id& p, partition_entry& e, std::int64_t now_ms);
   void hand_out_released(const std::vector<key_order::release>& released, std::int64_t now_ms);
   // The ordering pause of the book's source partition, on while the book is over its bounds.
-  void update_ordering_pause(const partition_id& origin);
+  // `force`: the source partition was (re)assigned, its pause reasons set anew.
+  void update_ordering_pause(order_books::value_type& book, bool force = false);
   // The partition has its bound's worth with the delivery pool.
   [[nodiscard]] bool at_own_bound(const partition_entry& e) const;
   // Hands out what the partition holds at its bound while it is below it and the route has room.
@@ -331,10 +344,9 @@ class consumer_core {
   std::size_t withheld_ = 0;    // the sum of the entries' withheld
   std::size_t over_bound_ = 0;  // the sum of the entries' over_bound
   std::size_t releasing_ = 0;   // let out of the gate by wake(), being handed out
-  // ordering "key": each source partition's book (by the source partition), the book of every
-  // copy entered in one, and the followers held (in flight, not outstanding).
-  std::map<partition_id, key_order> orders_;
-  std::map<record_position, partition_id> ordered_copies_;
+  // ordering "key": each source partition's book (by the source partition; never erased, as the
+  // partition entries point into it), and the followers held (in flight, not outstanding).
+  order_books orders_;
   std::map<record_position, record> followers_;
   std::int64_t latest_now_ms_ = 0;  // the latest time a call brought
   consumer_counts counts_;

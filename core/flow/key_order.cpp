@@ -1,18 +1,81 @@
 #include "core/flow/key_order.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <utility>
 
 namespace courier {
+namespace {
+
+// Removes `at` from a short list; whether it was there.
+template <typename Copy>
+bool erase_one(std::vector<Copy>& list, const Copy& at) {
+  const auto it = std::find(list.begin(), list.end(), at);
+  if (it == list.end()) {
+    return false;
+  }
+  list.erase(it);
+  return true;
+}
+
+}  // namespace
 
 key_order::key_order(key_ordering s, std::string source_topic)
     : settings_(s), source_topic_(std::move(source_topic)) {}
 
-bool key_order::in_tier(const record_position& at) const { return at.topic != source_topic_; }
+std::optional<std::uint32_t> key_order::find_place(std::string_view topic,
+                                                   std::int32_t partition) const {
+  // A handful of places (the source partition and the tier partitions its records visit):
+  // the partition number rules out most before a topic is compared.
+  for (std::uint32_t i = 0; i < places_.size(); ++i) {
+    if (places_[i].id.partition == partition && places_[i].id.topic == topic) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
 
-void key_order::enter(const std::string& key, std::int64_t origin, const record_position& at,
+std::optional<key_order::copy_at> key_order::find_copy(copy_ref at) const {
+  const auto where = find_place(at.topic, at.partition);
+  if (!where) {
+    return std::nullopt;
+  }
+  const copy_at c{*where, at.offset};
+  if (origin_of_.count(c) == 0) {
+    return std::nullopt;
+  }
+  return c;
+}
+
+record_position key_order::position_of(const copy_at& c) const {
+  const auto& id = places_[c.place].id;
+  return record_position{id.topic, id.partition, c.offset};
+}
+
+std::vector<key_order::copy_at> key_order::copies_in(const partition_id& where) const {
+  std::vector<copy_at> out;
+  const auto index = find_place(where.topic, where.partition);
+  if (!index) {
+    return out;
+  }
+  for (const auto& entry : origin_of_) {
+    if (entry.first.place == *index) {
+      out.push_back(entry.first);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const copy_at& a, const copy_at& b) { return a.offset < b.offset; });
+  return out;
+}
+
+void key_order::enter(const std::string& key, std::int64_t origin, copy_ref ref,
                       std::int64_t now_ms) {
+  auto where = find_place(ref.topic, ref.partition);
+  if (!where) {
+    where = static_cast<std::uint32_t>(places_.size());
+    places_.push_back(place_info{partition_id{std::string{ref.topic}, ref.partition},
+                                 ref.topic != source_topic_});
+  }
+  const copy_at at{*where, ref.offset};
   if (origin_of_.count(at) != 0) {
     return;
   }
@@ -22,9 +85,11 @@ void key_order::enter(const std::string& key, std::int64_t origin, const record_
     r.key = key;
   }
   key_book& k = keys_[r.key];
-  k.pending.insert(origin);
+  if (fresh) {
+    k.pending.insert(std::upper_bound(k.pending.begin(), k.pending.end(), origin), origin);
+  }
   origin_of_.emplace(at, origin);
-  r.copies.insert(at);
+  r.copies.push_back(at);
   if (in_tier(at)) {
     ++k.in_tiers;
   }
@@ -35,19 +100,20 @@ void key_order::enter(const std::string& key, std::int64_t origin, const record_
   settle(r.key, now_ms);
 }
 
-key_order::verdict key_order::admit(const record_position& at) {
-  const auto found = origin_of_.find(at);
-  if (found == origin_of_.end()) {
+key_order::verdict key_order::admit(copy_ref ref) {
+  const auto c = find_copy(ref);
+  if (!c) {
     return verdict::attempt;
   }
-  const std::int64_t origin = found->second;
+  const copy_at at = *c;
+  const std::int64_t origin = origin_of_.at(at);
   pending_record& r = records_.at(origin);
-  if (r.held.count(at) != 0) {
+  if (std::find(r.held.begin(), r.held.end(), at) != r.held.end()) {
     return verdict::follow;
   }
   key_book& k = keys_.at(r.key);
-  if (*k.pending.begin() < origin) {
-    r.held.insert(at);
+  if (k.pending.front() < origin) {
+    r.held.push_back(at);
     set_held(k, k.held + 1);
     ++followers_;
     return verdict::follow;
@@ -55,14 +121,15 @@ key_order::verdict key_order::admit(const record_position& at) {
   return dead_parked_.count(r.key) != 0 ? verdict::dead_letter : verdict::attempt;
 }
 
-std::vector<key_order::release> key_order::finish(const record_position& at, delivery_end how,
+std::vector<key_order::release> key_order::finish(copy_ref ref, delivery_end how,
                                                   std::int64_t now_ms) {
   std::vector<release> out;
-  const auto found = origin_of_.find(at);
-  if (found == origin_of_.end()) {
+  const auto c = find_copy(ref);
+  if (!c) {
     return out;
   }
-  pending_record& r = records_.at(found->second);
+  const copy_at at = *c;
+  pending_record& r = records_.at(origin_of_.at(at));
   const std::string key = r.key;
   ending e = ending::delivered;
   switch (how) {
@@ -89,13 +156,10 @@ std::vector<key_order::release> key_order::finished_below(const partition_id& pl
                                                           std::int64_t committed,
                                                           const std::set<std::int64_t>& done,
                                                           std::int64_t now_ms) {
-  std::vector<record_position> finished;
-  const record_position first{place.topic, place.partition,
-                              std::numeric_limits<std::int64_t>::min()};
-  for (auto it = origin_of_.lower_bound(first);
-       it != origin_of_.end() && it->first.partition_of() == place; ++it) {
-    if (it->first.offset < committed || done.count(it->first.offset) != 0) {
-      finished.push_back(it->first);
+  std::vector<copy_at> finished;
+  for (const auto& at : copies_in(place)) {
+    if (at.offset < committed || done.count(at.offset) != 0) {
+      finished.push_back(at);
     }
   }
   std::vector<release> out;
@@ -117,12 +181,9 @@ std::vector<key_order::release> key_order::finished_below(const partition_id& pl
 }
 
 void key_order::drop_held(const partition_id& place) {
-  const record_position first{place.topic, place.partition,
-                              std::numeric_limits<std::int64_t>::min()};
-  for (auto it = origin_of_.lower_bound(first);
-       it != origin_of_.end() && it->first.partition_of() == place; ++it) {
-    pending_record& r = records_.at(it->second);
-    if (r.held.erase(it->first) != 0) {
+  for (const auto& at : copies_in(place)) {
+    pending_record& r = records_.at(origin_of_.at(at));
+    if (erase_one(r.held, at)) {
       key_book& k = keys_.at(r.key);
       set_held(k, k.held - 1);
       --followers_;
@@ -134,17 +195,19 @@ std::vector<std::int64_t> key_order::later_than(const std::string& key, std::int
   std::vector<std::int64_t> out;
   const auto k = keys_.find(key);
   if (k != keys_.end()) {
-    out.assign(k->second.pending.upper_bound(origin), k->second.pending.end());
+    const auto& pending = k->second.pending;
+    out.assign(std::upper_bound(pending.begin(), pending.end(), origin), pending.end());
   }
   return out;
 }
 
-std::vector<std::int64_t> key_order::later_than(const record_position& at) const {
-  const auto found = origin_of_.find(at);
-  if (found == origin_of_.end()) {
+std::vector<std::int64_t> key_order::later_than(copy_ref ref) const {
+  const auto c = find_copy(ref);
+  if (!c) {
     return {};
   }
-  return later_than(records_.at(found->second).key, found->second);
+  const std::int64_t origin = origin_of_.at(*c);
+  return later_than(records_.at(origin).key, origin);
 }
 
 std::size_t key_order::parked_keys() const {
@@ -169,17 +232,17 @@ bool key_order::over_bound() const {
   return parked_keys() >= settings_.max_parked_keys || keys_over_followers_ != 0;
 }
 
-void key_order::remove_copy(const record_position& at, ending how, std::vector<release>& out) {
+void key_order::remove_copy(const copy_at& at, ending how, std::vector<release>& out) {
   const auto found = origin_of_.find(at);
   const std::int64_t origin = found->second;
   origin_of_.erase(found);
   pending_record& r = records_.at(origin);
   key_book& k = keys_.at(r.key);
-  r.copies.erase(at);
+  (void)erase_one(r.copies, at);
   if (in_tier(at)) {
     --k.in_tiers;
   }
-  if (r.held.erase(at) != 0) {
+  if (erase_one(r.held, at)) {
     set_held(k, k.held - 1);
     --followers_;
   }
@@ -211,10 +274,10 @@ void key_order::remove_copy(const record_position& at, ending how, std::vector<r
     if (in_tier(other)) {
       --k.in_tiers;
     }
-    if (r.held.erase(other) != 0) {
+    if (erase_one(r.held, other)) {
       set_held(k, k.held - 1);
       --followers_;
-      out.push_back(release{other, verdict::attempt});
+      out.push_back(release{position_of(other), verdict::attempt});
     }
   }
   if (r.in_transit) {
@@ -222,7 +285,7 @@ void key_order::remove_copy(const record_position& at, ending how, std::vector<r
   }
   const std::string key = r.key;
   records_.erase(origin);
-  k.pending.erase(origin);
+  k.pending.erase(std::lower_bound(k.pending.begin(), k.pending.end(), origin));
   release_head(key, out);
 }
 
@@ -231,10 +294,10 @@ void key_order::release_head(const std::string& key, std::vector<release>& out) 
   if (k.pending.empty()) {
     return;
   }
-  pending_record& head = records_.at(*k.pending.begin());
+  pending_record& head = records_.at(k.pending.front());
   const verdict what = dead_parked_.count(key) != 0 ? verdict::dead_letter : verdict::attempt;
   for (const auto& at : head.held) {
-    out.push_back(release{at, what});
+    out.push_back(release{position_of(at), what});
     --followers_;
   }
   set_held(k, k.held - head.held.size());

@@ -2,10 +2,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/model/delivery_end.hpp"
@@ -43,15 +45,26 @@ class key_order {
 
   key_order(key_ordering s, std::string source_topic);
 
+  // A copy's place as the caller has it, without copying its topic (a record's fields, or a
+  // record_position).
+  struct copy_ref {
+    std::string_view topic;
+    std::int32_t partition = 0;
+    std::int64_t offset = 0;
+    copy_ref(std::string_view t, std::int32_t p, std::int64_t o)
+        : topic(t), partition(p), offset(o) {}
+    copy_ref(const record_position& at)  // NOLINT(google-explicit-constructor): a view of it
+        : topic(at.topic), partition(at.partition), offset(at.offset) {}
+  };
+
   // A copy of the record at `origin` exists at `at`, unfinished (the stage took it, or Kafka
   // shows it). A copy already known changes nothing. Entering the new copy of a record in
   // transit ends the transit.
-  void enter(const std::string& key, std::int64_t origin, const record_position& at,
-             std::int64_t now_ms);
+  void enter(const std::string& key, std::int64_t origin, copy_ref at, std::int64_t now_ms);
 
   // The stage would attempt the copy at `at` (entered before). `follow` makes it a follower
   // until finish() releases it. A copy not entered is attempted (nothing to order it by).
-  verdict admit(const record_position& at);
+  verdict admit(copy_ref at);
 
   // A copy released by finish(), and what to do with it now.
   struct release {
@@ -61,7 +74,7 @@ class key_order {
   // The copy at `at` finished: delivered, dead-lettered, or retried (moved to a tier: the
   // record is in transit until its new copy is entered, and stays unfinished). Returns the
   // followers that may go now, each once, in origin order. A copy not known returns nothing.
-  std::vector<release> finish(const record_position& at, delivery_end how, std::int64_t now_ms);
+  std::vector<release> finish(copy_ref at, delivery_end how, std::int64_t now_ms);
 
   // The committed view of a partition the copies wait in (the source partition or a tier's),
   // for copies this stage does not hold: those below `committed` or in `done` finished there.
@@ -80,7 +93,7 @@ class key_order {
                                                      std::int64_t origin) const;
 
   // The same for the record whose copy is at `at` (none for a copy not known).
-  [[nodiscard]] std::vector<std::int64_t> later_than(const record_position& at) const;
+  [[nodiscard]] std::vector<std::int64_t> later_than(copy_ref at) const;
 
   // Keys with a record in a tier (or in transit), and with on_dead_letter park those behind a
   // dead-lettered record (until the last record of the key then pending went to the DLQ).
@@ -94,16 +107,36 @@ class key_order {
   [[nodiscard]] bool empty() const { return records_.empty(); }
 
  private:
+  // A copy as the book keeps it: its place (an index into places_: the source partition and
+  // the tier partitions its records moved to) and offset. Per record and per key the lists are
+  // short (a copy or two, the key's records in flight): vectors; the books are hashed, as they
+  // are touched for every record of the route.
+  struct copy_at {
+    std::uint32_t place = 0;
+    std::int64_t offset = 0;
+    friend bool operator==(const copy_at& a, const copy_at& b) {
+      return a.offset == b.offset && a.place == b.place;
+    }
+  };
+  struct copy_at_hash {
+    std::size_t operator()(const copy_at& c) const {
+      return hash_mix(std::hash<std::int64_t>{}(c.offset), c.place);
+    }
+  };
+  struct place_info {
+    partition_id id;
+    bool tier = false;
+  };
   struct pending_record {
     std::string key;
-    std::set<record_position> copies;
-    std::set<record_position> held;  // of copies: followers
+    std::vector<copy_at> copies;
+    std::vector<copy_at> held;  // of copies: followers
     bool in_transit = false;
   };
   struct key_book {
-    std::set<std::int64_t> pending;  // origins not finished for good, ascending
-    std::size_t in_tiers = 0;        // tier copies and records in transit
-    std::size_t held = 0;            // follower copies
+    std::vector<std::int64_t> pending;  // origins not finished for good, ascending
+    std::size_t in_tiers = 0;           // tier copies and records in transit
+    std::size_t held = 0;               // follower copies
   };
 
   // How a copy's wait ended, as far as the book can tell.
@@ -114,10 +147,16 @@ class key_order {
     left,           // a committed view passed it: finished for good if nothing else is left
   };
 
-  [[nodiscard]] bool in_tier(const record_position& at) const;
+  [[nodiscard]] std::optional<std::uint32_t> find_place(std::string_view topic,
+                                                        std::int32_t partition) const;
+  [[nodiscard]] std::optional<copy_at> find_copy(copy_ref at) const;
+  [[nodiscard]] bool in_tier(const copy_at& c) const { return places_[c.place].tier; }
+  [[nodiscard]] record_position position_of(const copy_at& c) const;
+  // The known copies in `where`, by offset.
+  [[nodiscard]] std::vector<copy_at> copies_in(const partition_id& where) const;
   // Removes the copy; finishes the record for good as `how` says. Appends the releases that
   // follow.
-  void remove_copy(const record_position& at, ending how, std::vector<release>& out);
+  void remove_copy(const copy_at& at, ending how, std::vector<release>& out);
   void release_head(const std::string& key, std::vector<release>& out);
   void set_held(key_book& k, std::size_t held);
   // Parked or not, after a change of the key's tier copies; forgets a key left with nothing.
@@ -125,11 +164,12 @@ class key_order {
 
   key_ordering settings_;
   std::string source_topic_;
-  std::map<std::int64_t, pending_record> records_;     // by origin
-  std::map<record_position, std::int64_t> origin_of_;  // every known copy
-  std::map<std::string, key_book> keys_;               // keys with a pending record
-  std::map<std::string, std::int64_t> parked_;         // parked keys: since when
-  std::set<std::string> dead_parked_;                  // park: keys behind a DLQ record
+  std::unordered_map<std::int64_t, pending_record> records_;  // by origin
+  std::vector<place_info> places_;
+  std::unordered_map<copy_at, std::int64_t, copy_at_hash> origin_of_;  // every known copy
+  std::unordered_map<std::string, key_book> keys_;                     // keys with a pending record
+  std::unordered_map<std::string, std::int64_t> parked_;               // parked keys: since when
+  std::unordered_set<std::string> dead_parked_;  // park: keys behind a DLQ record
   std::size_t followers_ = 0;
   std::size_t keys_over_followers_ = 0;  // keys holding more than max_followers
 };
