@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -120,7 +121,8 @@ class key_order {
   };
   struct copy_at_hash {
     std::size_t operator()(const copy_at& c) const {
-      return hash_mix(std::hash<std::int64_t>{}(c.offset), c.place);
+      const std::size_t h = std::hash<std::int64_t>{}(c.offset);
+      return h ^ (c.place + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U));  // boost's mix
     }
   };
   struct place_info {

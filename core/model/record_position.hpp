@@ -1,8 +1,6 @@
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <tuple>
 
@@ -25,14 +23,6 @@ struct record_position {
   friend bool operator!=(const record_position& a, const record_position& b) { return !(a == b); }
   friend bool operator<(const record_position& a, const record_position& b) {
     return std::tie(a.topic, a.partition, a.offset) < std::tie(b.topic, b.partition, b.offset);
-  }
-};
-
-struct record_position_hash {
-  std::size_t operator()(const record_position& p) const {
-    const std::size_t place =
-        hash_mix(std::hash<std::string>{}(p.topic), std::hash<std::int32_t>{}(p.partition));
-    return hash_mix(place, std::hash<std::int64_t>{}(p.offset));
   }
 };
 
