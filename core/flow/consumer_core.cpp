@@ -66,11 +66,17 @@ done_offsets consumer_core::seed_for(const assigned_partition& a) {
   const auto& p = a.partition;
   done_offsets seed;
   if (a.committed) {
-    switch (decode_offset_map(a.metadata, *a.committed, seed)) {
+    done_offsets dead_parked;
+    switch (decode_offset_map(a.metadata, *a.committed, seed, &dead_parked)) {
       case offset_map_read::none:
         break;
       case offset_map_read::read:
         ++counts_[consumer_counter::offset_maps_read];
+        if (!dead_parked.empty() && settings_.ordering.mode == ordering_mode::key &&
+            settings_.ordering.on_dead_letter == dead_letter_followers::park) {
+          // Before any of its records is taken: they park their keys behind the DLQ again.
+          book_of(p).second.order.park_behind_dead_letter(std::move(dead_parked));
+        }
         break;
       case offset_map_read::foreign:
       case offset_map_read::malformed:
@@ -427,8 +433,11 @@ std::vector<offset_commit> consumer_core::commit_points(std::size_t budget,
     }
     const auto& t = it->second.tracker;
     if (const auto next = t.committable()) {
-      out.push_back(
-          offset_commit{p, *next, encode_offset_map(*next, t.done_above_commit(), budget)});
+      const auto book = orders_.find(p);
+      const auto dead_parked =
+          book == orders_.end() ? done_offsets{} : book->second.order.dead_parked_origins();
+      out.push_back(offset_commit{
+          p, *next, encode_offset_map(*next, t.done_above_commit(), budget, dead_parked)});
     }
   }
   if (changed_.empty()) {
@@ -603,14 +612,19 @@ void consumer_core::enter_ordered(partition_entry& e, const record& r, std::int6
       return;
     }
   }
+  auto& book = book_of(origin);
+  book.second.order.enter(*r.key, origin_offset, {r.topic, r.partition, r.offset}, now_ms);
+  e.ordered.emplace(r.offset, &book);
+  update_ordering_pause(book);
+}
+
+consumer_core::order_books::value_type& consumer_core::book_of(const partition_id& origin) {
   auto book = orders_.find(origin);
   if (book == orders_.end()) {
     book = orders_.emplace(origin, order_book{key_order{settings_.ordering, origin.topic}, false})
                .first;
   }
-  book->second.order.enter(*r.key, origin_offset, {r.topic, r.partition, r.offset}, now_ms);
-  e.ordered.emplace(r.offset, &*book);
-  update_ordering_pause(*book);
+  return *book;
 }
 
 void consumer_core::finish_ordered(partition_entry& e, const partition_id& p, std::int64_t offset,

@@ -294,6 +294,8 @@ class consumer_core {
   // ordering "key": the record enters its source partition's book (a record without a key, or a
   // tier record without a readable origin, does not).
   void enter_ordered(partition_entry& e, const record& r, std::int64_t now_ms);
+  // The source partition's book, made on first use.
+  order_books::value_type& book_of(const partition_id& origin);
   // The ordered copy at `at` ended as `how`: what its book releases is handed out.
   void finish_ordered(partition_entry& e, const partition_id& p, std::int64_t offset,
                       delivery_end how, std::int64_t now_ms);

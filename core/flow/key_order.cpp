@@ -87,6 +87,10 @@ void key_order::enter(const std::string& key, std::int64_t origin, copy_ref ref,
   key_book& k = keys_[r.key];
   if (fresh) {
     k.pending.insert(std::upper_bound(k.pending.begin(), k.pending.end(), origin), origin);
+    if (!parked_by_commit_.empty() && parked_by_commit_.contains(origin)) {
+      dead_parked_.insert(r.key);
+      parked_by_commit_.remove(origin);
+    }
   }
   origin_of_.emplace(at, origin);
   r.copies.push_back(at);
@@ -208,6 +212,28 @@ std::vector<std::int64_t> key_order::later_than(copy_ref ref) const {
   }
   const std::int64_t origin = origin_of_.at(*c);
   return later_than(records_.at(origin).key, origin);
+}
+
+done_offsets key_order::dead_parked_origins() const {
+  done_offsets out;
+  for (const auto& key : dead_parked_) {
+    const auto k = keys_.find(key);
+    if (k == keys_.end()) {
+      continue;
+    }
+    for (const auto origin : k->second.pending) {
+      out.add(origin, origin + 1);
+    }
+  }
+  // Named by the commit and not fetched again yet: still behind their DLQ record.
+  for (const auto& [begin, end] : parked_by_commit_.runs()) {
+    out.add(begin, end);
+  }
+  return out;
+}
+
+void key_order::park_behind_dead_letter(done_offsets origins) {
+  parked_by_commit_ = std::move(origins);
 }
 
 std::size_t key_order::parked_keys() const {

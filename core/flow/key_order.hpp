@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/flow/offset_map.hpp"
 #include "core/model/delivery_end.hpp"
 #include "core/model/key_ordering.hpp"
 #include "core/model/partition_id.hpp"
@@ -52,6 +53,9 @@ class key_order {
     std::string_view topic;
     std::int32_t partition = 0;
     std::int64_t offset = 0;
+    // The order of a record_position's fields; a partition and an offset never swap silently in
+    // the calls (a record's fields, a partition_id's with an offset).
+    // NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
     copy_ref(std::string_view t, std::int32_t p, std::int64_t o)
         : topic(t), partition(p), offset(o) {}
     copy_ref(const record_position& at)  // NOLINT(google-explicit-constructor): a view of it
@@ -88,6 +92,14 @@ class key_order {
   // The stage no longer holds these partitions' copies (revoked): their followers are no
   // longer held here. The copies stay unfinished: their next owner has them.
   void drop_held(const partition_id& place);
+
+  // on_dead_letter park, for the commit: the origins of the records pending behind a
+  // dead-lettered record of their key (they go to the DLQ behind it).
+  [[nodiscard]] done_offsets dead_parked_origins() const;
+  // The same, read from the commit by the partition's next owner: each record entered with one
+  // of these origins parks its key behind the DLQ as its dead-lettered predecessor did (replaces
+  // what an earlier call gave).
+  void park_behind_dead_letter(done_offsets origins);
 
   // The origins of the key's unfinished records after `origin` (what a DLQ record of it names).
   [[nodiscard]] std::vector<std::int64_t> later_than(const std::string& key,
@@ -172,6 +184,7 @@ class key_order {
   std::unordered_map<std::string, key_book> keys_;                     // keys with a pending record
   std::unordered_map<std::string, std::int64_t> parked_;               // parked keys: since when
   std::unordered_set<std::string> dead_parked_;  // park: keys behind a DLQ record
+  done_offsets parked_by_commit_;                // park: origins the commit names, not entered yet
   std::size_t followers_ = 0;
   std::size_t keys_over_followers_ = 0;  // keys holding more than max_followers
 };

@@ -35,12 +35,56 @@ std::optional<std::uint64_t> get_varint(std::string_view bytes, std::size_t& at)
   return std::nullopt;
 }
 
-// How many raw bytes fit in `budget` characters once prefixed and base64-encoded.
-std::size_t raw_capacity(std::size_t budget) {
-  if (budget <= offset_map_prefix.size()) {
-    return 0;
+// Runs above `committed` as varint pairs (gap from the end of the previous run, length), as
+// many as fit in `capacity` bytes: the densest prefix, the runs nearest the commit point.
+std::string encode_runs(std::int64_t committed, const done_offsets& runs, std::size_t capacity) {
+  std::string raw;
+  std::int64_t cursor = committed;
+  for (const auto& [run_begin, end] : runs.runs()) {
+    if (end <= cursor) {
+      continue;
+    }
+    const auto begin = std::max(run_begin, cursor);
+    std::string pair;
+    put_varint(pair, static_cast<std::uint64_t>(begin - cursor));
+    put_varint(pair, static_cast<std::uint64_t>(end - begin));
+    if (raw.size() + pair.size() > capacity) {
+      break;
+    }
+    raw += pair;
+    cursor = end;
   }
-  return (budget - offset_map_prefix.size()) / 4 * 3;
+  return raw;
+}
+
+// The runs of one base64 section (empty text: none); false when it is not one.
+bool decode_runs(std::string_view text, std::int64_t committed, done_offsets& out) {
+  if (text.empty()) {
+    return true;
+  }
+  const auto raw = base64_decode(text);
+  if (!raw || raw->empty()) {
+    return false;
+  }
+  std::int64_t cursor = committed;
+  std::size_t at = 0;
+  while (at < raw->size()) {
+    const auto gap = get_varint(*raw, at);
+    if (!gap) {
+      return false;
+    }
+    const auto length = get_varint(*raw, at);
+    constexpr auto max_offset =
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    const auto from = static_cast<std::uint64_t>(cursor);
+    if (!length || *length == 0 || *gap > max_offset - from || *length > max_offset - from - *gap) {
+      return false;
+    }
+    const auto begin = static_cast<std::int64_t>(from + *gap);
+    cursor = static_cast<std::int64_t>(from + *gap + *length);
+    out.add(begin, cursor);
+  }
+  return true;
 }
 
 }  // namespace
@@ -77,6 +121,25 @@ bool done_offsets::contains(std::int64_t offset) const {
   return std::prev(it)->second > offset;
 }
 
+void done_offsets::remove(std::int64_t offset) {
+  auto it = runs_.upper_bound(offset);
+  if (it == runs_.begin()) {
+    return;
+  }
+  --it;
+  const auto [begin, end] = *it;
+  if (end <= offset) {
+    return;
+  }
+  runs_.erase(it);
+  if (begin < offset) {
+    runs_.emplace(begin, offset);
+  }
+  if (offset + 1 < end) {
+    runs_.emplace(offset + 1, end);
+  }
+}
+
 void done_offsets::erase_below(std::int64_t offset) {
   while (!runs_.empty() && runs_.begin()->first < offset) {
     auto first = runs_.begin();
@@ -97,29 +160,23 @@ std::uint64_t done_offsets::offset_count() const {
   return n;
 }
 
-std::string encode_offset_map(std::int64_t committed, const done_offsets& done,
-                              std::size_t budget) {
-  const auto capacity = raw_capacity(budget);
-  std::string raw;
-  std::int64_t cursor = committed;
-  for (const auto& [run_begin, end] : done.runs()) {
-    if (end <= cursor) {
-      continue;
-    }
-    const auto begin = std::max(run_begin, cursor);
-    std::string pair;
-    put_varint(pair, static_cast<std::uint64_t>(begin - cursor));
-    put_varint(pair, static_cast<std::uint64_t>(end - begin));
-    if (raw.size() + pair.size() > capacity) {
-      break;  // the densest prefix: the runs nearest the commit point
-    }
-    raw += pair;
-    cursor = end;
-  }
-  if (raw.empty()) {
+std::string encode_offset_map(std::int64_t committed, const done_offsets& done, std::size_t budget,
+                              const done_offsets& dead_parked) {
+  if (budget <= offset_map_prefix.size()) {
     return {};
   }
-  return std::string(offset_map_prefix) + base64_encode(raw);
+  const std::size_t room = budget - offset_map_prefix.size();
+  // The parked section first: it keeps order, the map only saves repeated deliveries.
+  std::string parked;
+  if (!dead_parked.empty() && room > 1) {
+    parked = base64_encode(encode_runs(committed, dead_parked, (room - 1) / 4 * 3));
+  }
+  const std::size_t left = parked.empty() ? room : room - 1 - parked.size();
+  const auto map = base64_encode(encode_runs(committed, done, left / 4 * 3));
+  if (parked.empty()) {
+    return map.empty() ? std::string{} : std::string(offset_map_prefix) + map;
+  }
+  return std::string(offset_map_prefix) + map + std::string(1, parked_separator) + parked;
 }
 
 std::string to_string(offset_map_read r) {
@@ -137,38 +194,40 @@ std::string to_string(offset_map_read r) {
 }
 
 offset_map_read decode_offset_map(std::string_view metadata, std::int64_t committed,
-                                  done_offsets& out) {
+                                  done_offsets& out, done_offsets* dead_parked) {
   out = done_offsets{};
+  if (dead_parked != nullptr) {
+    *dead_parked = done_offsets{};
+  }
   if (metadata.empty()) {
     return offset_map_read::none;
   }
   if (metadata.substr(0, offset_map_prefix.size()) != offset_map_prefix) {
     return offset_map_read::foreign;
   }
-  const auto raw = base64_decode(metadata.substr(offset_map_prefix.size()));
-  if (!raw || raw->empty() || committed < 0) {
+  if (committed < 0) {
     return offset_map_read::malformed;
   }
-  done_offsets runs;
-  std::int64_t cursor = committed;
-  std::size_t at = 0;
-  while (at < raw->size()) {
-    const auto gap = get_varint(*raw, at);
-    if (!gap) {
+  auto body = metadata.substr(offset_map_prefix.size());
+  std::string_view parked_text;
+  if (const auto dot = body.find(parked_separator); dot != std::string_view::npos) {
+    parked_text = body.substr(dot + 1);
+    body = body.substr(0, dot);
+    if (parked_text.empty()) {
       return offset_map_read::malformed;
     }
-    const auto length = get_varint(*raw, at);
-    constexpr auto max_offset =
-        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-    const auto from = static_cast<std::uint64_t>(cursor);
-    if (!length || *length == 0 || *gap > max_offset - from || *length > max_offset - from - *gap) {
-      return offset_map_read::malformed;
-    }
-    const auto begin = static_cast<std::int64_t>(from + *gap);
-    cursor = static_cast<std::int64_t>(from + *gap + *length);
-    runs.add(begin, cursor);
+  } else if (body.empty()) {
+    return offset_map_read::malformed;
   }
-  out = std::move(runs);
+  done_offsets map;
+  done_offsets parked;
+  if (!decode_runs(body, committed, map) || !decode_runs(parked_text, committed, parked)) {
+    return offset_map_read::malformed;
+  }
+  out = std::move(map);
+  if (dead_parked != nullptr) {
+    *dead_parked = std::move(parked);
+  }
   return offset_map_read::read;
 }
 

@@ -14,6 +14,8 @@ class done_offsets {
  public:
   void add(std::int64_t begin, std::int64_t end);
   [[nodiscard]] bool contains(std::int64_t offset) const;
+  // Forgets one offset (a run around it splits).
+  void remove(std::int64_t offset);
   // Forgets every offset below `offset`.
   void erase_below(std::int64_t offset);
   [[nodiscard]] bool empty() const { return runs_.empty(); }
@@ -35,9 +37,16 @@ class done_offsets {
 inline constexpr std::string_view offset_map_prefix = "courier1:";
 inline constexpr std::size_t default_offset_map_budget = 4096;
 
+// ordering "key" with on_dead_letter "park": the records above the commit point that go to the
+// DLQ behind a dead-lettered record of their key, so that their next owner sends them there too
+// (their key's park survives a restart or a rebalance). They follow the map after a '.', in the
+// same form, and take the budget first: "courier1:<map>.<parked>" (the map may then be empty).
+inline constexpr char parked_separator = '.';
+
 // Runs at or below `committed` are left out (the commit point covers them). Empty when there is
 // nothing above it, or when not even the prefix and one run fit.
-std::string encode_offset_map(std::int64_t committed, const done_offsets& done, std::size_t budget);
+std::string encode_offset_map(std::int64_t committed, const done_offsets& done, std::size_t budget,
+                              const done_offsets& dead_parked = done_offsets{});
 
 enum class offset_map_read : std::uint8_t {
   none,       // empty metadata: nothing known above the commit point
@@ -47,8 +56,9 @@ enum class offset_map_read : std::uint8_t {
 };
 std::string to_string(offset_map_read r);
 
-// Reads `metadata` committed with `committed` into `out` (left empty unless `read`).
+// Reads `metadata` committed with `committed` into `out`, and its parked records into
+// `dead_parked` when given (both left empty unless `read`).
 offset_map_read decode_offset_map(std::string_view metadata, std::int64_t committed,
-                                  done_offsets& out);
+                                  done_offsets& out, done_offsets* dead_parked = nullptr);
 
 }  // namespace courier

@@ -130,6 +130,58 @@ TEST(ConsumerCoreOrdering, WithParkTheFollowersGoToTheDlqBehindADeadLetteredReco
       << "the park ended with the last record it held";
 }
 
+// A SIGKILL or a rebalance in the middle of a park: the commit names the records behind the
+// DLQ record, and the partition's next owner sends them to the DLQ before it delivers them.
+TEST(ConsumerCoreOrdering, WithParkTheNextOwnerSendsTheParkedRecordsToTheDlqFromTheCommit) {
+  auto settings = ordered();
+  settings.ordering.on_dead_letter = dead_letter_followers::park;
+  fake_io io;
+  consumer_core core{settings, io};
+  core.assign(fresh({p0, tier0}), 0);
+  for (std::int64_t o = 0; o < 3; ++o) {
+    core.take(keyed(p0, o, "42"), 0);
+  }
+  core.take(keyed(p0, 3, "7"), 0);
+  ASSERT_TRUE(core.complete(p0, 0, delivery_end::dead_lettered, 10));
+  ASSERT_EQ(offsets_of(io.dead_lettered, p0), std::vector<std::int64_t>{1});
+  ASSERT_TRUE(core.complete(p0, 3, delivery_end::delivered, 11));
+  // The process dies here, with 1 on its way to the DLQ and 2 behind it.
+  const auto commits = core.commit_points(default_offset_map_budget, {p0});
+  ASSERT_EQ(commits.size(), 1U);
+  EXPECT_EQ(commits[0].offset, 1);
+  done_offsets done;
+  done_offsets parked;
+  ASSERT_EQ(decode_offset_map(commits[0].metadata, 1, done, &parked), offset_map_read::read);
+  EXPECT_EQ(parked.runs(), (std::map<std::int64_t, std::int64_t>{{1, 3}}));
+
+  fake_io next_io;
+  consumer_core next{settings, next_io};
+  next.assign({assigned_partition{p0, commits[0].offset, commits[0].metadata},
+               assigned_partition{tier0, std::nullopt, {}}},
+              20);
+  for (std::int64_t o = 1; o < 5; ++o) {
+    next.take(keyed(p0, o, o == 4 ? "9" : (o == 3 ? "7" : "42")), 20);
+  }
+  EXPECT_EQ(offsets_of(next_io.dead_lettered, p0), std::vector<std::int64_t>{1});
+  EXPECT_EQ(offsets_of(next_io.dispatched, p0), std::vector<std::int64_t>{4})
+      << "3 was delivered (the map says so); 9's record goes";
+  ASSERT_TRUE(next.complete(p0, 1, delivery_end::dead_lettered, 21));
+  EXPECT_EQ(offsets_of(next_io.dead_lettered, p0), (std::vector<std::int64_t>{1, 2}));
+  ASSERT_TRUE(next.complete(p0, 2, delivery_end::dead_lettered, 22));
+  next.take(keyed(p0, 5, "42"), 23);
+  EXPECT_EQ(offsets_of(next_io.dispatched, p0), (std::vector<std::int64_t>{4, 5}))
+      << "the park ended with the records the commit named";
+
+  // The same commit read by a route that releases followers: nothing parked.
+  auto release = ordered();
+  fake_io release_io;
+  consumer_core released{release, release_io};
+  released.assign({assigned_partition{p0, commits[0].offset, commits[0].metadata}}, 20);
+  released.take(keyed(p0, 1, "42"), 20);
+  EXPECT_EQ(offsets_of(release_io.dispatched, p0), std::vector<std::int64_t>{1});
+  EXPECT_TRUE(release_io.dead_lettered.empty());
+}
+
 TEST(ConsumerCoreOrdering, WithoutOrderingAKeysRecordsGoTogether) {
   fake_io io;
   consumer_core core{bounded_with_tier(16), io};

@@ -55,6 +55,72 @@ TEST(OffsetMap, RoundTripsRunsAboveTheCommitPoint) {
   EXPECT_EQ(back.runs(), d.runs());
 }
 
+TEST(OffsetMap, RemovingOneOffsetSplitsItsRun) {
+  auto d = runs({{10, 15}});
+  d.remove(12);
+  EXPECT_EQ(d.runs(), (std::map<std::int64_t, std::int64_t>{{10, 12}, {13, 15}}));
+  d.remove(10);
+  d.remove(14);
+  d.remove(20);
+  EXPECT_EQ(d.runs(), (std::map<std::int64_t, std::int64_t>{{11, 12}, {13, 14}}));
+}
+
+// on_dead_letter park: the records behind a dead-lettered one travel after the map, so the
+// partition's next owner sends them to the DLQ too.
+TEST(OffsetMap, RoundTripsTheParkedRecordsBesideTheMap) {
+  const auto done = runs({{101, 105}});
+  const auto parked = runs({{106, 107}, {120, 121}});
+  const auto text = encode_offset_map(100, done, default_offset_map_budget, parked);
+  EXPECT_NE(text.find(parked_separator), std::string::npos) << text;
+  done_offsets back;
+  done_offsets back_parked;
+  ASSERT_EQ(decode_offset_map(text, 100, back, &back_parked), offset_map_read::read) << text;
+  EXPECT_EQ(back.runs(), done.runs());
+  EXPECT_EQ(back_parked.runs(), parked.runs());
+
+  const auto parked_only =
+      encode_offset_map(100, done_offsets{}, default_offset_map_budget, parked);
+  ASSERT_EQ(decode_offset_map(parked_only, 100, back, &back_parked), offset_map_read::read)
+      << parked_only;
+  EXPECT_TRUE(back.empty());
+  EXPECT_EQ(back_parked.runs(), parked.runs());
+
+  ASSERT_EQ(decode_offset_map(encode_offset_map(100, done, default_offset_map_budget), 100, back,
+                              &back_parked),
+            offset_map_read::read);
+  EXPECT_TRUE(back_parked.empty()) << "no park: the map alone, in its first form";
+}
+
+TEST(OffsetMap, TheParkedRecordsTakeTheBudgetBeforeTheMap) {
+  done_offsets done;
+  done_offsets parked;
+  for (std::int64_t o = 0; o < 200; ++o) {
+    done.add(2 * o + 1, 2 * o + 2);  // 200 runs: 400 bytes raw
+  }
+  parked.add(500, 501);
+  const std::size_t budget = 64;
+  const auto text = encode_offset_map(0, done, budget, parked);
+  ASSERT_LE(text.size(), budget);
+  done_offsets back;
+  done_offsets back_parked;
+  ASSERT_EQ(decode_offset_map(text, 0, back, &back_parked), offset_map_read::read) << text;
+  EXPECT_EQ(back_parked.runs(), parked.runs());
+  EXPECT_FALSE(back.empty()) << "the rest of the budget holds the map's densest prefix";
+  EXPECT_LT(back.run_count(), done.run_count());
+  EXPECT_EQ(back.runs().begin()->first, 1);
+}
+
+TEST(OffsetMap, AParkedSectionThatIsNotOneIsMalformed) {
+  done_offsets out;
+  done_offsets parked;
+  EXPECT_EQ(decode_offset_map("courier1:.", 5, out, &parked), offset_map_read::malformed);
+  const auto map = encode_offset_map(5, runs({{6, 7}}), default_offset_map_budget);
+  EXPECT_EQ(decode_offset_map(map + ".", 5, out, &parked), offset_map_read::malformed);
+  EXPECT_EQ(decode_offset_map(map + ".not base64!", 5, out, &parked), offset_map_read::malformed);
+  EXPECT_TRUE(out.empty());
+  EXPECT_TRUE(parked.empty());
+}
+
 TEST(OffsetMap, LeavesOutWhatTheCommitPointCovers) {
   EXPECT_EQ(encode_offset_map(100, runs({{50, 90}}), default_offset_map_budget), "");
   done_offsets back;
