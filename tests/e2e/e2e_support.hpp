@@ -389,13 +389,14 @@ inline std::unique_ptr<courier_process> start_courier(const std::filesystem::pat
 }
 
 // The config file with `route_patch` merged into its route (courier::testing::config_json
-// writes only some of a route's keys, head_of_line_records not among them), and every topic
-// it names.
-inline std::filesystem::path prepare_with(const courier_settings& s,
-                                          const nlohmann::json& route_patch,
-                                          const std::filesystem::path& dir) {
+// writes only some of a route's keys, head_of_line_records not among them) and
+// `kafka_properties` into kafka.properties, and every topic it names.
+inline std::filesystem::path prepare_with(
+    const courier_settings& s, const nlohmann::json& route_patch, const std::filesystem::path& dir,
+    const nlohmann::json& kafka_properties = nlohmann::json::object()) {
   auto doc = courier::testing::config_json(e2e_config(s));
   doc["routes"][0].merge_patch(route_patch);
+  doc["kafka"]["properties"].merge_patch(kafka_properties);
   const auto path = dir / "courier.json";
   std::ofstream{path} << doc.dump(2);
   ensure_topics(path, dir);

@@ -85,7 +85,8 @@ std::set<std::string> source_held(const child_process& c, const std::string& top
 struct once_scenario {
   once_scenario(const std::string& name, std::size_t records, int partition_count, int percent_503,
                 int latency_ms, int max_in_flight,
-                const nlohmann::json& route_patch = nlohmann::json::object())
+                const nlohmann::json& route_patch = nlohmann::json::object(),
+                const nlohmann::json& kafka_properties = nlohmann::json::object())
       : scratch{"e2e-once-" + name, temp_dir::keep_if_failed},
         nginx{scratch.path(), percent_503, latency_ms},
         s{unique_name("once-" + name + "-group"), unique_name("once-" + name), nginx.url(),
@@ -94,7 +95,7 @@ struct once_scenario {
         partitions{partition_count} {
     create_topic(s.topic, partitions);
     seeded = seed_traced(s.topic, n);
-    config = prepare_with(s, route_patch, scratch.path());
+    config = prepare_with(s, route_patch, scratch.path(), kafka_properties);
     dlq = default_dlq_topic(s.topic);
   }
 
@@ -134,7 +135,18 @@ struct once_scenario {
 // had in flight when it gave a partition up (at the join, at the stop) can arrive twice.
 TEST(EndToEndOnce, AJoinThenASigtermDeliverTwiceAtMostWhatWasInFlightAndKeptPartitionsFlow) {
   constexpr int max_in_flight = 16;
-  once_scenario sc{"join", 10000, 8, /*percent_503=*/5, /*latency_ms=*/20, max_in_flight};
+  // Fetches of 8 KB a partition (about 28 records), so the route's records come interleaved
+  // from every partition: with the default 1 MB each partition's 1,250 records came in one
+  // batch, handed out after the one before it, and the partitions a kept could be ones it had
+  // not reached yet when b started.
+  once_scenario sc{"join",
+                   10000,
+                   8,
+                   /*percent_503=*/5,
+                   /*latency_ms=*/20,
+                   max_in_flight,
+                   nlohmann::json::object(),
+                   {{"max.partition.fetch.bytes", "8192"}}};
   const auto& topic = sc.s.topic;
 
   auto a = start_courier(sc.config, sc.dir(), "courier-a");
