@@ -1,11 +1,27 @@
 #include "actors/delivery_messages.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <string>
 #include <utility>
 
 #include "core/retry/header_value.hpp"  // max_header_value
 
 namespace courier::actors {
+namespace {
+
+// The courier process a receipt names: host:pid.
+std::string this_instance() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) {
+    host[0] = '\0';
+  }
+  return std::string{host.data()} + ":" + std::to_string(getpid());
+}
+
+}  // namespace
 
 signing_settings signing_of(route_config& route) {
   signing_settings s;
@@ -46,6 +62,9 @@ attempt_policy_settings settings_of(route_config route) {
   s.authenticated = route.auth.any();
   s.rate_limit = route.rate_limit;
   s.retry_budget = route.retry_budget;
+  if (!route.receipts_topic.empty()) {
+    s.instance = this_instance();
+  }
   return s;
 }
 
@@ -57,6 +76,7 @@ attempt_answer answer_of(delivery_id id, const http::response& r,
   out.transport = r.error;
   out.error_message = r.error_message;
   out.retry_after = r.retry_after;
+  out.response_headers = r.kept_headers;
   // Only a failure's body travels on (into the retry headers): a 2xx's is not copied.
   if (r.status < 200 || r.status >= 300) {
     out.body = r.body.substr(0, max_header_value);

@@ -167,6 +167,9 @@ http::client_settings client_settings_of(const route_config& r) {
   s.allow_private_targets = r.allow_private_targets;
   s.tls = tls_settings_of(r.tls);
   s.max_connection_age = r.http.max_connection_age;
+  if (!r.receipts_topic.empty()) {
+    s.kept_response_headers = r.receipt_response_headers;
+  }
   return s;
 }
 

@@ -94,7 +94,9 @@ bool signs_with(const route_config& r, signing_scheme s) {
 }
 
 route_topics topics_of(const route_config& r) {
-  return route_topics_named(r.topic, r.retry_tiers, r.dlq_topic);
+  auto topics = route_topics_named(r.topic, r.retry_tiers, r.dlq_topic);
+  topics.receipts = r.receipts_topic;
+  return topics;
 }
 
 config_error::config_error(std::string key, std::string problem)

@@ -141,6 +141,13 @@ struct route_config {
       std::chrono::seconds{5}, std::chrono::seconds{30}, std::chrono::minutes{5}};
   // Empty: default_dlq_topic(topic), e.g. "brew.shipments.dlq" for "brew.shipments.v1".
   std::string dlq_topic;
+  // routes[].receipts_topic: one record per delivered record, keyed by its idempotency key and
+  // written before its offset may be committed: what proves, later, that it was delivered
+  // (empty: no receipts).
+  std::string receipts_topic;
+  // routes[].receipts.response_headers: the partner's answer headers a receipt keeps (its
+  // request id), by name, case-insensitive.
+  std::vector<std::string> receipt_response_headers;
   // The SSRF guard: false refuses an endpoint whose addresses are all loopback, private,
   // link-local or otherwise reserved (the record is held and the breaker opens).
   bool allow_private_targets = false;

@@ -551,6 +551,8 @@ route_config parse_route(const json& obj, const std::string& path) {
                 "pause_after",
                 "retry_tiers",
                 "dlq_topic",
+                "receipts_topic",
+                "receipts",
                 "allow_private_targets",
                 "tls",
                 "rate_limit",
@@ -592,6 +594,15 @@ route_config parse_route(const json& obj, const std::string& path) {
     }
   }
   r.dlq_topic = read_string(obj, path, "dlq_topic", r.dlq_topic);
+  r.receipts_topic = read_string(obj, path, "receipts_topic", r.receipts_topic);
+  if (const json* rc = find(obj, "receipts")) {
+    const std::string rpath = join_key(path, "receipts");
+    if (!rc->is_object()) {
+      throw wrong_type(rpath, "an object", *rc);
+    }
+    check_object(*rc, rpath, {"response_headers"});
+    r.receipt_response_headers = read_name_list(*rc, rpath, "response_headers", {});
+  }
   r.allow_private_targets = read_bool(obj, path, "allow_private_targets", r.allow_private_targets);
   if (const json* t = find(obj, "tls")) {
     r.tls = parse_tls(*t, join_key(path, "tls"));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -69,6 +71,32 @@ void validate_signing(const route_config& r, const std::string& path, secret_che
   }
 }
 
+// routes[].receipts_topic is a topic of its own, and receipts.response_headers names headers.
+void validate_receipts(const route_config& r, const std::string& path) {
+  const std::string headers = join_key(join_key(path, "receipts"), "response_headers");
+  if (r.receipts_topic.empty()) {
+    if (!r.receipt_response_headers.empty()) {
+      throw config_error{headers, "needs routes[].receipts_topic (receipts are off without it)"};
+    }
+    return;
+  }
+  const auto topics = topics_of(r);
+  std::vector<std::string> others = topics.consumed();
+  others.push_back(topics.dlq);
+  for (const auto& t : others) {
+    if (t == r.receipts_topic) {
+      throw config_error{join_key(path, "receipts_topic"),
+                         "must be a topic of its own, not the route's " + in_quotes(t)};
+    }
+  }
+  for (std::size_t i = 0; i < r.receipt_response_headers.size(); ++i) {
+    if (!config_detail::is_token(r.receipt_response_headers[i])) {
+      throw config_error{headers + "[" + std::to_string(i) + "]",
+                         "is not a valid HTTP header name"};
+    }
+  }
+}
+
 void validate_route(const route_config& r, const std::string& path, secret_check need) {
   if (r.name.empty()) {
     throw config_error{join_key(path, "name"), "must not be empty"};
@@ -104,6 +132,7 @@ void validate_route(const route_config& r, const std::string& path, secret_check
   if (r.dlq_topic == r.topic && !r.dlq_topic.empty()) {
     throw config_error{join_key(path, "dlq_topic"), "must differ from the source topic"};
   }
+  validate_receipts(r, path);
 
   const std::string tls = join_key(path, "tls");
   if (r.tls.client_cert_file.empty() != r.tls.client_key_file.empty()) {

@@ -17,18 +17,6 @@
 namespace courier::config_detail {
 namespace {
 
-// RFC 9110 section 5.6.2: a field name is a token.
-bool is_token(std::string_view s) {
-  if (s.empty()) {
-    return false;
-  }
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return std::isalnum(u) != 0 ||
-           std::string_view{"!#$%&'*+-.^_`|~"}.find(c) != std::string_view::npos;
-  });
-}
-
 std::string show(double d) { return nlohmann::json(d).dump(); }
 
 // Distinct by role: the header's name, and the config key that names it in errors.
@@ -46,6 +34,17 @@ void check_header_name(const std::string& name, const std::string& key, bool aut
 }
 
 }  // namespace
+
+bool is_token(std::string_view s) {
+  if (s.empty()) {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) != 0 ||
+           std::string_view{"!#$%&'*+-.^_`|~"}.find(c) != std::string_view::npos;
+  });
+}
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

@@ -13,6 +13,9 @@ namespace courier::config_detail {
 
 bool equals_ignoring_case(std::string_view a, std::string_view b);
 
+// RFC 9110 section 5.6.2: a field name is a token.
+bool is_token(std::string_view s);
+
 // Why a route may not set header `name` (hop-by-hop, or one courier sets on every request);
 // nothing when it may.
 std::optional<std::string_view> reserved_header(std::string_view name);

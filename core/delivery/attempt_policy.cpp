@@ -6,6 +6,7 @@
 #include "core/delivery/status_classifier.hpp"
 #include "core/model/idempotency_key.hpp"
 #include "core/retry/error_trace.hpp"
+#include "core/retry/receipt.hpp"
 #include "core/retry/retry_headers.hpp"
 
 namespace courier {
@@ -212,6 +213,10 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
   switch (verdict) {
     case answer_verdict::delivered:
       tell_breaker(true, d, out);
+      if (!settings_.topics.receipts.empty()) {
+        write_receipt(id, d, a, now, out);
+        return out;
+      }
       ++counters_[delivery_counter::delivered];
       finish(id, delivery_end::delivered, a.status, {}, out);
       return out;
@@ -387,6 +392,11 @@ attempt_policy::actions attempt_policy::on_onward_acked(delivery_id id) {
     return out;
   }
   auto& d = it->second;
+  if (d.receipt) {
+    ++counters_[delivery_counter::delivered];
+    finish(id, delivery_end::delivered, d.final_status, {}, out);
+    return out;
+  }
   if (d.to_tier) {
     ++counters_[delivery_counter::retried];
   } else {
@@ -565,6 +575,9 @@ void attempt_policy::send_attempt(delivery_id id, delivery& d, bool probe, time_
     d.budget_counted = false;
   }
   d.probe = probe;
+  if (d.first_attempt_ms == 0) {
+    d.first_attempt_ms = to_ms(now);
+  }
   ++d.attempts;
   ++d.total_attempts;
   ++counters_[delivery_counter::attempts];
@@ -737,6 +750,50 @@ void attempt_policy::give_up(delivery_id id, delivery& d, const attempt_answer& 
   tell_breaker_failure(d, a, error_class, now, out);
   d.probe = false;
   route_onward(id, d, /*permanent=*/false, error_class, a, now, out);
+}
+
+void attempt_policy::write_receipt(delivery_id id, delivery& d, const attempt_answer& a,
+                                   time_point now, actions& out) {
+  d.moving_on = true;
+  d.receipt = true;
+  d.final_status = a.status;
+  receipt r;
+  r.route = settings_.route;
+  r.origin = d.rec.position();
+  r.attempts = d.total_attempts;
+  r.status = a.status;
+  r.first_attempt_ms = d.first_attempt_ms;
+  r.delivered_ms = to_ms(now);
+  r.response_headers = a.response_headers;
+  r.instance = settings_.instance;
+  if (find_header(d.rec.headers, origin_topic_header)) {
+    // A tier's copy or a redriven record: where it first appeared, the attempts before and the
+    // first failure (its first attempt was just before) are in its headers.
+    try {
+      const auto state = read_retry_state(d.rec.headers);
+      if (state.from) {
+        r.origin = record_position{state.from->topic, state.from->partition, state.from->offset};
+      }
+      r.attempts += state.total_attempts;
+      if (state.first_failure_ms) {
+        r.first_attempt_ms = *state.first_failure_ms;
+      }
+    } catch (const header_error&) {
+      // Written by hand or by something else: the receipt names the copy as it is.
+    }
+  }
+  onward_record onward;
+  onward.produce.topic = settings_.topics.receipts;
+  onward.produce.partition = d.rec.partition;
+  onward.produce.key = d.idempotency_key;
+  onward.produce.value = encode_receipt(r);
+  onward.from = d.rec.position();
+  onward.tag = to_integer(id);
+  out.emplace_back(
+      produce_onward{id,
+                     destination{destination::kind::receipt, -1, settings_.topics.receipts,
+                                 std::chrono::milliseconds{0}},
+                     std::move(onward)});
 }
 
 // Sends a record that is done with its in-process attempts to the next tier or the DLQ; the

@@ -74,6 +74,8 @@ struct attempt_policy_settings {
   // Set: retries (attempts that are not a record's first, a retry tier's included) stay within
   // this share of first attempts; one over it moves its record on to its retry tier.
   std::optional<retry_budget_settings> retry_budget;
+  // With topics.receipts: the courier process named in each receipt (host:pid).
+  std::string instance;
 };
 
 class attempt_policy {
@@ -105,6 +107,8 @@ class attempt_policy {
     std::vector<std::string> trace;  // one entry per failed attempt, for the retry/DLQ headers
     // Set once it is moving on: what its outcome reports when the broker acknowledged it.
     bool to_tier = false;
+    bool receipt = false;  // delivered, its receipt on its way (routes[].receipts_topic)
+    std::int64_t first_attempt_ms = 0;  // Unix ms of its first attempt here (0: none yet)
     int final_status = 0;
     std::string final_error_class;
   };
@@ -290,6 +294,10 @@ class attempt_policy {
                time_point now, actions& out);
   // A new delivery of `r`, indexed by its coordinates.
   std::pair<delivery_id, delivery&> take(record r);
+  // Delivered with receipts on: the receipt goes to the receipts topic, and the outcome to the
+  // consumer once the broker acknowledged it.
+  void write_receipt(delivery_id id, delivery& d, const attempt_answer& a, time_point now,
+                     actions& out);
   void route_onward(delivery_id id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out,
                     bool stay_in_tiers = false);

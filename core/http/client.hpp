@@ -56,6 +56,8 @@ struct client_settings {
   // other addresses (a DNS failover, a new load balancer) while the old ones still answer gets
   // the traffic within this long. 0: every connection carries one request.
   std::chrono::milliseconds max_connection_age{std::chrono::minutes{5}};
+  // Answer header fields to hand back with the response (routes[].receipts.response_headers).
+  std::vector<std::string> kept_response_headers;
   // Replaces the system resolver (tests: a name that resolves to chosen addresses without
   // DNS). Runs on an io thread; an empty result or an exception is a DNS failure.
   std::function<std::vector<boost::asio::ip::address>(const std::string& host)> resolver;
@@ -77,6 +79,8 @@ struct response {
   std::string error_message;  // empty on success
   std::string body;           // at most max_response_bytes
   std::optional<std::string> retry_after;
+  // The fields client_settings::kept_response_headers names that the answer had.
+  std::vector<std::pair<std::string, std::string>> kept_headers;
   bool reused_connection = false;  // sent over a kept-alive connection
 };
 

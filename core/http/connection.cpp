@@ -356,6 +356,7 @@ void connection::on_handshake(beast::error_code ec) {
 void connection::fresh_parser() {
   parser_.emplace();
   limit(*parser_, limits());
+  parser_->keep_fields(&pool_->settings().kept_response_headers);
 }
 
 void connection::write() {
@@ -440,6 +441,7 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   r.status = parser_->status();
   r.body = std::move(parser_->body());
   r.retry_after = parser_->retry_after();
+  r.kept_headers = parser_->kept_fields();
   r.reused_connection = reused_;
   // After a 101 the server speaks another protocol on this connection (Beast's keep_alive()
   // does not look at Upgrade): it never carries another request.
@@ -478,6 +480,7 @@ void connection::keep_status(response& r) const {
   if (parser_ && parser_->is_header_done() && parser_->status() >= 200) {
     r.status = parser_->status();
     r.retry_after = parser_->retry_after();
+    r.kept_headers = parser_->kept_fields();
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 
 namespace courier::http {
@@ -21,10 +22,32 @@ void response_parser::on_response_impl(int code, beast::string_view /*reason*/, 
   status_ = code;
 }
 
-void response_parser::on_field_impl(beast::http::field name, beast::string_view /*name_string*/,
+void response_parser::keep_fields(const std::vector<std::string>* names) {
+  kept_names_ = names;
+  kept_values_.assign(names == nullptr ? 0 : names->size(), std::nullopt);
+}
+
+std::vector<std::pair<std::string, std::string>> response_parser::kept_fields() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < kept_values_.size(); ++i) {
+    if (kept_values_[i]) {
+      out.emplace_back((*kept_names_)[i], *kept_values_[i]);
+    }
+  }
+  return out;
+}
+
+// Beast's signature (an override).
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
+void response_parser::on_field_impl(beast::http::field name, beast::string_view name_string,
                                     beast::string_view value, beast::error_code& /*ec*/) {
   if (name == beast::http::field::retry_after && !retry_after_) {
     retry_after_.emplace(value.data(), value.size());
+  }
+  for (std::size_t i = 0; i < kept_values_.size(); ++i) {
+    if (!kept_values_[i] && beast::iequals(name_string, (*kept_names_)[i])) {
+      kept_values_[i].emplace(value.data(), value.size());
+    }
   }
 }
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/basic_parser.hpp>
@@ -28,6 +30,11 @@ class response_parser final : public boost::beast::http::basic_parser<false> {
   std::string& body() { return body_; }
   // The first Retry-After field's value, if there was one.
   [[nodiscard]] const std::optional<std::string>& retry_after() const { return retry_after_; }
+  // Keep the first value of each field `names` names (case-insensitive; routes[].receipts
+  // .response_headers). `names` outlives the parser (the pool's settings).
+  void keep_fields(const std::vector<std::string>* names);
+  // Those of them the answer had: (the name as given, the value as sent), in the order given.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> kept_fields() const;
 
  private:
   void on_request_impl(boost::beast::http::verb method, boost::beast::string_view method_str,
@@ -50,6 +57,8 @@ class response_parser final : public boost::beast::http::basic_parser<false> {
   int status_ = 0;
   std::string body_;
   std::optional<std::string> retry_after_;
+  const std::vector<std::string>* kept_names_ = nullptr;
+  std::vector<std::optional<std::string>> kept_values_;  // by index into *kept_names_
 };
 
 struct response_limits {

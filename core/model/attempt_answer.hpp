@@ -3,6 +3,8 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/model/delivery_id.hpp"
 #include "core/model/transport_error.hpp"
@@ -17,7 +19,9 @@ struct attempt_answer {
   std::string error_message;
   std::optional<std::string> retry_after;  // the receiver's Retry-After header
   std::string body;                        // the first bytes of the receiver's answer
-  std::chrono::nanoseconds duration{0};    // from the request handed to the client to here
+  // The answer's headers routes[].receipts.response_headers names, as it sent them.
+  std::vector<std::pair<std::string, std::string>> response_headers;
+  std::chrono::nanoseconds duration{0};  // from the request handed to the client to here
 };
 
 }  // namespace courier

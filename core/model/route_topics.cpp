@@ -19,12 +19,18 @@ std::vector<std::string> route_topics::onward() const {
     out.push_back(t.topic);
   }
   out.push_back(dlq);
+  if (!receipts.empty()) {
+    out.push_back(receipts);
+  }
   return out;
 }
 
 std::vector<std::string> route_topics::all() const {
   auto out = consumed();
   out.push_back(dlq);
+  if (!receipts.empty()) {
+    out.push_back(receipts);
+  }
   return out;
 }
 

@@ -20,12 +20,14 @@ struct route_topics {
   std::string source;
   std::vector<retry_tier> tiers;
   std::string dlq;
+  // routes[].receipts_topic: a delivered record's receipt (empty: none are written).
+  std::string receipts;
 
   // What the route's consumer subscribes to: the source, then each tier in order.
   [[nodiscard]] std::vector<std::string> consumed() const;
-  // What courier produces to: each tier in order, then the DLQ.
+  // What courier produces to: each tier in order, the DLQ, then the receipts topic if any.
   [[nodiscard]] std::vector<std::string> onward() const;
-  // The source, the tiers, the DLQ.
+  // The source, the tiers, the DLQ, the receipts topic if any.
   [[nodiscard]] std::vector<std::string> all() const;
   // The 0-based index of `topic` among the tiers; -1 when it is not one (the source).
   [[nodiscard]] int tier_index(std::string_view topic) const;

@@ -177,6 +177,7 @@ header_list retry_headers(const record& r, const std::string& route, const desti
       set_header(out, retry_due_header, std::to_string(now_ms + dest.delay.count()));
       break;
     case destination::kind::dlq:
+    case destination::kind::receipt:  // a receipt is its own record (core/retry/receipt.hpp)
       set_header(out, retry_tier_header,
                  came_from_tier >= 0 ? std::to_string(came_from_tier) : std::string{no_retry_tier});
       break;

@@ -25,9 +25,10 @@ route_topics route_topics_named(std::string source,
 
 // Where a record that failed goes next.
 struct destination {
-  enum class kind { tier, dlq };
+  // receipt: a delivered record's receipt (routes[].receipts_topic), through the same producer.
+  enum class kind { tier, dlq, receipt };
   kind what = kind::dlq;
-  int tier_index = -1;  // 0-based index into the tier delays; -1 for the DLQ
+  int tier_index = -1;  // 0-based index into the tier delays; -1 for the DLQ and receipts
   std::string topic;
   std::chrono::milliseconds delay{0};  // zero for the DLQ
 };

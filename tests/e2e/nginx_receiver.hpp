@@ -33,8 +33,9 @@ struct arrival {
   int status = 0;
   std::string key;  // Idempotency-Key
   std::string traceparent;
-  std::string api_key;   // X-Api-Key
-  std::string shipment;  // X-Shipment: the record's Kafka key, forwarded as a record header
+  std::string api_key;     // X-Api-Key
+  std::string shipment;    // X-Shipment: the record's Kafka key, forwarded as a record header
+  std::string request_id;  // nginx's $request_id, also sent back as X-Request-Id
 };
 
 // Requests whose `header` matches `regex` (nginx's ~ syntax) are answered 503 until
@@ -47,12 +48,15 @@ struct refusal {
 class nginx_receiver {
  public:
   // `percent_503` of the requests (by the hash of nginx's random $request_id) are answered 503
-  // at once; the others 200 after `latency_ms` (the echo module's echo_sleep) when it is not 0.
+  // at once; the records of `percent_400` of the Idempotency-Keys (by its hash: the same key
+  // always) 400; the others 200 after `latency_ms` (the echo module's echo_sleep) when it is not
+  // 0. Every answer carries X-Request-Id: $request_id.
   nginx_receiver(const std::filesystem::path& dir, int percent_503, int latency_ms = 0,
-                 std::optional<refusal> refused = std::nullopt)
+                 std::optional<refusal> refused = std::nullopt, int percent_400 = 0)
       : dir_(dir / "nginx"),
         port_(free_port()),
         percent_503_(percent_503),
+        percent_400_(percent_400),
         latency_ms_(latency_ms),
         refused_(std::move(refused)) {
     std::filesystem::create_directories(dir_);
@@ -87,7 +91,8 @@ class nginx_receiver {
       std::istringstream fields{line};
       std::string msec;
       arrival a;
-      fields >> msec >> a.status >> a.key >> a.traceparent >> a.api_key >> a.shipment;
+      fields >> msec >> a.status >> a.key >> a.traceparent >> a.api_key >> a.shipment >>
+          a.request_id;
       const auto dot = msec.find('.');
       if (dot == std::string::npos || msec.size() != dot + 4) {
         throw std::runtime_error("nginx access log: unexpected $msec in '" + line + "'");
@@ -108,7 +113,7 @@ class nginx_receiver {
         << "pid " << d << "/nginx.pid;\nerror_log " << d << "/error.log;\n"
         << "events { worker_connections 2048; }\nhttp {\n"
         << "  log_format partner '$msec $status $http_idempotency_key $http_traceparent "
-           "$http_x_api_key $http_x_shipment';\n"
+           "$http_x_api_key $http_x_shipment $request_id';\n"
         << "  access_log " << log_path_.string() << " partner;\n"
         << "  client_body_temp_path " << d << "/body;\n  proxy_temp_path " << d << "/proxy;\n"
         << "  fastcgi_temp_path " << d << "/fastcgi;\n  uwsgi_temp_path " << d << "/uwsgi;\n"
@@ -118,12 +123,17 @@ class nginx_receiver {
         << (percent_503_ > 0 ? "  split_clients \"${request_id}\" $answer {\n    " +
                                    std::to_string(percent_503_) + "% 503;\n    * 200;\n  }\n"
                              : std::string{"  map $request_id $answer { default 200; }\n"})
+        << (percent_400_ > 0 ? "  split_clients \"${http_idempotency_key}\" $rejected {\n    " +
+                                   std::to_string(percent_400_) + "% 1;\n    * 0;\n  }\n"
+                             : std::string{"  map $request_id $rejected { default 0; }\n"})
         << (refused_ ? "  map " + refused_->header + " $refused {\n    default 0;\n    \"" +
                            refused_->regex + "\" 1;\n  }\n"
                      : std::string{"  map $request_id $refused { default 0; }\n"})
         << "  server {\n    listen 127.0.0.1:" << port_ << " backlog=1024;\n"
         << "    location = /deliver {\n      if ($refused) { return 503; }\n"
+        << "      add_header X-Request-Id $request_id always;\n"
         << "      if ($answer = 503) { return 503; }\n"
+        << "      if ($rejected) { return 400; }\n"
         << (latency_ms_ > 0 ? "      echo_read_request_body;\n      echo_sleep " +
                                   seconds_of(latency_ms_) + ";\n      echo ok;\n"
                             : std::string{"      return 200 \"ok\\n\";\n"})
@@ -163,6 +173,7 @@ class nginx_receiver {
   std::filesystem::path log_path_;
   std::uint16_t port_;
   int percent_503_;
+  int percent_400_;
   int latency_ms_;
   std::optional<refusal> refused_;
   std::unique_ptr<testing::child_process> process_;

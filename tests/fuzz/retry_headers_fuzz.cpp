@@ -141,6 +141,7 @@ void check_write(const record& r, const destination& dest, std::int64_t now_ms) 
       check(next.due_ms == now_ms + dest.delay.count(), "the due it set");
       break;
     case destination::kind::dlq:
+    case destination::kind::receipt:
       check(!next.due_ms.has_value(), "a DLQ record has no due");
       break;
   }

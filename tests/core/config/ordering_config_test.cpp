@@ -3,31 +3,16 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
+#include "tests/core/config/route_json.hpp"
 
 namespace courier {
 namespace {
 
 using nlohmann::json;
 
-json route(const json& extra) {
-  json r = {{"name", "shipments"},
-            {"topic", "brew.shipments.v1"},
-            {"url", "http://127.0.0.1:8090/deliver"},
-            {"hmac_secret", "s3cret"}};
-  r.update(extra);
-  return r;
-}
-
-courier_config parsed(const json& r) { return parse_config({{"routes", json::array({r})}}); }
-
-std::string error_of(const json& doc) {
-  try {
-    validate(parse_config(doc));
-  } catch (const config_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing::error_of;
+using testing::parsed;
+using testing::route;
 
 TEST(OrderingConfig, NoneByDefaultAndKeyAsAWord) {
   EXPECT_EQ(parsed(route(json::object())).routes[0].ordering.mode, ordering_mode::none);

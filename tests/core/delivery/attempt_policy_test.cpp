@@ -9,6 +9,7 @@
 #include "tests/support/actions.hpp"
 
 #include "core/model/idempotency_key.hpp"
+#include "core/retry/receipt.hpp"
 #include "core/retry/retry_headers.hpp"
 
 namespace courier {
@@ -125,6 +126,75 @@ TEST(AttemptPolicy, DeliversOnTheFirstTryAndReportsItOnce) {
   EXPECT_EQ(p.in_flight(), 0U);
   EXPECT_EQ(p.counts()[delivery_counter::delivered], 1U);
   EXPECT_EQ(p.counts()[delivery_counter::attempts], 1U);
+}
+
+// routes[].receipts_topic: a 2xx writes the record's receipt through the onward producer, and
+// the record is reported delivered (its offset may be committed) only once the broker has it.
+TEST(AttemptPolicy, WithReceiptsADeliveryIsReportedOnceItsReceiptIsWritten) {
+  auto settings = test_settings();
+  settings.topics.receipts = "brew.shipments.receipts";
+  settings.instance = "courier-1:42";
+  auto p = make_policy(settings);
+  const auto id = start(p, make_record(7));
+  EXPECT_EQ(kinds(p.on_answer(answer(id, 503), t0)), "log retry");
+  next_attempt(p, id);
+  auto ok = answer(id, 202);
+  ok.response_headers = {{"X-Request-Id", "req-9"}};
+  const auto done = p.on_answer(ok, t0 + 2s);
+  ASSERT_EQ(kinds(done), "breaker onward") << "the breaker hears of the 2xx at once";
+  EXPECT_TRUE(only<policy::breaker_outcome>(done).success);
+  const auto onward = only<policy::produce_onward>(done);
+  EXPECT_EQ(onward.to.what, destination::kind::receipt);
+  EXPECT_EQ(onward.onward.produce.topic, "brew.shipments.receipts");
+  EXPECT_EQ(onward.onward.produce.partition, 0);
+  EXPECT_EQ(onward.onward.produce.key, std::optional<std::string>{source + ":0:7"})
+      << "keyed by the idempotency key";
+  const auto r = decode_receipt(std::string{onward.onward.produce.value.view()});
+  EXPECT_EQ(r.route, "shipments");
+  EXPECT_EQ(r.origin, (record_position{source, 0, 7}));
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(r.status, 202);
+  EXPECT_EQ(r.first_attempt_ms, 1'800'000'000'000);
+  EXPECT_EQ(r.delivered_ms, 1'800'000'002'000);
+  EXPECT_EQ(r.response_headers,
+            (std::vector<std::pair<std::string, std::string>>{{"X-Request-Id", "req-9"}}));
+  EXPECT_EQ(r.instance, "courier-1:42");
+  EXPECT_EQ(p.in_flight(), 1U) << "pending until the receipt is acknowledged";
+  EXPECT_EQ(p.counts()[delivery_counter::delivered], 0U);
+  EXPECT_TRUE(p.on_expedite(record_position{source, 0, 7}, t0 + 2s).empty())
+      << "delivered: nothing to move on";
+
+  const auto acked = p.on_onward_acked(id);
+  ASSERT_EQ(kinds(acked), "report");
+  const auto report = only<policy::report_outcome>(acked);
+  EXPECT_EQ(report.outcome.end, delivery_end::delivered);
+  EXPECT_EQ(report.outcome.status, 202);
+  EXPECT_EQ(report.outcome.attempts, 2);
+  EXPECT_EQ(p.counts()[delivery_counter::delivered], 1U);
+  EXPECT_EQ(p.in_flight(), 0U);
+}
+
+// A tier's copy: its receipt names where the record first appeared, every attempt it had over
+// the tiers, and the time of its first failure.
+TEST(AttemptPolicy, AReceiptOfATierCopyNamesItsOriginAndEveryAttempt) {
+  auto settings = test_settings();
+  settings.topics.receipts = "brew.shipments.receipts";
+  auto p = make_policy(settings);
+  auto copy = make_record(3, source + ".retry-30s", 0);
+  copy.headers = {{std::string{idempotency_key_header}, source + ":0:41"},
+                  {std::string{origin_topic_header}, source},
+                  {std::string{origin_partition_header}, "0"},
+                  {std::string{origin_offset_header}, "41"},
+                  {std::string{attempts_header}, "4"},
+                  {std::string{first_failure_header}, "1799999990000"}};
+  const auto id = start(p, copy);
+  const auto onward = only<policy::produce_onward>(p.on_answer(answer(id, 200), t0));
+  EXPECT_EQ(onward.onward.produce.key, std::optional<std::string>{source + ":0:41"});
+  const auto r = decode_receipt(std::string{onward.onward.produce.value.view()});
+  EXPECT_EQ(r.origin, (record_position{source, 0, 41}));
+  EXPECT_EQ(r.attempts, 5);
+  EXPECT_EQ(r.first_attempt_ms, 1'799'999'990'000);
+  EXPECT_TRUE(r.response_headers.empty());
 }
 
 TEST(AttemptPolicy, RetriesARetriableAnswerAfterItsBackoffThenDelivers) {

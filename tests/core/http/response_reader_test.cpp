@@ -6,6 +6,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>
@@ -62,6 +64,25 @@ TEST(ResponseReader, KeepsTheStatusTheBodyAndTheFirstRetryAfterWhateverThePieces
     EXPECT_EQ(*p.retry_after(), "7");
     EXPECT_TRUE(p.keep_alive());
   }
+}
+
+// routes[].receipts.response_headers: the fields named, first value each, whatever their case,
+// in the order named; one the answer lacks is absent.
+TEST(ResponseReader, KeepsTheFieldsItIsToldToKeep) {
+  const std::string answer =
+      "HTTP/1.1 202 Accepted\r\nx-request-id: req-1\r\nX-Request-Id: req-2\r\n"
+      "X-Trace: t-9\r\nContent-Length: 0\r\n\r\n";
+  const std::vector<std::string> names{"X-Trace", "X-Request-ID", "X-Missing"};
+  for (const std::size_t piece : {1U, 5U, 1000U}) {
+    auto p = limited();
+    p.keep_fields(&names);
+    ASSERT_FALSE(feed(p, answer, piece)) << "piece " << piece;
+    EXPECT_EQ(p.kept_fields(), (std::vector<std::pair<std::string, std::string>>{
+                                   {"X-Trace", "t-9"}, {"X-Request-ID", "req-1"}}));
+  }
+  auto none = limited();
+  ASSERT_FALSE(feed(none, answer, 1000));
+  EXPECT_TRUE(none.kept_fields().empty()) << "told nothing: keeps nothing";
 }
 
 TEST(ResponseReader, ReadsAChunkedBodyAndAnAnswerWithoutRetryAfter) {
