@@ -12,6 +12,7 @@
 #include "core/log/log_output.hpp"
 #include "core/version.hpp"
 #include "demo/demo.hpp"
+#include "topology/audit_command.hpp"
 #include "topology/cli.hpp"
 #include "topology/kafka_log.hpp"
 #include "topology/preflight.hpp"
@@ -82,6 +83,9 @@ int main(int argc, char** argv) {
       }
       case cli_command::kind::topics_ensure:
         return courier::topology::run_topics_ensure(checked_config(cmd), cmd.source_partitions);
+      case cli_command::kind::audit:
+        return courier::topology::run_audit(courier::topology::resolve_config(cmd, read_env),
+                                            cmd.audit);
       case cli_command::kind::demo:
         return courier::demo::run_demo(cmd.demo, courier::topology::resolve_config(cmd, read_env));
     }

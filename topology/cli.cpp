@@ -227,6 +227,35 @@ cli_result parse_cli(int argc, const char* const* argv) {
   add_override_flags(*check, cmd.flags);
   add_admin_flag(*check, cmd.flags);
 
+  CLI::App* audit = app.add_subcommand(
+      "audit",
+      "Prove what happened to each record of a route's source: delivered (its receipt), waiting "
+      "in a retry tier, in the DLQ, redriven, pending or unaccounted; exit 0 only when none is "
+      "unaccounted, 1 when some are (listed by offset)");
+  audit->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
+      ->type_name("PATH");
+  audit->add_option("--route", cmd.audit.route, "The route to audit (its receipts_topic is read)")
+      ->type_name("NAME")
+      ->required();
+  audit
+      ->add_option("--from", cmd.audit.from,
+                   "Start of the range: a time (2026-12-01T00:00:00Z, or 2h ago as 2h), an "
+                   "offset in every partition, or P:OFFSET,... (default: the log's start)")
+      ->type_name("TIME|OFFSETS");
+  audit
+      ->add_option("--until", cmd.audit.until,
+                   "End of the range, exclusive, in the same forms (default: the high watermark "
+                   "when the audit starts)")
+      ->type_name("TIME|OFFSETS");
+  audit->add_flag("--json", cmd.audit.json, "Print one JSON object instead of lines");
+  audit
+      ->add_option_function<std::string>(
+          "--timeout", [&cmd](const std::string& v) { cmd.audit.timeout = *parse_duration(v); },
+          "How long any one wait for the broker may take (default 30s)")
+      ->type_name("DURATION")
+      ->check(duration_check());
+  add_override_flags(*audit, cmd.flags);
+
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
   cli_result result;
@@ -244,10 +273,11 @@ cli_result parse_cli(int argc, const char* const* argv) {
     // CLI11 reports a mistyped subcommand as a missing one; name it instead.
     if (app.get_subcommands().empty()) {
       const auto extras = app.remaining();
-      result.message = extras.empty() ? "courier: a command is required: run, demo, "
-                                        "topics, config or version"
-                                      : "courier: unknown command '" + extras.front() +
-                                            "'; expected run, demo, topics, config or version";
+      result.message = extras.empty()
+                           ? "courier: a command is required: run, demo, "
+                             "topics, config, audit or version"
+                           : "courier: unknown command '" + extras.front() +
+                                 "'; expected run, demo, topics, config, audit or version";
     }
     return result;
   }
@@ -259,6 +289,8 @@ cli_result parse_cli(int argc, const char* const* argv) {
     cmd.what = cli_command::kind::topics_ensure;
   } else if (check->parsed()) {
     cmd.what = cli_command::kind::config_check;
+  } else if (audit->parsed()) {
+    cmd.what = cli_command::kind::audit;
   } else if (version->parsed()) {
     cmd.what = cli_command::kind::version;
   }
@@ -272,6 +304,7 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
     case cli_command::kind::run:
     case cli_command::kind::topics_ensure:
     case cli_command::kind::config_check:
+    case cli_command::kind::audit:
       cfg = load_config_file(cmd.config_path);
       break;
     case cli_command::kind::demo:
@@ -285,9 +318,10 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   if (cmd.flags.admin_listen) {
     cfg.admin.listen = *cmd.flags.admin_listen;
   }
-  // Creating topics sends nothing to a receiver: no secret is needed for it.
-  validate(cfg, cmd.what == cli_command::kind::topics_ensure ? secret_check::optional
-                                                             : secret_check::required);
+  // Creating topics and auditing send nothing to a receiver: no secret is needed for them.
+  const bool sends =
+      cmd.what != cli_command::kind::topics_ensure && cmd.what != cli_command::kind::audit;
+  validate(cfg, sends ? secret_check::required : secret_check::optional);
   return cfg;
 }
 

@@ -56,6 +56,7 @@ class route_audit {
   };
   [[nodiscard]] const passed_over& passed() const { return passed_; }
 
+  [[nodiscard]] const std::map<std::int32_t, audited_partition>& ranges() const { return ranges_; }
   [[nodiscard]] const std::string& route() const { return route_; }
   [[nodiscard]] const std::string& source_topic() const { return source_; }
 

@@ -90,6 +90,24 @@ partition_range range_reader::range_of(const std::string& topic, std::int32_t pa
   return r;
 }
 
+std::int64_t range_reader::offset_at_time(const std::string& topic, std::int32_t partition,
+                                          std::int64_t epoch_ms) {
+  topic_partition_list_ptr list{rd_kafka_topic_partition_list_new(1)};
+  rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset = epoch_ms;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_offsets_for_times(rk_.get(), list.get(), to_ms(timeout_));
+  const std::string what = "finding the offset of " + topic + "[" + std::to_string(partition) +
+                           "] at time " + std::to_string(epoch_ms);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(err, what);
+  }
+  const rd_kafka_topic_partition_t& found = list->elems[0];
+  if (found.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw kafka_error(found.err, what);
+  }
+  return found.offset >= 0 ? found.offset : range_of(topic, partition).high;
+}
+
 void range_reader::read(const std::string& topic, const std::vector<partition_range>& ranges,
                         const std::function<bool(record&&)>& on_record) {
   std::map<std::int32_t, std::int64_t> open;  // partition -> high watermark

@@ -42,6 +42,11 @@ class range_reader {
   std::vector<partition_range> ranges(const std::string& topic, int partitions);
   partition_range range_of(const std::string& topic, std::int32_t partition);
 
+  // The first offset of `partition` whose record's timestamp is at or after `epoch_ms`; the high
+  // watermark when there is none (every record is older).
+  std::int64_t offset_at_time(const std::string& topic, std::int32_t partition,
+                              std::int64_t epoch_ms);
+
   // Calls `on_record` for every record in the ranges (per partition in offset order) until
   // it returns false. Throws kafka_error when the read stalls for longer than the timeout.
   void read(const std::string& topic, const std::vector<partition_range>& ranges,

@@ -3,11 +3,20 @@
 // SIGKILL and a restart in the middle: the receipts topic holds one receipt per record nginx
 // answered 2xx, keyed by its Idempotency-Key, naming its origin and nginx's request id for that
 // answer; a key has a second receipt only where nginx answered it 2xx twice, and a record in
-// the DLQ has none. All 2,000 records are delivered or in the DLQ, each once in Kafka.
+// the DLQ has none. All 20,000 records are delivered or in the DLQ, each once in Kafka.
+//
+// Then `courier audit` proves it from Kafka alone: 0 unaccounted, every record delivered or in
+// the DLQ with the DLQ's counts by class; and on a copy of the receipts without one record's
+// receipt (that record removed from every destination), it names that record by offset and
+// exits 1.
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
 #include <map>
 #include <set>
 #include <string>
@@ -16,6 +25,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/kafka/producer.hpp"
 #include "core/retry/receipt.hpp"
 #include "core/retry/retry_tiers.hpp"
 #include "tests/e2e/e2e_support.hpp"
@@ -25,8 +35,50 @@
 namespace courier::e2e {
 namespace {
 
-constexpr std::size_t records = 2000;
-constexpr int partitions = 4;
+constexpr std::size_t records = 20000;
+constexpr int partitions = 8;
+
+// `courier audit` of the suite's route, as a process; stdout and stderr go to one log.
+struct audit_run {
+  std::optional<int> code;
+  std::string log;
+};
+audit_run run_audit(const std::filesystem::path& config, const std::filesystem::path& dir,
+                    const std::string& name, bool json = true) {
+  std::vector<std::string> args{"audit", "--config", config.string(), "--route", "shipments"};
+  if (json) {
+    args.emplace_back("--json");
+  }
+  child_process run{COURIER_BINARY, args, {}, (dir / (name + ".log")).string(), {"KAFKA_BROKERS"}};
+  audit_run r;
+  r.code = run.wait_exit(120s);
+  r.log = run.log();
+  return r;
+}
+
+// The log's line that parses as a JSON object with "unaccounted" (null when there is none).
+nlohmann::json json_line_of(const std::string& log) {
+  std::istringstream lines{log};
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_discarded() && j.is_object() && j.contains("unaccounted")) {
+      return j;
+    }
+  }
+  return nlohmann::json{};
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in{path};
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream{path} << text;
+}
 
 std::string key_of(const record_position& p) {
   return p.topic + ":" + std::to_string(p.partition) + ":" + std::to_string(p.offset);
@@ -117,6 +169,65 @@ TEST(EndToEndReceipts, OneReceiptPerDeliveryThroughASigkill) {
   EXPECT_EQ(receipted.size(), answered.size());
   std::cout << receipted.size() << " records with a receipt, " << twice << " with two" << std::endl;
   expect_clean_stop(*second);
+
+  // courier audit, from Kafka alone.
+  std::map<std::string, std::uint64_t> dlq_by_class;
+  for (const auto& r : read_to_end(dlq, partitions, "read_committed", 30s)) {
+    ++dlq_by_class[std::string{find_header(r.headers, "courier.error.class").value_or("(none)")}];
+  }
+  const auto audited = run_audit(config, scratch.path(), "audit");
+  ASSERT_EQ(audited.code, std::optional<int>{0}) << tail(audited.log);
+  const auto report = json_line_of(audited.log);
+  ASSERT_FALSE(report.is_null()) << audited.log;
+  EXPECT_EQ(report["unaccounted"], 0);
+  EXPECT_EQ(report["total"]["records"], records);
+  EXPECT_EQ(report["total"]["delivered"], receipted.size());
+  EXPECT_EQ(report["total"]["dead_lettered"], nlohmann::json(dlq_by_class));
+  EXPECT_EQ(report["total"]["waiting"], 0);
+  EXPECT_EQ(report["total"]["pending"], 0);
+  EXPECT_EQ(report["partitions"].size(), static_cast<std::size_t>(partitions));
+
+  // One delivered record's receipt removed: the record is in no destination now.
+  const std::string pruned = receipts + ".pruned";
+  create_topic(pruned, partitions);
+  std::optional<record_position> removed;
+  {
+    kafka::producer copy{kafka_environment::bootstrap()};
+    for (const auto& r : read_to_end(receipts, partitions, "read_uncommitted", 30s)) {
+      const auto rc = decode_receipt(r.value.view());
+      if (!removed && receipted[*r.key] == 1) {
+        removed = rc.origin;
+        continue;
+      }
+      copy.produce(pruned, r.partition, r.key, r.value.view());
+    }
+    copy.flush(30s);
+    ASSERT_EQ(copy.failed(), 0U);
+  }
+  ASSERT_TRUE(removed.has_value());
+  const auto pruned_config = scratch.path() / "pruned.json";
+  {
+    auto j = nlohmann::json::parse(read_file(config));
+    j["routes"][0]["receipts_topic"] = pruned;
+    write_file(pruned_config, j.dump(2));
+  }
+  const auto missing = run_audit(pruned_config, scratch.path(), "audit-pruned");
+  EXPECT_EQ(missing.code, std::optional<int>{1}) << tail(missing.log);
+  const auto gap = json_line_of(missing.log);
+  ASSERT_FALSE(gap.is_null()) << missing.log;
+  EXPECT_EQ(gap["unaccounted"], 1);
+  const auto& part = gap["partitions"][static_cast<std::size_t>(removed->partition)];
+  EXPECT_EQ(part["unaccounted_offsets"],
+            nlohmann::json::array({nlohmann::json::array({removed->offset, removed->offset + 1})}))
+      << "removed " << key_of(*removed) << "; " << part.dump();
+  // The same, for a person: the offset is named.
+  const auto text = run_audit(pruned_config, scratch.path(), "audit-pruned-text", /*json=*/false);
+  EXPECT_EQ(text.code, std::optional<int>{1});
+  std::cout << text.log << std::flush;
+  EXPECT_NE(text.log.find("unaccounted in partition " + std::to_string(removed->partition) + ": " +
+                          std::to_string(removed->offset)),
+            std::string::npos)
+      << text.log;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,32 @@ TEST(Cli, DemoTakesEveryFlag) {
 
 TEST(Cli, VersionIsACommand) {
   EXPECT_EQ(command_of({"version"}).what, cli_command::kind::version);
+}
+
+TEST(Cli, AuditTakesARouteARangeJsonAndATimeout) {
+  const auto cmd = command_of({"audit", "--config", "c.json", "--route", "shipments", "--from",
+                               "2h", "--until", "0:10,1:20", "--json", "--timeout", "5s"});
+  EXPECT_EQ(cmd.what, cli_command::kind::audit);
+  EXPECT_EQ(cmd.config_path, fs::path{"c.json"});
+  EXPECT_EQ(cmd.audit.route, "shipments");
+  EXPECT_EQ(cmd.audit.from, std::optional<std::string>{"2h"});
+  EXPECT_EQ(cmd.audit.until, std::optional<std::string>{"0:10,1:20"});
+  EXPECT_TRUE(cmd.audit.json);
+  EXPECT_EQ(cmd.audit.timeout, milliseconds{5000});
+  const auto plain = command_of({"audit", "--route", "r"});
+  EXPECT_FALSE(plain.audit.json);
+  EXPECT_FALSE(plain.audit.from.has_value());
+  EXPECT_EQ(plain.audit.timeout, milliseconds{30000});
+  expect_usage_error({"audit"}, "--route");
+  expect_usage_error({"audit", "--route", "r", "--timeout", "soon"}, "--timeout");
+}
+
+TEST(Cli, AuditNeedsNoSecretItSendsNothing) {
+  const temp_dir dir;
+  cli_command cmd;
+  cmd.what = cli_command::kind::audit;
+  cmd.config_path = dir.write("c.json", file_config);
+  EXPECT_EQ(resolve_config(cmd, fake_env({})).routes.size(), 1U);
 }
 
 TEST(Cli, LogLevelWorksBeforeAndAfterTheSubcommand) {
