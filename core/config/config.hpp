@@ -15,6 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/delivery/answer_judge.hpp"
+#include "core/delivery/auto_redrive_trigger.hpp"
 #include "core/delivery/backoff.hpp"
 #include "core/delivery/breaker.hpp"
 #include "core/delivery/retry_budget.hpp"
@@ -81,6 +82,10 @@ std::string_view to_string(idempotency_key_format f);
 // the route sends (first attempts, retries, breaker probes). Each instance takes the share of it
 // that its assigned source partitions are of the topic's (docs/configuration.md, "Rate limit").
 using rate_limit_config = rate_limit_settings;
+
+// routes[].auto_redrive: the route redrives its DLQ's transiently failed records by itself once
+// its breaker has been Closed for a while after an Open period (core/delivery/auto_redrive_trigger).
+using auto_redrive_config = auto_redrive_settings;
 
 // Retries as a share of first attempts (routes[].retry_budget): a retry over it moves its record
 // on to the retry tier, never to the DLQ for this reason.
@@ -154,6 +159,7 @@ struct route_config {
   tls_config tls;
   std::optional<rate_limit_config> rate_limit;      // none: no quota of its own
   std::optional<retry_budget_config> retry_budget;  // none: retries are not budgeted
+  std::optional<auto_redrive_config> auto_redrive;  // none: redrive is by hand only
   std::vector<static_header> headers;
   auth_config auth;
   // Record headers sent on every attempt under the same name (W3C trace context by default).

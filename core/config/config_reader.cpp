@@ -427,6 +427,8 @@ rate_limit_config parse_rate_limit(const json& obj, const std::string& path) {
   return r;
 }
 
+auto_redrive_config parse_auto_redrive(const json& obj, const std::string& path);
+
 retry_budget_config parse_retry_budget(const json& obj, const std::string& path) {
   check_object(obj, path, {"ratio", "window", "min_per_second"});
   retry_budget_config b;
@@ -513,24 +515,42 @@ auth_config parse_auth(const json& obj, const std::string& path) {
   return a;
 }
 
+// A list of strings; `item` says what each is ("a header name") in a type error.
 std::vector<std::string> read_name_list(const json& obj, const std::string& path,
-                                        std::string_view key, std::vector<std::string> fallback) {
+                                        std::string_view key, std::vector<std::string> fallback,
+                                        const std::string& item = "a header name") {
   const json* v = find(obj, key);
   if (v == nullptr) {
     return fallback;
   }
   const std::string full = join_key(path, key);
   if (!v->is_array()) {
-    throw wrong_type(full, "an array of header names", *v);
+    throw wrong_type(full, "an array, each " + item, *v);
   }
   std::vector<std::string> out;
   for (std::size_t i = 0; i < v->size(); ++i) {
     if (!(*v)[i].is_string()) {
-      throw wrong_type(full + "[" + std::to_string(i) + "]", "a header name", (*v)[i]);
+      throw wrong_type(full + "[" + std::to_string(i) + "]", item, (*v)[i]);
     }
     out.push_back((*v)[i].get<std::string>());
   }
   return out;
+}
+
+// routes[].auto_redrive: {} turns it on with every default.
+auto_redrive_config parse_auto_redrive(const json& obj, const std::string& path) {
+  if (!obj.is_object()) {
+    throw wrong_type(path, "an object ({} for the defaults)", obj);
+  }
+  check_object(obj, path, {"after", "lookback", "classes", "rate", "max"});
+  auto_redrive_config a;
+  a.after = read_duration(obj, path, "after", a.after);
+  a.lookback = read_duration(obj, path, "lookback", a.lookback);
+  a.classes =
+      read_name_list(obj, path, "classes", a.classes, "an error class such as \"http_503\"");
+  a.rate = read_double(obj, path, "rate", a.rate);
+  a.max = read_size(obj, path, "max", a.max);
+  return a;
 }
 
 route_config parse_route(const json& obj, const std::string& path) {
@@ -557,6 +577,7 @@ route_config parse_route(const json& obj, const std::string& path) {
                 "tls",
                 "rate_limit",
                 "retry_budget",
+                "auto_redrive",
                 "headers",
                 "auth",
                 "forward_record_headers",
@@ -612,6 +633,9 @@ route_config parse_route(const json& obj, const std::string& path) {
   }
   if (const json* b = find(obj, "retry_budget")) {
     r.retry_budget = parse_retry_budget(*b, join_key(path, "retry_budget"));
+  }
+  if (const json* a = find(obj, "auto_redrive")) {
+    r.auto_redrive = parse_auto_redrive(*a, join_key(path, "auto_redrive"));
   }
   if (const json* h = find(obj, "headers")) {
     r.headers = parse_headers(*h, join_key(path, "headers"));

@@ -71,6 +71,28 @@ void validate_signing(const route_config& r, const std::string& path, secret_che
   }
 }
 
+void validate_auto_redrive(const auto_redrive_config& a, const std::string& path) {
+  require_positive(join_key(path, "after"), a.after);
+  if (a.lookback.count() < 0) {
+    throw config_error{join_key(path, "lookback"), "must not be negative"};
+  }
+  if (a.classes.empty()) {
+    throw config_error{join_key(path, "classes"),
+                       "must name at least one error class (leave it out for the transient ones)"};
+  }
+  for (std::size_t i = 0; i < a.classes.size(); ++i) {
+    if (a.classes[i].empty()) {
+      throw config_error{join_key(path, "classes") + "[" + std::to_string(i) + "]",
+                         "must not be empty"};
+    }
+  }
+  if (!(a.rate > 0) || a.rate > 100000) {
+    throw config_error{join_key(path, "rate"),
+                       "must be a number of records per second in (0, 100000]"};
+  }
+  require_positive(join_key(path, "max"), static_cast<std::int64_t>(a.max));
+}
+
 // routes[].receipts_topic is a topic of its own, and receipts.response_headers names headers.
 void validate_receipts(const route_config& r, const std::string& path) {
   const std::string headers = join_key(join_key(path, "receipts"), "response_headers");
@@ -133,6 +155,9 @@ void validate_route(const route_config& r, const std::string& path, secret_check
     throw config_error{join_key(path, "dlq_topic"), "must differ from the source topic"};
   }
   validate_receipts(r, path);
+  if (r.auto_redrive) {
+    validate_auto_redrive(*r.auto_redrive, join_key(path, "auto_redrive"));
+  }
 
   const std::string tls = join_key(path, "tls");
   if (r.tls.client_cert_file.empty() != r.tls.client_key_file.empty()) {
