@@ -21,6 +21,9 @@ enum class route_counter : std::uint8_t {
   breaker_to_closed,  // every breaker transition by the state it went to
   breaker_to_open,
   breaker_to_half_open,
+  auto_redrive_events,  // routes[].auto_redrive runs started
+  auto_redrive_moved,   // DLQ records they returned to the source
+  auto_redrive_failed,  // records they could not move, and runs that failed
 };
 
 }  // namespace courier::actors
@@ -28,7 +31,7 @@ enum class route_counter : std::uint8_t {
 template <>
 struct courier::metrics::counter_table<courier::actors::route_counter> {
   using c = courier::actors::route_counter;
-  static constexpr std::array<counter_spec<c>, 9> rows{{
+  static constexpr std::array<counter_spec<c>, 12> rows{{
     {c::pauses, "pauses", "courier_pauses_total", "Times the route's partitions were paused."},
     {c::resumes, "resumes", "courier_resumes_total", "Times the route's partitions were resumed."},
     {c::commit_failures, "commit_failures", "courier_commit_failures_total",
@@ -47,6 +50,13 @@ struct courier::metrics::counter_table<courier::actors::route_counter> {
      "closed"},
     {c::breaker_to_open, "", "courier_breaker_transitions_total", {}, "to", "open"},
     {c::breaker_to_half_open, "", "courier_breaker_transitions_total", {}, "to", "half_open"},
+    {c::auto_redrive_events, "auto_redrive_events", "courier_auto_redrive_events_total",
+     "Auto-redrive runs the route started after its breaker closed (routes[].auto_redrive)."},
+    {c::auto_redrive_moved, "auto_redrive_moved", "courier_auto_redrive_moved_total",
+     "DLQ records auto-redrive returned to the route's source topic."},
+    {c::auto_redrive_failed, "auto_redrive_failed", "courier_auto_redrive_failed_total",
+     "DLQ records auto-redrive could not move, plus runs that failed to start or were cut "
+     "short by a Kafka error."},
   }};
 };
 static_assert(courier::metrics::counters_are_in_order<courier::actors::route_counter>());

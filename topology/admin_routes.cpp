@@ -354,7 +354,7 @@ admin_endpoints::admin_endpoints(caf::actor_system& system, const pipeline& p,
       actors_(p.actors()),
       ping_bound_(ping_bound) {
   for (const auto& g : p.routes()) {
-    routes_.push_back({g.name, g.topic, g.dlq_topic, g.metrics, g.consumer});
+    routes_.push_back({g.name, g.topic, g.dlq_topic, g.metrics, g.consumer, g.auto_redrive});
     route_names_.push_back(g.name);
   }
 }
@@ -401,6 +401,14 @@ admin_reply admin_endpoints::carry_out(const route_command& command) const {
   if (it == routes_.end()) {
     return {404, "application/json", dump({{"error", "no such route"}}), {}};
   }
+  switch (command.action) {
+    case route_action::pause:
+    case route_action::resume:
+      break;
+    case route_action::auto_redrive_preview:
+    case route_action::auto_redrive_stop:
+      return carry_out_auto_redrive(*it, command.action);
+  }
   const bool pause = command.action == route_action::pause;
   std::vector<std::string> changed;
   std::optional<caf::error> failed;
@@ -437,6 +445,46 @@ admin_reply admin_endpoints::carry_out(const route_command& command) const {
   return render_route_controlled(command, changed);
 }
 
+admin_reply admin_endpoints::carry_out_auto_redrive(const route_source& route,
+                                                    route_action action) const {
+  if (!route.auto_redrive) {
+    return {404,
+            "application/json",
+            dump({{"error", "auto-redrive is off for this route: set routes[].auto_redrive"},
+                  {"route", route.name}}),
+            {}};
+  }
+  const bool stop = action == route_action::auto_redrive_stop;
+  std::string answer;
+  std::optional<caf::error> failed;
+  {
+    caf::scoped_actor self{system_};
+    auto got = [&answer](const std::string& body) { answer = body; };
+    auto refused = [&failed](const caf::error& e) { failed = e; };
+    if (stop) {
+      self->request(route.auto_redrive, auto_redrive_bound, actors::stop_atom::value)
+          .receive(got, refused);
+    } else {
+      self->request(route.auto_redrive, auto_redrive_bound, caf::get_atom::value)
+          .receive(got, refused);
+    }
+  }
+  if (failed) {
+    const bool timed_out = *failed == caf::sec::request_timeout;
+    return {503,
+            "application/json",
+            dump({{"error", timed_out ? "the route's auto-redrive did not answer within " +
+                                            std::to_string(auto_redrive_bound.count()) + " ms"
+                                      : "the route's auto-redrive is not running"},
+                  {"route", route.name}}),
+            {}};
+  }
+  if (stop) {
+    log::info("auto-redrive stop by operator", {{"route", route.name}});
+  }
+  return {200, "application/json", answer + "\n", {}};
+}
+
 admin_reply admin_endpoints::handle(const admin_request& req) const {
   if (!is_route_control_target(req.target)) {
     return handle(req.method, req.target);
@@ -462,7 +510,8 @@ admin_reply admin_endpoints::handle(std::string_view method, std::string_view ta
             dump({{"error", "not found"},
                   {"endpoints",
                    {"/metrics", "/healthz", "/readyz", "/state", "POST /routes/<name>/pause",
-                    "POST /routes/<name>/resume"}}})};
+                    "POST /routes/<name>/resume", "GET /routes/<name>/auto-redrive",
+                    "POST /routes/<name>/auto-redrive/stop"}}})};
   }
   if (method != "GET" && method != "HEAD") {
     return {405,

@@ -103,6 +103,9 @@ inline constexpr std::string_view prometheus_content_type = "text/plain; version
 
 // How long POST /routes/<name>/pause or /resume waits for the route's consumer to answer.
 inline constexpr std::chrono::milliseconds route_control_bound{5000};
+// How long GET /routes/<name>/auto-redrive waits for its dry run of the DLQ (and the stop for
+// its answer).
+inline constexpr std::chrono::milliseconds auto_redrive_bound{60000};
 
 // What the listener serves, for a running pipeline. handle() runs on the listener's thread;
 // /healthz blocks it for at most ping_bound, a pause or resume for at most route_control_bound.
@@ -132,9 +135,12 @@ class admin_endpoints {
     std::string dlq_topic;
     std::shared_ptr<actors::route_metrics> metrics;
     caf::actor consumer;
+    caf::actor auto_redrive;  // none without routes[].auto_redrive
   };
   // Sends the command to the route's consumer and waits for its answer (route_control_bound).
   admin_reply carry_out(const route_command& command) const;
+  // Asks the route's auto-redrive for its preview or its stop (auto_redrive_bound).
+  admin_reply carry_out_auto_redrive(const route_source& route, route_action action) const;
 
   std::vector<route_source> routes_;
   std::vector<std::string> route_names_;

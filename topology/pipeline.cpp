@@ -12,11 +12,13 @@
 #include "actors/credential_keeper.hpp"
 #include "actors/delivery_pool.hpp"
 #include "actors/messages.hpp"
+#include "actors/auto_redrive_actor.hpp"
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/model/decimal.hpp"
 #include "core/retry/rewrite_producer.hpp"
+#include "topology/auto_redrive_runner.hpp"
 #include "topology/credentials.hpp"
 #include "topology/preflight.hpp"
 #include "topology/tier_scan.hpp"
@@ -143,6 +145,11 @@ void pipeline::spawn_graph(const courier_config& cfg) {
 
     caf::anon_send(g.breaker, actors::subscribe_atom::value, g.pause_controller);
     caf::anon_send(g.breaker, actors::subscribe_atom::value, g.delivery);
+    if (route.auto_redrive) {
+      g.auto_redrive = system_.spawn(actors::auto_redrive_actor, route.name, *route.auto_redrive,
+                                     redrive_runner(cfg, route), g.metrics);
+      caf::anon_send(g.breaker, actors::subscribe_atom::value, g.auto_redrive);
+    }
     caf::anon_send(g.pause_controller, actors::subscribe_atom::value, g.consumer);
     // How the route signs, never with what: the secrets stay out of every log line.
     auto schemes = nlohmann::json::array();
@@ -222,7 +229,8 @@ const stop_report& pipeline::stop() {
     if (g.token_client) {
       g.token_client->shutdown();
     }
-    for (const auto& a : {g.delivery, g.pause_controller, g.breaker, g.credentials}) {
+    for (const auto& a :
+         {g.delivery, g.pause_controller, g.breaker, g.credentials, g.auto_redrive}) {
       if (!a) {
         continue;  // a graph whose construction failed before this actor
       }
@@ -261,6 +269,7 @@ std::vector<std::pair<std::string, caf::actor>> pipeline::actors() const {
     add("delivery_pool" + of, g.delivery);
     add("consumer" + of, g.consumer);
     add("credential_keeper" + of, g.credentials);
+    add("auto_redrive" + of, g.auto_redrive);
   }
   return out;
 }

@@ -45,6 +45,8 @@ struct route_graph {
   // endpoint's client.
   caf::actor credentials;
   std::shared_ptr<http::client> token_client;
+  // With routes[].auto_redrive: redrives the route's DLQ after an outage (a breaker subscriber).
+  caf::actor auto_redrive;
 };
 
 // How the graph stopped: each actor that ended otherwise than it was asked to (a consumer whose

@@ -70,7 +70,7 @@ struct parsed_path {
   route_action action = route_action::pause;
 };
 
-// /routes/<name>/pause or /routes/<name>/resume, <name> one non-empty segment.
+// /routes/<name>/<verb>, <name> one non-empty segment.
 std::optional<parsed_path> parse_path(std::string_view path) {
   auto rest = path.substr(prefix.size());
   const auto slash = rest.find('/');
@@ -78,11 +78,18 @@ std::optional<parsed_path> parse_path(std::string_view path) {
     return std::nullopt;
   }
   const auto verb = rest.substr(slash + 1);
+  const auto name = rest.substr(0, slash);
   if (verb == "pause") {
-    return parsed_path{rest.substr(0, slash), route_action::pause};
+    return parsed_path{name, route_action::pause};
   }
   if (verb == "resume") {
-    return parsed_path{rest.substr(0, slash), route_action::resume};
+    return parsed_path{name, route_action::resume};
+  }
+  if (verb == "auto-redrive") {
+    return parsed_path{name, route_action::auto_redrive_preview};
+  }
+  if (verb == "auto-redrive/stop") {
+    return parsed_path{name, route_action::auto_redrive_stop};
   }
   return std::nullopt;
 }
@@ -96,6 +103,18 @@ bool starts_with_ignoring_case(std::string_view text, std::string_view start) {
 }
 
 }  // namespace
+
+std::string_view method_of(route_action a) {
+  switch (a) {
+    case route_action::pause:
+    case route_action::resume:
+    case route_action::auto_redrive_stop:
+      return "POST";
+    case route_action::auto_redrive_preview:
+      return "GET";
+  }
+  return "POST";
+}
 
 bool is_route_control_target(std::string_view target) {
   return path_of(target).substr(0, prefix.size()) == prefix;
@@ -118,17 +137,20 @@ std::variant<route_command, admin_reply> decide_route_control(
     const admin_request& req, std::string_view token, const std::vector<std::string>& routes) {
   const auto parsed = parse_path(path_of(req.target));
   if (!parsed) {
-    return json_reply(404,
-                      {{"error", "not found"},
-                       {"endpoints", {"POST /routes/<name>/pause", "POST /routes/<name>/resume"}}});
+    return json_reply(
+        404, {{"error", "not found"},
+              {"endpoints",
+               {"POST /routes/<name>/pause", "POST /routes/<name>/resume",
+                "GET /routes/<name>/auto-redrive", "POST /routes/<name>/auto-redrive/stop"}}});
   }
   auto name = percent_decoded(parsed->name);
   if (!name) {
     return error_reply(400, "the route name has a malformed percent-escape");
   }
-  if (req.method != "POST") {
-    auto r = error_reply(405, "method not allowed; use POST");
-    r.headers.emplace_back("Allow", "POST");
+  const auto method = method_of(parsed->action);
+  if (req.method != method) {
+    auto r = error_reply(405, "method not allowed; use " + std::string{method});
+    r.headers.emplace_back("Allow", std::string{method});
     return r;
   }
   if (token.empty()) {

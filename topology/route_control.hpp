@@ -15,7 +15,13 @@
 
 namespace courier::topology {
 
-enum class route_action : std::uint8_t { pause, resume };
+// POST /routes/<name>/pause, POST /routes/<name>/resume, GET /routes/<name>/auto-redrive (the
+// auto-redrive's state and a dry run of what an event fired now would move) and
+// POST /routes/<name>/auto-redrive/stop (drops an armed event, stops a running one).
+enum class route_action : std::uint8_t { pause, resume, auto_redrive_preview, auto_redrive_stop };
+
+// The method an action takes: GET for the preview, POST for the others.
+std::string_view method_of(route_action a);
 
 // A request that passed every check: this route, this action.
 struct route_command {
@@ -28,10 +34,11 @@ struct route_command {
 bool is_route_control_target(std::string_view target);
 
 // The decision on a request whose target is_route_control_target, checked in this order:
-//   404 a path other than /routes/<name>/pause or /routes/<name>/resume (a query is ignored);
+//   404 a path other than /routes/<name>/pause, /resume, /auto-redrive or /auto-redrive/stop
+//       (a query is ignored);
 //   400 a name with a malformed percent-escape (the name is percent-decoded: a route named
 //       "a/b" is /routes/a%2Fb/pause);
-//   405 a method other than POST (Allow: POST);
+//   405 a method other than the action's (Allow: POST, or GET for the preview);
 //   403 no token configured (`token` empty): route control is off;
 //   401 no "Authorization: Bearer <token>", or another token (WWW-Authenticate: Bearer);
 //   404 a name that is no route of `routes`.
@@ -44,8 +51,8 @@ std::variant<route_command, admin_reply> decide_route_control(
 // for a non-empty token; the comparison takes as long for every token of the same length.
 bool bearer_matches(std::string_view authorization, std::string_view token);
 
-// The 200 answer once the route's consumer carried the command out: the route, whether it is
-// paused by the operator now, and the partitions whose pause reasons changed (none when it
+// The 200 answer once the route's consumer carried a pause or resume out: the route, whether it
+// is paused by the operator now, and the partitions whose pause reasons changed (none when it
 // already was; compacted, "t[0-3]").
 admin_reply render_route_controlled(const route_command& done,
                                     const std::vector<std::string>& partitions_changed);

@@ -40,9 +40,7 @@ auto_redrive_trigger::reaction auto_redrive_trigger::on_breaker(breaker_state to
           phase_ = phase::armed;
           r.check_at = due_at_;
           break;
-        case phase::running:
-          // Closed again while the stopped run winds down: finished() arms the next event.
-          break;
+        case phase::running:  // a stopped run winds down: finished() arms the next event
         case phase::idle:
         case phase::armed:
           break;
@@ -52,6 +50,8 @@ auto_redrive_trigger::reaction auto_redrive_trigger::on_breaker(breaker_state to
   return r;
 }
 
+// The event's number, then the time it fires.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 auto_redrive_event auto_redrive_trigger::event_at(std::uint64_t id, std::int64_t now_ms) const {
   auto_redrive_event e;
   e.id = id;

@@ -51,14 +51,18 @@ class nginx_receiver {
   // at once; the records of `percent_400` of the Idempotency-Keys (by its hash: the same key
   // always) 400; the others 200 after `latency_ms` (the echo module's echo_sleep) when it is not
   // 0. Every answer carries X-Request-Id: $request_id.
+  // Requests whose header matches `rejected` are answered 400 always, before any other rule: a
+  // partner that dislikes some payloads whatever else happens.
   nginx_receiver(const std::filesystem::path& dir, int percent_503, int latency_ms = 0,
-                 std::optional<refusal> refused = std::nullopt, int percent_400 = 0)
+                 std::optional<refusal> refused = std::nullopt, int percent_400 = 0,
+                 std::optional<refusal> rejected = std::nullopt)
       : dir_(dir / "nginx"),
         port_(free_port()),
         percent_503_(percent_503),
         percent_400_(percent_400),
         latency_ms_(latency_ms),
-        refused_(std::move(refused)) {
+        refused_(std::move(refused)),
+        rejected_(std::move(rejected)) {
     std::filesystem::create_directories(dir_);
     log_path_ = dir_ / "access.log";
     start();
@@ -68,6 +72,13 @@ class nginx_receiver {
   // between are refused a connection (courier retries them).
   void stop_refusing() {
     refused_.reset();
+    process_.reset();
+    start();
+  }
+
+  // Restarts nginx on the same port and log with `r`: an outage that begins.
+  void start_refusing(refusal r) {
+    refused_ = std::move(r);
     process_.reset();
     start();
   }
@@ -129,8 +140,13 @@ class nginx_receiver {
         << (refused_ ? "  map " + refused_->header + " $refused {\n    default 0;\n    \"" +
                            refused_->regex + "\" 1;\n  }\n"
                      : std::string{"  map $request_id $refused { default 0; }\n"})
+        << (rejected_
+                ? "  map " + rejected_->header + " $rejected_always {\n    default 0;\n    \"" +
+                      rejected_->regex + "\" 1;\n  }\n"
+                : std::string{"  map $request_id $rejected_always { default 0; }\n"})
         << "  server {\n    listen 127.0.0.1:" << port_ << " backlog=1024;\n"
-        << "    location = /deliver {\n      if ($refused) { return 503; }\n"
+        << "    location = /deliver {\n      if ($rejected_always) { return 400; }\n"
+        << "      if ($refused) { return 503; }\n"
         << "      add_header X-Request-Id $request_id always;\n"
         << "      if ($answer = 503) { return 503; }\n"
         << "      if ($rejected) { return 400; }\n"
@@ -176,6 +192,7 @@ class nginx_receiver {
   int percent_400_;
   int latency_ms_;
   std::optional<refusal> refused_;
+  std::optional<refusal> rejected_;
   std::unique_ptr<testing::child_process> process_;
   std::size_t read_ = 0;
   std::vector<arrival> arrivals_;

@@ -76,6 +76,26 @@ TEST(RouteControl, ARightTokenPausesAndResumesTheNamedRoute) {
       << "the scheme is case-insensitive (RFC 7235)";
 }
 
+TEST(RouteControl, AutoRedriveIsPreviewedWithGetAndStoppedWithPostBothWithTheToken) {
+  auto c = command_of(decide("GET", "/routes/shipments/auto-redrive", bearer));
+  EXPECT_EQ(c.route, "shipments");
+  EXPECT_EQ(c.action, route_action::auto_redrive_preview);
+  c = command_of(decide("POST", "/routes/shipments/auto-redrive/stop", bearer));
+  EXPECT_EQ(c.action, route_action::auto_redrive_stop);
+  EXPECT_EQ(command_of(decide("GET", "/routes/a%2Fb/auto-redrive", bearer)).route, "a/b");
+
+  auto r = refusal_of(decide("POST", "/routes/shipments/auto-redrive", bearer));
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(header_of(r, "Allow"), "GET");
+  r = refusal_of(decide("GET", "/routes/shipments/auto-redrive/stop", bearer));
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(header_of(r, "Allow"), "POST");
+  EXPECT_EQ(refusal_of(decide("GET", "/routes/shipments/auto-redrive", "")).status, 401)
+      << "the preview reads the DLQ: only for whoever has the token";
+  EXPECT_EQ(refusal_of(decide("POST", "/routes/shipments/auto-redrive/stop", "", "")).status, 403);
+  EXPECT_EQ(refusal_of(decide("POST", "/routes/shipments/auto-redrive/start", bearer)).status, 404);
+}
+
 TEST(RouteControl, WithoutAConfiguredTokenEveryRequestIs403NamingTheSettings) {
   for (const std::string_view auth : {std::string_view{}, std::string_view{bearer}}) {
     const auto r = refusal_of(decide("POST", "/routes/shipments/pause", auth, ""));

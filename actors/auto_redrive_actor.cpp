@@ -1,0 +1,220 @@
+#include "actors/auto_redrive_actor.hpp"
+
+#include <chrono>
+#include <exception>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/failure_log.hpp"
+#include "actors/messages.hpp"
+#include "core/log/json_log.hpp"
+
+namespace courier::actors {
+namespace {
+
+using self_ptr = caf::stateful_actor<auto_redrive_actor_state>*;
+
+std::int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+nlohmann::json window_json(const auto_redrive_event& e) {
+  return {{"auto_redrive_event", e.id},
+          {"open_since_ms", e.open_since_ms},
+          {"dead_lettered_since_ms", e.since_ms},
+          {"dead_lettered_until_ms", e.until_ms}};
+}
+
+nlohmann::json outcome_json(const auto_redrive_outcome& o) {
+  nlohmann::json j{{"moved", o.moved},
+                   {"failed", o.failed},
+                   {"already_redriven", o.already_redriven},
+                   {"stopped", o.stopped}};
+  if (!o.error.empty()) {
+    j["error"] = o.error;
+  }
+  return j;
+}
+
+nlohmann::json state_json(self_ptr self) {
+  const auto& st = self->state;
+  const auto& t = *st.trigger;
+  const auto& s = t.settings();
+  nlohmann::json j{{"route", st.route},
+                   {"phase", std::string{to_string(t.current())}},
+                   {"events", t.events()},
+                   {"settings",
+                    {{"after_ms", s.after.count()},
+                     {"lookback_ms", s.lookback.count()},
+                     {"classes", s.classes},
+                     {"rate", s.rate},
+                     {"max", s.max}}}};
+  if (const auto since = t.open_since()) {
+    j["open_since_ms"] = *since;
+  }
+  if (const auto at = t.due_at()) {
+    j["due_at_ms"] = *at;
+  }
+  if (st.last_ended_ms != 0) {
+    j["last_run"] = outcome_json(st.last);
+    j["last_run"]["ended_ms"] = st.last_ended_ms;
+  }
+  return j;
+}
+
+// Runs `event` on a worker of its own; the outcome comes back as redrive_done_atom.
+void start_worker(self_ptr self, const auto_redrive_event& event, bool dry_run,
+                  std::uint64_t reply_id, std::shared_ptr<std::atomic<bool>> stop) {
+  const caf::actor parent = caf::actor_cast<caf::actor>(self);
+  self->spawn([parent, event, dry_run, reply_id, stop = std::move(stop),
+               runner = self->state.runner](caf::blocking_actor*) {
+    auto_redrive_outcome out;
+    try {
+      out = runner(event, dry_run, [&stop] { return stop->load(); });
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+    caf::anon_send(
+      parent, redrive_done_atom::value, reply_id, dry_run, static_cast<std::uint64_t>(out.moved),
+      static_cast<std::uint64_t>(out.would_move), static_cast<std::uint64_t>(out.failed),
+      static_cast<std::uint64_t>(out.already_redriven), out.stopped, out.error);
+  });
+}
+
+void schedule_check(self_ptr self, std::int64_t at_ms) {
+  const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - wall_ms())};
+  self->delayed_send(self, wait, due_atom::value, ++self->state.generation);
+  log::info("auto-redrive armed", {{"route", self->state.route}, {"due_at_ms", at_ms}});
+}
+
+void stop_run(self_ptr self, const char* why) {
+  if (self->state.stop_run) {
+    self->state.stop_run->store(true);
+    log::warn("auto-redrive stopping", {{"route", self->state.route}, {"reason", why}});
+  }
+}
+
+}  // namespace
+
+caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_settings settings,
+                                 auto_redrive_runner runner,
+                                 std::shared_ptr<route_metrics> metrics) {
+  log_failures(self, "auto_redrive", route);
+  auto& st = self->state;
+  st.route = std::move(route);
+  st.trigger = std::make_unique<auto_redrive_trigger>(std::move(settings));
+  st.runner = std::move(runner);
+  st.metrics = std::move(metrics);
+  // A run under way stops at its next batch when the actor goes (courier stops).
+  self->attach_functor([stop = &st.stop_run]() {
+    if (*stop) {
+      (*stop)->store(true);
+    }
+  });
+  return {
+    [=](state_atom, const breaker_change& change) {
+      auto& s = self->state;
+      const auto r = s.trigger->on_breaker(change.to, wall_ms());
+      if (r.stop_run) {
+        stop_run(self, "the breaker opened again");
+      }
+      if (r.check_at) {
+        schedule_check(self, *r.check_at);
+      }
+    },
+    [=](due_atom, std::uint64_t generation) {
+      auto& s = self->state;
+      if (generation != s.generation) {
+        return;
+      }
+      const auto event = s.trigger->due(wall_ms());
+      if (!event) {
+        return;
+      }
+      ++s.metrics->actors[route_counter::auto_redrive_events];
+      auto fields = window_json(*event);
+      fields["route"] = s.route;
+      fields["classes"] = s.trigger->settings().classes;
+      fields["rate"] = s.trigger->settings().rate;
+      fields["max"] = s.trigger->settings().max;
+      log::info("auto-redrive started", fields);
+      s.stop_run = std::make_shared<std::atomic<bool>>(false);
+      start_worker(self, *event, /*dry_run=*/false, event->id, s.stop_run);
+    },
+    [=](redrive_done_atom, std::uint64_t reply_id, bool dry_run, std::uint64_t moved,
+        std::uint64_t would_move, std::uint64_t failed, std::uint64_t already, bool stopped,
+        const std::string& error) {
+      auto& s = self->state;
+      auto_redrive_outcome out{moved, would_move, failed, already, stopped, error};
+      if (dry_run) {
+        const auto it = s.previews.find(reply_id);
+        if (it == s.previews.end()) {
+          return;
+        }
+        auto j = state_json(self);
+        j["preview"] = {{"would_move", out.would_move}, {"already_redriven", out.already_redriven}};
+        if (const auto window = s.trigger->preview(wall_ms())) {
+          j["preview"]["window"] = window_json(*window);
+        }
+        if (!out.error.empty()) {
+          j["preview"]["error"] = out.error;
+        }
+        it->second.deliver(j.dump());
+        s.previews.erase(it);
+        return;
+      }
+      s.metrics->actors[route_counter::auto_redrive_moved] += out.moved;
+      s.metrics->actors[route_counter::auto_redrive_failed] +=
+        out.failed + (out.error.empty() ? 0 : 1);
+      s.last = out;
+      s.last_ended_ms = wall_ms();
+      s.stop_run.reset();
+      auto fields = outcome_json(out);
+      fields["route"] = s.route;
+      fields["auto_redrive_event"] = reply_id;
+      if (out.error.empty() && out.failed == 0) {
+        log::info("auto-redrive finished", fields);
+      } else {
+        log::warn("auto-redrive finished with failures", fields);
+      }
+      if (const auto next = s.trigger->finished(wall_ms())) {
+        schedule_check(self, *next);
+      }
+    },
+    [=](caf::get_atom) {
+      auto& s = self->state;
+      auto promise = self->make_response_promise<std::string>();
+      const auto window = s.trigger->preview(wall_ms());
+      if (!window) {
+        auto j = state_json(self);
+        j["preview"] = {{"would_move", 0}, {"note", "no Open period since the last event"}};
+        promise.deliver(j.dump());
+        return promise;
+      }
+      const auto id = ++s.next_preview;
+      s.previews.emplace(id, promise);
+      start_worker(self, *window, /*dry_run=*/true, id, std::make_shared<std::atomic<bool>>(false));
+      return promise;
+    },
+    [=](stop_atom) -> std::string {
+      auto& s = self->state;
+      const auto c = s.trigger->cancel();
+      if (c.stop_run) {
+        stop_run(self, "the operator asked");
+      }
+      if (c.dropped_armed) {
+        ++s.generation;  // the armed check finds nothing
+        log::warn("auto-redrive event dropped by operator", {{"route", s.route}});
+      }
+      auto j = state_json(self);
+      j["stopped"] = c.stop_run;
+      j["dropped"] = c.dropped_armed;
+      return j.dump();
+    },
+  };
+}
+
+}  // namespace courier::actors
