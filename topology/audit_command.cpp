@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "core/audit/audit_report.hpp"
@@ -90,6 +91,24 @@ std::optional<audit_plan> plan_of(const courier_config& cfg, const audit_options
   return plan;
 }
 
+// A topic of the route that is missing (`topics ensure` creates them): the source cannot be
+// read, and a missing receipts, tier or DLQ topic would make every record it should name look
+// unaccounted.
+class missing_topic : public std::runtime_error {
+ public:
+  explicit missing_topic(const std::string& topic)
+      : std::runtime_error("topic " + topic +
+                           " does not exist (run `courier topics ensure` with this config)") {}
+};
+
+int required_partitions(kafka::range_reader& reader, const std::string& topic) {
+  const auto partitions = partitions_if_any(reader, topic);
+  if (!partitions) {
+    throw missing_topic{topic};
+  }
+  return *partitions;
+}
+
 // The source partitions' ranges, clipped to what the log holds, with the group's commits.
 std::map<std::int32_t, audited_partition> source_ranges(kafka::range_reader& reader,
                                                         const kafka::cluster& at,
@@ -97,7 +116,7 @@ std::map<std::int32_t, audited_partition> source_ranges(kafka::range_reader& rea
                                                         const audit_plan& plan,
                                                         std::chrono::milliseconds timeout) {
   const auto& source = plan.topics.source;
-  const int partitions = reader.partition_count(source);
+  const int partitions = required_partitions(reader, source);
   const auto commits =
       kafka::committed_offsets(at, cfg.kafka.group_id, source, partitions, timeout);
   std::map<std::int32_t, audited_partition> out;
@@ -120,11 +139,8 @@ std::map<std::int32_t, audited_partition> source_ranges(kafka::range_reader& rea
 
 void read_whole(kafka::range_reader& reader, const std::string& topic,
                 const std::function<void(record&&)>& each) {
-  const auto partitions = partitions_if_any(reader, topic);
-  if (!partitions) {
-    return;
-  }
-  reader.read(topic, reader.ranges(topic, *partitions), [&](record&& r) {
+  const int partitions = required_partitions(reader, topic);
+  reader.read(topic, reader.ranges(topic, partitions), [&](record&& r) {
     each(std::move(r));
     return true;
   });
@@ -134,12 +150,9 @@ void read_whole(kafka::range_reader& reader, const std::string& topic,
 // in the offset map committed beside it.
 void read_waiting(kafka::range_reader& reader, const kafka::cluster& at, const std::string& group,
                   const std::string& tier, std::chrono::milliseconds timeout, route_audit& audit) {
-  const auto partitions = partitions_if_any(reader, tier);
-  if (!partitions) {
-    return;
-  }
-  const auto commits = kafka::committed_commits(at, group, tier, *partitions, timeout);
-  for (auto range : reader.ranges(tier, *partitions)) {
+  const int partitions = required_partitions(reader, tier);
+  const auto commits = kafka::committed_commits(at, group, tier, partitions, timeout);
+  for (auto range : reader.ranges(tier, partitions)) {
     done_offsets done;
     if (const auto c = commits.find(range.partition); c != commits.end()) {
       range.low = std::max(range.low, c->second.offset);
@@ -201,7 +214,12 @@ int run_audit(const courier_config& cfg, const audit_options& options) {
   }
   try {
     return audit_route(cfg, *plan, options);
-  } catch (const kafka::kafka_error& e) {
+  } catch (const missing_topic& e) {
+    std::fprintf(stderr, "courier audit: %s\n", e.what());
+    return exit_usage;
+  } catch (const std::exception& e) {
+    // A Kafka error, or anything else that ended the read: not a verdict about the records, so
+    // never exit 1.
     std::fprintf(stderr, "courier audit: %s\n", e.what());
     return exit_kafka;
   }

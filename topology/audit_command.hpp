@@ -13,7 +13,8 @@ namespace courier::topology {
 // runs.
 //
 // Exit status: 0 when every record is accounted for, 1 when some are not (listed by offset),
-// 2 when the arguments or the configuration cannot work (named), 3 when Kafka could not be read.
+// 2 when the arguments or the configuration cannot work, or a topic of the route is missing
+// (named), 3 when Kafka could not be read (or anything else ended the read).
 int run_audit(const courier_config& cfg, const audit_options& options);
 
 }  // namespace courier::topology

@@ -112,7 +112,9 @@ std::vector<std::string> audit_lines(const audit_report& report, std::size_t max
   }
   lines.push_back(report.unaccounted() == 0
                       ? "every record is accounted for"
-                      : std::to_string(report.unaccounted()) + " records are unaccounted");
+                      : std::to_string(report.unaccounted()) + (report.unaccounted() == 1
+                                                                    ? " record is unaccounted"
+                                                                    : " records are unaccounted"));
   return lines;
 }
 

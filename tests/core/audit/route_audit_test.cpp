@@ -98,7 +98,7 @@ TEST(RouteAudit, EachPlaceTellsTheFateOfItsOriginAndAMissingRecordIsUnaccountedB
   EXPECT_EQ(report.total.delivered, 7U);
 
   const auto lines = audit_lines(report);
-  EXPECT_EQ(lines.back(), "1 records are unaccounted");
+  EXPECT_EQ(lines.back(), "1 record is unaccounted");
   EXPECT_NE(std::find(lines.begin(), lines.end(), "  unaccounted in partition 0: 7"), lines.end());
 
   const auto j = nlohmann::json::parse(audit_json(report));
