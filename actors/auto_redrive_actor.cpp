@@ -70,10 +70,10 @@ void start_worker(self_ptr self, const auto_redrive_event& event, bool dry_run,
                   std::uint64_t reply_id, std::shared_ptr<std::atomic<bool>> stop) {
   const caf::actor parent = caf::actor_cast<caf::actor>(self);
   self->spawn([parent, event, dry_run, reply_id, stop = std::move(stop),
-               runner = self->state.runner](caf::blocking_actor*) {
+               shutdown = self->state.shutdown, runner = self->state.runner](caf::blocking_actor*) {
     auto_redrive_outcome out;
     try {
-      out = runner(event, dry_run, [&stop] { return stop->load(); });
+      out = runner(event, dry_run, [&stop, &shutdown] { return stop->load() || shutdown->load(); });
     } catch (const std::exception& e) {
       out.error = e.what();
     }
@@ -109,11 +109,7 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
   st.runner = std::move(runner);
   st.metrics = std::move(metrics);
   // A run under way stops at its next batch when the actor goes (courier stops).
-  self->attach_functor([stop = &st.stop_run]() {
-    if (*stop) {
-      (*stop)->store(true);
-    }
-  });
+  self->attach_functor([shutdown = st.shutdown]() { shutdown->store(true); });
   return {
     [=](state_atom, const breaker_change& change) {
       auto& s = self->state;
@@ -130,8 +126,12 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
       if (generation != s.generation) {
         return;
       }
-      const auto event = s.trigger->due(wall_ms());
+      const auto now = wall_ms();
+      const auto event = s.trigger->due(now);
       if (!event) {
+        if (const auto at = s.trigger->due_at(); at && *at > now) {
+          schedule_check(self, *at);  // the timer fired early by the wall clock
+        }
         return;
       }
       ++s.metrics->actors[route_counter::auto_redrive_events];
@@ -155,14 +155,13 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
           return;
         }
         auto j = state_json(self);
-        j["preview"] = {{"would_move", out.would_move}, {"already_redriven", out.already_redriven}};
-        if (const auto window = s.trigger->preview(wall_ms())) {
-          j["preview"]["window"] = window_json(*window);
-        }
+        j["preview"] = {{"would_move", out.would_move},
+                        {"already_redriven", out.already_redriven},
+                        {"window", window_json(it->second.window)}};
         if (!out.error.empty()) {
           j["preview"]["error"] = out.error;
         }
-        it->second.deliver(j.dump());
+        it->second.promise.deliver(j.dump());
         s.previews.erase(it);
         return;
       }
@@ -195,7 +194,7 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
         return promise;
       }
       const auto id = ++s.next_preview;
-      s.previews.emplace(id, promise);
+      s.previews.emplace(id, auto_redrive_actor_state::pending_preview{promise, *window});
       start_worker(self, *window, /*dry_run=*/true, id, std::make_shared<std::atomic<bool>>(false));
       return promise;
     },

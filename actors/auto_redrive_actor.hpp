@@ -41,9 +41,15 @@ struct auto_redrive_actor_state {
   // Set to stop the run under way (the operator, a reopened breaker, the actor's exit); a new
   // flag per run.
   std::shared_ptr<std::atomic<bool>> stop_run;
+  // Set once the actor is gone (courier stops): every worker stops at its next batch.
+  std::shared_ptr<std::atomic<bool>> shutdown = std::make_shared<std::atomic<bool>>(false);
   std::uint64_t generation = 0;  // of the armed check
   std::uint64_t next_preview = 0;
-  std::map<std::uint64_t, caf::typed_response_promise<std::string>> previews;
+  struct pending_preview {
+    caf::typed_response_promise<std::string> promise;
+    auto_redrive_event window;  // the one its dry run reads
+  };
+  std::map<std::uint64_t, pending_preview> previews;
   auto_redrive_outcome last;  // of the last run
   std::int64_t last_ended_ms = 0;
 };

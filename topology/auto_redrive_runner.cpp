@@ -45,7 +45,11 @@ actors::auto_redrive_runner redrive_runner(const courier_config& cfg, const rout
       result.already_redriven = report.value("already_redriven", std::size_t{0});
     }
     result.stopped = stop();
-    if (code != redrive::exit_done && !result.stopped) {
+    // Exit 1 with the report's failed records is their count already; without a report, or
+    // with nothing counted, the run itself failed.
+    const bool counted =
+        report.is_object() && code == redrive::exit_some_failed && result.failed > 0;
+    if (code != redrive::exit_done && !result.stopped && !counted) {
       result.error = err.str().empty() ? "redrive exited " + std::to_string(code) : err.str();
       while (!result.error.empty() && result.error.back() == '\n') {
         result.error.pop_back();
