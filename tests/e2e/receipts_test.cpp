@@ -44,8 +44,10 @@ struct audit_run {
   std::string log;
 };
 audit_run run_audit(const std::filesystem::path& config, const std::filesystem::path& dir,
-                    const std::string& name, bool json = true) {
+                    const std::string& name, bool json = true,
+                    const std::vector<std::string>& range = {}) {
   std::vector<std::string> args{"audit", "--config", config.string(), "--route", "shipments"};
+  args.insert(args.end(), range.begin(), range.end());
   if (json) {
     args.emplace_back("--json");
   }
@@ -242,6 +244,34 @@ TEST(EndToEndReceipts, OneReceiptPerDeliveryThroughASigkill) {
   const auto text = run_audit(pruned_config, scratch.path(), "audit-pruned-text", /*json=*/false);
   EXPECT_EQ(text.code, std::optional<int>{1});
   std::cout << text.log << std::flush;
+
+  // A range: the removed record's offset in every partition (a bare offset), and the same range
+  // by partition; and a time: everything seeded in the last hour.
+  const auto at = std::to_string(removed->offset);
+  const auto one = run_audit(pruned_config, scratch.path(), "audit-one", true,
+                             {"--from", at, "--until", std::to_string(removed->offset + 1)});
+  EXPECT_EQ(one.code, std::optional<int>{1}) << tail(one.log);
+  const auto narrow = json_line_of(one.log);
+  EXPECT_EQ(narrow["total"]["records"], partitions) << narrow.dump();
+  EXPECT_EQ(narrow["unaccounted"], 1) << narrow.dump();
+  const auto p = std::to_string(removed->partition);
+  const auto other = std::to_string((removed->partition + 1) % partitions);
+  const auto by_partition =
+      run_audit(pruned_config, scratch.path(), "audit-by-partition", true,
+                {"--from", p + ":" + at + "," + other + ":0", "--until",
+                 p + ":" + std::to_string(removed->offset + 1) + "," + other + ":0"});
+  const auto bp = json_line_of(by_partition.log);
+  EXPECT_EQ(by_partition.code, std::optional<int>{1}) << tail(by_partition.log);
+  EXPECT_EQ(bp["partitions"][static_cast<std::size_t>(removed->partition)]["records"], 1)
+      << bp.dump();
+  EXPECT_EQ(
+      bp["partitions"][static_cast<std::size_t>((removed->partition + 1) % partitions)]["records"],
+      0)
+      << bp.dump();
+  const auto recent = run_audit(pruned_config, scratch.path(), "audit-recent", true,
+                                {"--from", "1h", "--until", "2099-01-01T00:00:00Z"});
+  EXPECT_EQ(recent.code, std::optional<int>{1}) << tail(recent.log);
+  EXPECT_EQ(json_line_of(recent.log)["total"]["records"], records) << recent.log;
 
   // A receipts topic that does not exist proves nothing: a usage error naming it, not a verdict.
   const auto nowhere_config = scratch.path() / "nowhere.json";
