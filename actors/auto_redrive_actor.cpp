@@ -8,6 +8,7 @@
 
 #include "actors/failure_log.hpp"
 #include "actors/messages.hpp"
+#include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
 
 namespace courier::actors {
@@ -15,10 +16,14 @@ namespace {
 
 using self_ptr = caf::stateful_actor<auto_redrive_actor_state>*;
 
-std::int64_t wall_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
+// Unix ms by the actor's clock: the wall clock read once at spawn, moved on by the actor clock
+// (steady: a wall-clock step cannot leave an armed event waiting, and the timers and the trigger
+// see one time; a test's virtual clock moves both).
+std::int64_t wall_ms(self_ptr self) {
+  const auto& st = self->state;
+  return st.wall_at_spawn_ms + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 self->clock().now() - st.clock_at_spawn)
+                                 .count();
 }
 
 nlohmann::json window_json(const auto_redrive_event& e) {
@@ -85,7 +90,7 @@ void start_worker(self_ptr self, const auto_redrive_event& event, bool dry_run,
 }
 
 void schedule_check(self_ptr self, std::int64_t at_ms) {
-  const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - wall_ms())};
+  const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - wall_ms(self))};
   self->delayed_send(self, wait, due_atom::value, ++self->state.generation);
   log::info("auto-redrive armed", {{"route", self->state.route}, {"due_at_ms", at_ms}});
 }
@@ -104,6 +109,8 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
                                  std::shared_ptr<route_metrics> metrics) {
   log_failures(self, "auto_redrive", route);
   auto& st = self->state;
+  st.wall_at_spawn_ms = unix_now_ms();
+  st.clock_at_spawn = self->clock().now();
   st.route = std::move(route);
   st.trigger = std::make_unique<auto_redrive_trigger>(std::move(settings));
   st.runner = std::move(runner);
@@ -113,7 +120,7 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
   return {
     [=](state_atom, const breaker_change& change) {
       auto& s = self->state;
-      const auto r = s.trigger->on_breaker(change.to, wall_ms());
+      const auto r = s.trigger->on_breaker(change.to, wall_ms(self));
       if (r.stop_run) {
         stop_run(self, "the breaker opened again");
       }
@@ -126,7 +133,7 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
       if (generation != s.generation) {
         return;
       }
-      const auto now = wall_ms();
+      const auto now = wall_ms(self);
       const auto event = s.trigger->due(now);
       if (!event) {
         if (const auto at = s.trigger->due_at(); at && *at > now) {
@@ -169,7 +176,7 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
       s.metrics->actors[route_counter::auto_redrive_failed] +=
         out.failed + (out.error.empty() ? 0 : 1);
       s.last = out;
-      s.last_ended_ms = wall_ms();
+      s.last_ended_ms = wall_ms(self);
       s.stop_run.reset();
       auto fields = outcome_json(out);
       fields["route"] = s.route;
@@ -179,14 +186,14 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
       } else {
         log::warn("auto-redrive finished with failures", fields);
       }
-      if (const auto next = s.trigger->finished(wall_ms())) {
+      if (const auto next = s.trigger->finished(wall_ms(self))) {
         schedule_check(self, *next);
       }
     },
     [=](caf::get_atom) {
       auto& s = self->state;
       auto promise = self->make_response_promise<std::string>();
-      const auto window = s.trigger->preview(wall_ms());
+      const auto window = s.trigger->preview(wall_ms(self));
       if (!window) {
         auto j = state_json(self);
         j["preview"] = {{"would_move", 0}, {"note", "no Open period since the last event"}};

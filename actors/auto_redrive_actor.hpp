@@ -50,6 +50,8 @@ struct auto_redrive_actor_state {
     auto_redrive_event window;  // the one its dry run reads
   };
   std::map<std::uint64_t, pending_preview> previews;
+  std::int64_t wall_at_spawn_ms = 0;
+  caf::actor_clock::time_point clock_at_spawn;
   auto_redrive_outcome last;  // of the last run
   std::int64_t last_ended_ms = 0;
 };
