@@ -157,19 +157,24 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
       auto& s = self->state;
       auto_redrive_outcome out{moved, would_move, failed, already, stopped, error};
       if (dry_run) {
-        const auto it = s.previews.find(reply_id);
-        if (it == s.previews.end()) {
-          return;
+        if (reply_id != s.next_preview || !s.preview_window) {
+          return;  // not the dry run under way
         }
         auto j = state_json(self);
         j["preview"] = {{"would_move", out.would_move},
                         {"already_redriven", out.already_redriven},
-                        {"window", window_json(it->second.window)}};
+                        {"window", window_json(*s.preview_window)},
+                        {"computed_at_ms", wall_ms(self)}};
         if (!out.error.empty()) {
           j["preview"]["error"] = out.error;
         }
-        it->second.promise.deliver(j.dump());
-        s.previews.erase(it);
+        s.preview_window.reset();
+        s.last_preview = j["preview"];
+        s.last_preview_ms = wall_ms(self);
+        for (auto& waiting : s.preview_waiting) {
+          waiting.deliver(j.dump());
+        }
+        s.preview_waiting.clear();
         return;
       }
       s.metrics->actors[route_counter::auto_redrive_moved] += out.moved;
@@ -200,9 +205,19 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
         promise.deliver(j.dump());
         return promise;
       }
-      const auto id = ++s.next_preview;
-      s.previews.emplace(id, auto_redrive_actor_state::pending_preview{promise, *window});
-      start_worker(self, *window, /*dry_run=*/true, id, std::make_shared<std::atomic<bool>>(false));
+      if (s.last_preview &&
+          wall_ms(self) - s.last_preview_ms < std::chrono::milliseconds{preview_reuse}.count()) {
+        auto j = state_json(self);
+        j["preview"] = *s.last_preview;
+        promise.deliver(j.dump());
+        return promise;
+      }
+      s.preview_waiting.push_back(promise);
+      if (!s.preview_window) {
+        s.preview_window = *window;
+        start_worker(self, *window, /*dry_run=*/true, ++s.next_preview,
+                     std::make_shared<std::atomic<bool>>(false));
+      }
       return promise;
     },
     [=](stop_atom) -> std::string {

@@ -4,11 +4,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <chrono>
 #include <map>
+#include <optional>
+#include <vector>
 #include <memory>
 #include <string>
 
 #include <caf/all.hpp>
+#include <nlohmann/json.hpp>
 
 #include "actors/route_metrics.hpp"
 #include "core/delivery/auto_redrive_trigger.hpp"
@@ -32,6 +36,9 @@ struct auto_redrive_outcome {
 using auto_redrive_runner = std::function<auto_redrive_outcome(
   const auto_redrive_event& event, bool dry_run, const std::function<bool()>& stop)>;
 
+// How long a preview's dry run answers later requests too.
+inline constexpr std::chrono::seconds preview_reuse{30};
+
 struct auto_redrive_actor_state {
   static inline const char* name = "courier.auto_redrive";
   std::string route;
@@ -44,12 +51,14 @@ struct auto_redrive_actor_state {
   // Set once the actor is gone (courier stops): every worker stops at its next batch.
   std::shared_ptr<std::atomic<bool>> shutdown = std::make_shared<std::atomic<bool>>(false);
   std::uint64_t generation = 0;  // of the armed check
+  // The preview: one dry run at a time, whose answer goes to every request that came meanwhile
+  // and is kept for preview_reuse (the admin listener waits for it only briefly, then asks
+  // again).
   std::uint64_t next_preview = 0;
-  struct pending_preview {
-    caf::typed_response_promise<std::string> promise;
-    auto_redrive_event window;  // the one its dry run reads
-  };
-  std::map<std::uint64_t, pending_preview> previews;
+  std::optional<auto_redrive_event> preview_window;  // of the dry run under way
+  std::vector<caf::typed_response_promise<std::string>> preview_waiting;
+  std::optional<nlohmann::json> last_preview;
+  std::int64_t last_preview_ms = 0;
   std::int64_t wall_at_spawn_ms = 0;
   caf::actor_clock::time_point clock_at_spawn;
   auto_redrive_outcome last;  // of the last run
@@ -61,7 +70,8 @@ struct auto_redrive_actor_state {
 // detached worker, one at a time. Announces every event in the log and counts it in metrics.
 //   state_atom, breaker_change          (from the breaker)
 //   get_atom                            -> std::string: the trigger's state and a dry run of
-//                                          what an event fired now would move (JSON)
+//                                          what an event fired now would move (JSON; one
+//                                          under preview_reuse old is answered again)
 //   stop_atom                           -> std::string: what the operator's stop did (JSON)
 caf::behavior auto_redrive_actor(caf::stateful_actor<auto_redrive_actor_state>* self,
                                  std::string route, auto_redrive_settings settings,

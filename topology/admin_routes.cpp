@@ -471,6 +471,13 @@ admin_reply admin_endpoints::carry_out_auto_redrive(const route_source& route,
   }
   if (failed) {
     const bool timed_out = *failed == caf::sec::request_timeout;
+    if (timed_out && !stop) {
+      return {202,
+              "application/json",
+              dump({{"status", "the dry run of the DLQ is under way; ask again for its answer"},
+                    {"route", route.name}}),
+              {}};
+    }
     return {503,
             "application/json",
             dump({{"error", timed_out ? "the route's auto-redrive did not answer within " +

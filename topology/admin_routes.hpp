@@ -103,9 +103,10 @@ inline constexpr std::string_view prometheus_content_type = "text/plain; version
 
 // How long POST /routes/<name>/pause or /resume waits for the route's consumer to answer.
 inline constexpr std::chrono::milliseconds route_control_bound{5000};
-// How long GET /routes/<name>/auto-redrive waits for its dry run of the DLQ (and the stop for
-// its answer).
-inline constexpr std::chrono::milliseconds auto_redrive_bound{60000};
+// How long GET /routes/<name>/auto-redrive waits for its dry run of the DLQ before it answers
+// 202 (ask again: the route keeps the dry run's answer for a while), and POST .../stop for its
+// answer: the listener's one thread serves /healthz too.
+inline constexpr std::chrono::milliseconds auto_redrive_bound{2000};
 
 // What the listener serves, for a running pipeline. handle() runs on the listener's thread;
 // /healthz blocks it for at most ping_bound, a pause or resume for at most route_control_bound.

@@ -178,8 +178,15 @@ TEST_F(AutoRedriveActor, ThePreviewIsADryRunOfTheWindowAnEventWouldReadNow) {
   EXPECT_EQ(p["phase"], "open") << p.dump();
   EXPECT_EQ(p["preview"]["would_move"], 7) << p.dump();
   EXPECT_EQ(p["preview"]["window"]["auto_redrive_event"], 1) << p.dump();
+  const auto again = ask(caf::get_atom::value);
+  EXPECT_EQ(again["preview"], p["preview"]) << "answered again within preview_reuse";
+  d.advance(std::chrono::milliseconds{actors::preview_reuse});
+  const auto later = ask(caf::get_atom::value);
+  EXPECT_NE(later["preview"]["window"]["dead_lettered_until_ms"],
+            p["preview"]["window"]["dead_lettered_until_ms"])
+      << "a new dry run once it is older";
   std::lock_guard<std::mutex> lock{log->m};
-  EXPECT_EQ(log->dry_runs.size(), 1U);
+  EXPECT_EQ(log->dry_runs.size(), 2U);
   EXPECT_TRUE(log->runs.empty()) << "a preview moves nothing";
 }
 
