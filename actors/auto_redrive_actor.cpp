@@ -70,23 +70,45 @@ nlohmann::json state_json(self_ptr self) {
   return j;
 }
 
+// One worker's job: what to run, and whom to tell.
+struct worker_job {
+  caf::actor parent;
+  auto_redrive_event event;
+  bool dry_run = false;
+  std::uint64_t reply_id = 0;
+  std::shared_ptr<std::atomic<bool>> stop;
+  std::shared_ptr<std::atomic<bool>> shutdown;
+  auto_redrive_runner runner;
+};
+
+// The worker: runs the job (blocking), then sends the outcome as redrive_done_atom. The job is a
+// spawn argument, not a capture: CAF 0.17 dereferences a null argument tuple when an actor is
+// spawned without any (UBSan reports it).
+void run_worker(caf::blocking_actor* /*self*/, const worker_job& job) {
+  auto_redrive_outcome out;
+  try {
+    out = job.runner(job.event, job.dry_run,
+                     [&job] { return job.stop->load() || job.shutdown->load(); });
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  caf::anon_send(job.parent, redrive_done_atom::value, job.reply_id, job.dry_run,
+                 static_cast<std::uint64_t>(out.moved), static_cast<std::uint64_t>(out.would_move),
+                 static_cast<std::uint64_t>(out.failed),
+                 static_cast<std::uint64_t>(out.already_redriven), out.stopped, out.error);
+}
+
 // Runs `event` on a worker of its own; the outcome comes back as redrive_done_atom.
 void start_worker(self_ptr self, const auto_redrive_event& event, bool dry_run,
                   std::uint64_t reply_id, std::shared_ptr<std::atomic<bool>> stop) {
-  const caf::actor parent = caf::actor_cast<caf::actor>(self);
-  self->spawn([parent, event, dry_run, reply_id, stop = std::move(stop),
-               shutdown = self->state.shutdown, runner = self->state.runner](caf::blocking_actor*) {
-    auto_redrive_outcome out;
-    try {
-      out = runner(event, dry_run, [&stop, &shutdown] { return stop->load() || shutdown->load(); });
-    } catch (const std::exception& e) {
-      out.error = e.what();
-    }
-    caf::anon_send(
-      parent, redrive_done_atom::value, reply_id, dry_run, static_cast<std::uint64_t>(out.moved),
-      static_cast<std::uint64_t>(out.would_move), static_cast<std::uint64_t>(out.failed),
-      static_cast<std::uint64_t>(out.already_redriven), out.stopped, out.error);
-  });
+  worker_job job{caf::actor_cast<caf::actor>(self),
+                 event,
+                 dry_run,
+                 reply_id,
+                 std::move(stop),
+                 self->state.shutdown,
+                 self->state.runner};
+  self->spawn(run_worker, std::move(job));
 }
 
 void schedule_check(self_ptr self, std::int64_t at_ms) {
