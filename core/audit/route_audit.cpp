@@ -72,32 +72,28 @@ std::optional<origin> origin_of(const record& r) {
 
 }  // namespace
 
-void route_audit::tier_record(const record& r) {
+route_audit::origin_entry route_audit::origin_in_range(const record& r) {
   if (!of_this_route(r)) {
-    return;
+    return {};
   }
   const auto from = origin_of(r);
   if (!from) {
     ++passed_.unreadable;
-    return;
+    return {};
   }
-  if (auto* book = book_of(from->topic, from->partition)) {
-    book->waiting_in_tier(from->offset);
+  return {book_of(from->topic, from->partition), from->offset};
+}
+
+void route_audit::tier_record(const record& r) {
+  if (const auto o = origin_in_range(r); o.book != nullptr) {
+    o.book->waiting_in_tier(o.offset);
   }
 }
 
 void route_audit::dlq_record(const record& r, bool redriven) {
-  if (!of_this_route(r)) {
-    return;
-  }
-  const auto from = origin_of(r);
-  if (!from) {
-    ++passed_.unreadable;
-    return;
-  }
-  if (auto* book = book_of(from->topic, from->partition)) {
+  if (const auto o = origin_in_range(r); o.book != nullptr) {
     const auto klass = find_header(r.headers, error_class_header);
-    book->dead_lettered(from->offset, r.offset, klass ? std::string{*klass} : "unknown", redriven);
+    o.book->dead_lettered(o.offset, r.offset, klass ? std::string{*klass} : "unknown", redriven);
   }
 }
 

@@ -65,6 +65,13 @@ class route_audit {
   fate_book* book_of(const std::string& topic, std::int32_t partition);
   // Whether a tier or DLQ record belongs to this route (no courier.route header: it does).
   bool of_this_route(const record& r);
+  // A tier or DLQ record's origin: its book (null when it is another route's, unreadable, or of
+  // no partition of the range) and its offset; counts what it passes over.
+  struct origin_entry {
+    fate_book* book = nullptr;
+    std::int64_t offset = 0;
+  };
+  origin_entry origin_in_range(const record& r);
 
   std::string route_;
   std::string source_;
