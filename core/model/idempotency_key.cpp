@@ -1,5 +1,9 @@
 #include "core/model/idempotency_key.hpp"
 
+#include <algorithm>
+
+#include "core/crypto/sha256.hpp"
+
 namespace courier {
 namespace {
 
@@ -12,25 +16,26 @@ void percent_encode(std::string& out, unsigned char c) {
   out.push_back(digits[c & 0x0f]);
 }
 
+// A carried key that goes out as it is: short, printable, and no space at either end (HTTP
+// strips a field value's outer whitespace, so " k" and "k" would reach the receiver as one key).
+bool sendable_as_is(std::string_view key) {
+  return key.size() <= max_carried_key_bytes && key.front() != ' ' && key.back() != ' ' &&
+         std::all_of(key.begin(), key.end(),
+                     [](char ch) { return printable_ascii(static_cast<unsigned char>(ch)); });
+}
+
 }  // namespace
 
 std::string idempotency_key_for(const record& r) {
   if (auto carried = find_header(r.headers, idempotency_key_header); carried && !carried->empty()) {
-    // A carried key goes into an HTTP header as it is, except bytes a header value cannot
-    // carry (CR, LF, NUL and the other controls, non-ASCII): those are percent-encoded, so a
-    // hostile key can neither inject a header nor make the request unsendable. The same key
-    // always encodes the same way, so it stays stable across attempts and redrives.
-    std::string key;
-    key.reserve(carried->size());
-    for (const char ch : *carried) {
-      const auto c = static_cast<unsigned char>(ch);
-      if (printable_ascii(c)) {
-        key.push_back(ch);
-      } else {
-        percent_encode(key, c);
-      }
+    // A producer's key is kept, but bounded: a long or binary one (a 900 KB blob would become an
+    // unsendable header and a tier record over max.message.bytes) goes as its SHA-256, which is
+    // the same for the same bytes on every attempt, hop and redrive, and passes as it is when
+    // carried on.
+    if (sendable_as_is(*carried)) {
+      return std::string{*carried};
     }
-    return key;
+    return std::string{digest_key_prefix} + sha256_hex(*carried);
   }
   return r.topic + ":" + std::to_string(r.partition) + ":" + std::to_string(r.offset);
 }

@@ -31,10 +31,11 @@ constexpr std::int64_t max_varint32_bytes = 5;
 //  - the trace: merged_trace keeps it within max_header_value;
 //  - partition, offset, timestamp, attempts, tier, due, status, first and last failure: at most
 //    20 digits and a sign;
-//  - idempotency key and correlation id: "<topic>:<partition>:<offset>" is at most
-//    249 + 1 + 10 + 1 + 19 = 280 bytes; a key carried in with the record replaces the record's
-//    own copy (counted in the record already); only a carried key longer than
-//    max_header_value (never one courier made) would make a copied correlation id longer.
+//  - idempotency key and correlation id: at most max_idempotency_key_bytes (280: a carried key
+//    longer than 256 bytes, or not printable, goes in its 71-byte digest form; and
+//    "<topic>:<partition>:<offset>" is at most 249 + 1 + 10 + 1 + 19 bytes). The key replaces
+//    the record's own copy, however long that was; a carried correlation id is kept, counted
+//    in the record already.
 // The record's own length and header count are varints that may grow, by at most 5 bytes each.
 // 17 headers: names 340 bytes + values 17 x 1024 = 17408 + their length varints 17 x 2 x 5 = 170,
 // plus 2 x 5 = 10 for the record: 340 + 17408 + 170 + 10 = 17928 bytes.
@@ -46,6 +47,7 @@ constexpr std::int64_t header_allowance() {
   return bytes;
 }
 static_assert(header_allowance() == 17928, "the arithmetic in the comment above");
+static_assert(max_idempotency_key_bytes <= max_header_value, "the key fits its allowance");
 
 }  // namespace
 
