@@ -58,7 +58,7 @@ parked_record read_parked_record(record r) {
     }
   }
   if (const auto count = find_header(r.headers, redrive_count_header)) {
-    if (const auto n = parse_non_negative<int>(*count)) {
+    if (const auto n = parse_redrive_count(*count)) {
       p.redrive_count = *n;
     } else {
       note(header_error{redrive_count_header, *count}.what());

@@ -3,6 +3,7 @@
 #include "core/model/record.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace courier::redrive {
@@ -20,7 +21,17 @@ inline constexpr int default_max_redrives = 3;
 // they are the record's history, and the receiver de-duplicates on the key.
 bool is_dropped_on_redrive(std::string_view name);
 
-// The DLQ record's headers in order minus the dropped ones, then the three redrive headers.
+// courier.redrive.count as written: decimal digits. A count too large for an int (a hand-written
+// 99999999999) is INT_MAX, so the loop guard refuses it as any count past the limit; anything
+// that is not a non-negative whole number is nothing.
+std::optional<int> parse_redrive_count(std::string_view text);
+
+// The count a redrive writes after `previous`: one more, saturated at INT_MAX (a forced redrive of
+// a record at INT_MAX writes INT_MAX again, never a negative count).
+int next_redrive_count(int previous);
+
+// The DLQ record's headers in order minus the dropped ones, then the three redrive headers, the
+// count being next_redrive_count(previous_count).
 header_list redrive_headers(const header_list& dlq_headers, int previous_count, std::int64_t now_ms,
                             std::string_view from_coordinates);
 
