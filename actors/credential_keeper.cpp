@@ -9,6 +9,7 @@
 #include "core/auth/token_answer.hpp"
 #include "core/auth/token_request.hpp"
 #include "core/http/client.hpp"
+#include "core/http/endpoint.hpp"
 #include "core/log/json_log.hpp"
 
 namespace courier::actors {
@@ -85,7 +86,7 @@ void on_token_answer(self_ptr self, const http::response& r) {
     const auto next = auth::refresh_after(answer.token->lifetime);
     arm(self, next);
     log::info("token fetched", {{"route", st.settings.route},
-                                {"token_url", oauth2.token_url},
+                                {"token_url", http::display_url(oauth2.token_url)},
                                 {"expires_in_s", answer.token->lifetime.count()},
                                 {"refresh_in_s", whole_seconds(next)}});
     for (auto& w : waiters) {
@@ -97,7 +98,7 @@ void on_token_answer(self_ptr self, const http::response& r) {
   const auto retry = auth::refresh_retry_after(st.failures);
   arm(self, retry);
   log::error("token request failed", {{"route", st.settings.route},
-                                      {"token_url", oauth2.token_url},
+                                      {"token_url", http::display_url(oauth2.token_url)},
                                       {"status", answer.status},
                                       {"error", answer.problem},
                                       {"failures", st.failures},
@@ -172,9 +173,10 @@ void start(self_ptr self) {
     if (!st.token_client) {
       throw std::invalid_argument{"credential_keeper: oauth2 needs a token client"};
     }
-    log::info(
-      "credential keeper started",
-      {{"route", st.settings.route}, {"auth", "oauth2"}, {"token_url", config.oauth2->token_url}});
+    log::info("credential keeper started",
+              {{"route", st.settings.route},
+               {"auth", "oauth2"},
+               {"token_url", http::display_url(config.oauth2->token_url)}});
     if (st.settings.first) {
       st.current = st.settings.first->authorization;
       st.expires_at = self->clock().now() + st.settings.first->lifetime;

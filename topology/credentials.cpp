@@ -41,7 +41,7 @@ auth::credential fetch_first_token(const route_config& route, const std::string&
     throw config_error{key, read.problem};
   }
   log::info("token fetched", {{"route", route.name},
-                              {"token_url", oauth2.token_url},
+                              {"token_url", http::display_url(oauth2.token_url)},
                               {"expires_in_s", read.token->lifetime.count()}});
   return *read.token;
 }

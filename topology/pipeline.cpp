@@ -159,7 +159,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     log::info("route started",
               {{"route", route.name},
                {"topic", route.topic},
-               {"url", route.url},
+               {"url", http::display_url(route.url)},
                {"allow_private_targets", route.allow_private_targets},
                {"max_in_flight", route.max_in_flight},
                {"signing", schemes},

@@ -5,20 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <utility>
 
+#include "core/config/secret_file.hpp"
+
 namespace courier::auth {
-namespace {
-
-constexpr std::int64_t largest_token_file = std::int64_t{64} * 1024;
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-}  // namespace
 
 file_identity identify(const std::string& path) {
   struct stat st {};
@@ -37,29 +28,20 @@ file_identity identify(const std::string& path) {
 }
 
 std::string read_bearer_token(const std::string& path) {
-  if (identify(path).size > largest_token_file) {
-    throw token_file_error{path + ": larger than 64 KiB, which is no bearer token"};
+  const auto read = read_bounded_file(path);
+  if (!read.problem.empty()) {
+    throw token_file_error{path + ": " + read.problem};
   }
-  std::ifstream in{path, std::ios::binary};
-  if (!in) {
-    throw token_file_error{path + ": cannot be read: " + std::strerror(errno)};
-  }
-  std::string content{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
-  if (in.bad()) {
-    throw token_file_error{path + ": cannot be read"};
-  }
-  const auto first = std::find_if_not(content.begin(), content.end(), is_space);
-  const auto last = std::find_if_not(content.rbegin(), content.rend(), is_space).base();
-  if (first >= last) {
+  const std::string_view token = trim_secret(read.text);
+  if (token.empty()) {
     throw token_file_error{path + ": is empty"};
   }
-  std::string token{first, last};
   if (!std::all_of(token.begin(), token.end(), [](char c) { return c > 0x20 && c < 0x7F; })) {
     throw token_file_error{path +
                            ": holds characters other than visible ASCII, which an Authorization "
                            "header cannot carry"};
   }
-  return token;
+  return std::string{token};
 }
 
 token_file_watch::token_file_watch(std::string path) : path_(std::move(path)) {}

@@ -33,10 +33,11 @@ struct file_identity {
 // Throws token_file_error when the path cannot be stat()ed.
 file_identity identify(const std::string& path);
 
-// The token the file holds: its content without surrounding whitespace (the final newline an
-// editor or `echo` adds). Throws token_file_error for a file that is missing, unreadable, empty
-// (or only whitespace), larger than 64 KiB, or holding characters other than visible ASCII
-// (which an Authorization header cannot carry).
+// The token the file holds, read as every secret file is (core/config/secret_file.hpp): its
+// content without surrounding whitespace (the final newline an editor or `echo` adds). Throws
+// token_file_error for a file that is missing, unreadable, not a regular file, larger than
+// 64 KiB, empty (or only whitespace), or holding characters other than visible ASCII (which an
+// Authorization header cannot carry).
 std::string read_bearer_token(const std::string& path);
 
 // A bearer token file, re-read when it changed. Not thread-safe; one owner.

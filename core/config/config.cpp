@@ -1,12 +1,11 @@
 #include "core/config/config.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "core/config/config_key.hpp"
+#include "core/http/endpoint.hpp"
 #include "core/retry/retry_tiers.hpp"
 
 namespace courier {
@@ -22,51 +21,7 @@ std::optional<std::string> non_empty_env(const getenv_function& getenv, const ch
   return v;
 }
 
-std::string file_content(const std::string& path, const std::string& key) {
-  std::ifstream in{path, std::ios::binary};
-  std::ostringstream content;
-  if (in) {
-    content << in.rdbuf();
-  }
-  std::error_code ec;
-  if (!in || std::filesystem::is_directory(path, ec)) {
-    throw config_error{key, "cannot read secret file " + in_quotes(path)};
-  }
-  return content.str();
-}
-
 }  // namespace
-
-std::string read_secret_file(const std::string& path, const std::string& key) {
-  std::string secret = file_content(path, key);
-  // Files written by editors and `echo` end in a newline that is not part of
-  // the secret.
-  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) {
-    secret.pop_back();
-  }
-  if (secret.empty()) {
-    throw config_error{key, "secret file " + in_quotes(path) + " is empty"};
-  }
-  return secret;
-}
-
-std::vector<std::string> read_secret_lines(const std::string& path, const std::string& key) {
-  const std::string content = file_content(path, key);
-  std::vector<std::string> out;
-  std::istringstream lines{content};
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && line.back() == '\r') {
-      line.pop_back();
-    }
-    if (!line.empty()) {
-      out.push_back(std::move(line));
-    }
-  }
-  if (out.empty()) {
-    throw config_error{key, "secret file " + in_quotes(path) + " is empty"};
-  }
-  return out;
-}
 
 std::string_view to_string(signing_scheme s) {
   switch (s) {
@@ -113,10 +68,8 @@ config_overrides overrides_from_env(const getenv_function& getenv) {
   o.brokers = non_empty_env(getenv, "KAFKA_BROKERS");
   o.webhook_url = non_empty_env(getenv, "WEBHOOK_URL");
   if (o.webhook_url && !has_http_scheme(*o.webhook_url)) {
-    throw config_error{"WEBHOOK_URL",
-                       "must start with http:// or https:// and name a host, "
-                       "got " +
-                           in_quotes(*o.webhook_url)};
+    throw config_error{"WEBHOOK_URL", "must start with http:// or https:// and name a host, got " +
+                                          in_quotes(http::display_url(*o.webhook_url))};
   }
   o.hmac_secret = non_empty_env(getenv, "HMAC_SECRET");
   if (const auto file = non_empty_env(getenv, "HMAC_SECRET_FILE")) {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/config/secret_file.hpp"  // read_secret_file, read_secret_lines
 #include "core/delivery/answer_judge.hpp"
 #include "core/delivery/auto_redrive_trigger.hpp"
 #include "core/delivery/backoff.hpp"
@@ -122,7 +123,10 @@ struct auth_config {
 struct route_config {
   std::string name;
   std::string topic;
+  // The webhook's URL: given inline, or from {"file": PATH} / {"env": NAME} like a secret (a
+  // Slack-style URL's path is its secret). Shown only as http::display_url shows it.
   std::string url;
+  std::string url_source = "inline";  // "inline", "file PATH" or "env NAME" (as static_header)
   // The X-Signature secret (or hmac_secret_file in the file, HMAC_SECRET / HMAC_SECRET_FILE).
   std::string hmac_secret;
   signing_config signing;
@@ -157,6 +161,10 @@ struct route_config {
   // The SSRF guard: false refuses an endpoint whose addresses are all loopback, private,
   // link-local or otherwise reserved (the record is held and the breaker opens).
   bool allow_private_targets = false;
+  // Credentials may cross the network in cleartext: without it, an http:// url with auth, a
+  // static header from a file or variable, or a url from one, and an http:// token_url, are
+  // configuration errors (validate()).
+  bool allow_insecure_http = false;
   tls_config tls;
   std::optional<rate_limit_config> rate_limit;      // none: no quota of its own
   std::optional<retry_budget_config> retry_budget;  // none: retries are not budgeted
@@ -250,8 +258,8 @@ struct config_overrides {
 
 using getenv_function = std::function<std::optional<std::string>(const char*)>;
 
-// KAFKA_BROKERS, WEBHOOK_URL, HMAC_SECRET, HMAC_SECRET_FILE (the secret is the
-// file's content without trailing newlines), STANDARD_WEBHOOKS_SECRETS (whsec_ secrets separated
+// KAFKA_BROKERS, WEBHOOK_URL, HMAC_SECRET, HMAC_SECRET_FILE (read as read_secret_file reads
+// every secret file), STANDARD_WEBHOOKS_SECRETS (whsec_ secrets separated
 // by spaces), STANDARD_WEBHOOKS_SECRETS_FILE (one secret a line). An empty variable counts as
 // unset. Setting both a variable and its _FILE is an error, as is a bad WEBHOOK_URL or an
 // unreadable or empty secret file.
@@ -261,13 +269,6 @@ config_overrides overrides_from_env(const getenv_function& getenv);
 // pause_after apply to every route, standard_webhooks_secrets to every route signing with
 // standard-webhooks.
 void apply_overrides(courier_config& cfg, const config_overrides& o);
-
-// The secret in a file: its content without trailing newlines. `key` names the setting in the
-// config_error for an unreadable or empty file (the file's path is told, its content never).
-std::string read_secret_file(const std::string& path, const std::string& key);
-
-// The secrets in a file, one a line (trailing "\r" dropped, empty lines skipped).
-std::vector<std::string> read_secret_lines(const std::string& path, const std::string& key);
 
 // Whether the route signs with `s`.
 bool signs_with(const route_config& r, signing_scheme s);

@@ -438,15 +438,17 @@ retry_budget_config parse_retry_budget(const json& obj, const std::string& path)
   return b;
 }
 
-// A header value: "text", {"file": PATH} (its content without trailing newlines) or
-// {"env": NAME} (the variable must be set and not empty). Errors name the key, never a value.
-static_header read_header(const std::string& name, const json& v, const std::string& key) {
-  static_header h;
-  h.name = name;
+// A value that may be a secret: "text", {"file": PATH} (the file read as every secret file is)
+// or {"env": NAME} (the variable must be set and not empty). `source` says which ("inline",
+// "file PATH", "env NAME"). Errors name the key, never a value.
+struct sourced_value {
+  std::string value;
+  std::string source;
+};
+
+sourced_value read_sourced_value(const json& v, const std::string& key) {
   if (v.is_string()) {
-    h.value = v.get<std::string>();
-    h.source = "inline";
-    return h;
+    return sourced_value{v.get<std::string>(), "inline"};
   }
   if (!v.is_object()) {
     throw wrong_type(key, "a string, {\"file\": PATH} or {\"env\": NAME}", v);
@@ -459,9 +461,7 @@ static_header read_header(const std::string& name, const json& v, const std::str
   }
   if (file != nullptr) {
     const auto path = read_string(v, key, "file", {});
-    h.value = read_secret_file(path, join_key(key, "file"));
-    h.source = "file " + path;
-    return h;
+    return sourced_value{read_secret_file(path, join_key(key, "file")), "file " + path};
   }
   const auto var = read_string(v, key, "env", {});
   const char* value =
@@ -472,8 +472,15 @@ static_header read_header(const std::string& name, const json& v, const std::str
     throw config_error{join_key(key, "env"),
                        "environment variable " + in_quotes(var) + " is not set or empty"};
   }
-  h.value = value;
-  h.source = "env " + var;
+  return sourced_value{value, "env " + var};
+}
+
+static_header read_header(const std::string& name, const json& v, const std::string& key) {
+  auto read = read_sourced_value(v, key);
+  static_header h;
+  h.name = name;
+  h.value = std::move(read.value);
+  h.source = std::move(read.source);
   return h;
 }
 
@@ -574,6 +581,7 @@ route_config parse_route(const json& obj, const std::string& path) {
                 "receipts_topic",
                 "receipts",
                 "allow_private_targets",
+                "allow_insecure_http",
                 "tls",
                 "rate_limit",
                 "retry_budget",
@@ -588,7 +596,11 @@ route_config parse_route(const json& obj, const std::string& path) {
   route_config r;
   r.name = read_string(obj, path, "name", r.name);
   r.topic = read_string(obj, path, "topic", r.topic);
-  r.url = read_string(obj, path, "url", r.url);
+  if (const json* u = find(obj, "url")) {
+    auto url = read_sourced_value(*u, join_key(path, "url"));
+    r.url = std::move(url.value);
+    r.url_source = std::move(url.source);
+  }
   r.hmac_secret = read_secret(obj, path, "hmac_secret");
   if (const json* s = find(obj, "signing")) {
     r.signing = parse_signing(*s, join_key(path, "signing"));
@@ -625,6 +637,7 @@ route_config parse_route(const json& obj, const std::string& path) {
     r.receipt_response_headers = read_name_list(*rc, rpath, "response_headers", {});
   }
   r.allow_private_targets = read_bool(obj, path, "allow_private_targets", r.allow_private_targets);
+  r.allow_insecure_http = read_bool(obj, path, "allow_insecure_http", r.allow_insecure_http);
   if (const json* t = find(obj, "tls")) {
     r.tls = parse_tls(*t, join_key(path, "tls"));
   }

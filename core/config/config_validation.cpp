@@ -11,6 +11,7 @@
 #include "core/config/config_key.hpp"
 #include "core/config/partner_contract.hpp"
 #include "core/crypto/whsec.hpp"
+#include "core/http/endpoint.hpp"
 #include "core/time/duration.hpp"
 
 namespace courier {
@@ -130,7 +131,7 @@ void validate_route(const route_config& r, const std::string& path, secret_check
     throw config_error{join_key(path, "url"),
                        "must start with http:// or https:// and name a "
                        "host (or set WEBHOOK_URL / --webhook-url), got " +
-                           in_quotes(r.url)};
+                           in_quotes(http::display_url(r.url))};
   }
   validate_signing(r, path, need);
   if (r.content_type.empty()) {

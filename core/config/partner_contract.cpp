@@ -1,5 +1,6 @@
 // The checks of a route's partner contract (rate_limit, retry_budget, headers, auth,
-// forward_record_headers), part of validate() (config_validation.cpp).
+// forward_record_headers, credentials over http://), part of validate()
+// (config_validation.cpp).
 
 #include "core/config/partner_contract.hpp"
 
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config_key.hpp"
+#include "core/http/endpoint.hpp"
 #include "core/time/duration.hpp"
 
 namespace courier::config_detail {
@@ -33,6 +35,47 @@ void check_header_name(const std::string& name, const std::string& key, bool aut
   }
 }
 
+bool is_cleartext(std::string_view url) {
+  constexpr std::string_view http = "http://";
+  return url.size() >= http.size() && equals_ignoring_case(url.substr(0, http.size()), http);
+}
+
+// Credentials cross the network only over TLS unless the route says otherwise: one error, for
+// the first credential found, naming its key.
+void check_cleartext(const route_config& r, const std::string& path) {
+  if (r.allow_insecure_http) {
+    return;
+  }
+  const std::string a = join_key(path, "auth");
+  const auto refuse = [&](const std::string& key, const std::string& what) {
+    throw config_error{key, "would send " + what +
+                                " in cleartext over http://; use https:// or set " +
+                                join_key(path, "allow_insecure_http") + ": true"};
+  };
+  if (r.auth.oauth2 && is_cleartext(r.auth.oauth2->token_url)) {
+    refuse(join_key(join_key(a, "oauth2"), "token_url"),
+           "the OAuth2 client secret (HTTP Basic) and the tokens it gets");
+  }
+  if (!is_cleartext(r.url)) {
+    return;
+  }
+  if (!r.auth.bearer_token_file.empty()) {
+    refuse(join_key(a, "bearer_token_file"), "the bearer token to the route's url");
+  }
+  if (r.auth.oauth2) {
+    refuse(join_key(a, "oauth2"), "the OAuth2 access token to the route's url");
+  }
+  for (const auto& h : r.headers) {
+    if (h.source != "inline") {
+      refuse(join_key(join_key(path, "headers"), h.name),
+             "a header value from a secret (" + h.source + ") to the route's url");
+    }
+  }
+  if (r.url_source != "inline") {
+    refuse(join_key(path, "url"), "a url read from a secret (" + r.url_source + ")");
+  }
+}
+
 }  // namespace
 
 bool is_token(std::string_view s) {
@@ -43,6 +86,13 @@ bool is_token(std::string_view s) {
     const auto u = static_cast<unsigned char>(c);
     return std::isalnum(u) != 0 ||
            std::string_view{"!#$%&'*+-.^_`|~"}.find(c) != std::string_view::npos;
+  });
+}
+
+bool is_plain_header_value(std::string_view v) {
+  return std::all_of(v.begin(), v.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c >= 0x20 && c <= 0x7e) || c == '\t';
   });
 }
 
@@ -126,9 +176,11 @@ void validate_partner_contract(const route_config& r, const std::string& path) {
         throw config_error{key, "repeats header " + in_quotes(r.headers[j].name)};
       }
     }
-    // The value is never quoted: it may be a secret.
-    if (h.value.find_first_of(std::string_view{"\r\n\0", 3}) != std::string::npos) {
-      throw config_error{key, "its value (" + h.source + ") holds a line break or NUL"};
+    // The value is never quoted: it may be a secret. What a forwarded header may carry.
+    if (!is_plain_header_value(h.value)) {
+      throw config_error{key, "its value (" + h.source +
+                                  ") holds a byte a header value cannot carry (only visible "
+                                  "ASCII, space and tab)"};
     }
     if (h.value.empty()) {
       throw config_error{key, "its value (" + h.source + ") is empty"};
@@ -153,14 +205,15 @@ void validate_partner_contract(const route_config& r, const std::string& path) {
     const std::string o = join_key(a, "oauth2");
     const auto& c = *r.auth.oauth2;
     if (c.token_url.rfind("https://", 0) != 0 && c.token_url.rfind("http://", 0) != 0) {
-      throw config_error{
-          join_key(o, "token_url"),
-          "must start with http:// or https:// and name a host, got " + in_quotes(c.token_url)};
+      throw config_error{join_key(o, "token_url"),
+                         "must start with http:// or https:// and name a host, got " +
+                             in_quotes(http::display_url(c.token_url))};
     }
     if (c.client_id.empty()) {
       throw config_error{join_key(o, "client_id"), "must not be empty"};
     }
   }
+  check_cleartext(r, path);
 }
 
 }  // namespace courier::config_detail
@@ -203,8 +256,8 @@ std::vector<std::string> describe_partner_contract(const route_config& r) {
                   " (re-read when it changes)");
   } else if (r.auth.oauth2) {
     out.push_back("auth: oauth2 client credentials of " + r.auth.oauth2->client_id + " from " +
-                  r.auth.oauth2->token_url + " (secret from " + r.auth.oauth2->client_secret_file +
-                  ")");
+                  http::display_url(r.auth.oauth2->token_url) + " (secret from " +
+                  r.auth.oauth2->client_secret_file + ")");
   } else {
     out.emplace_back("auth: none");
   }

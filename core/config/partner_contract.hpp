@@ -20,8 +20,12 @@ bool is_token(std::string_view s);
 // nothing when it may.
 std::optional<std::string_view> reserved_header(std::string_view name);
 
+// A static header value as a forwarded one must be to be sent: visible ASCII, space and tab.
+bool is_plain_header_value(std::string_view v);
+
 // rate_limit, retry_budget, headers, auth and forward_record_headers of route `r` at `path`
-// ("routes[0]"); throws config_error naming the key. Values of headers are never quoted.
+// ("routes[0]"), and credentials over http:// (refused unless allow_insecure_http); throws
+// config_error naming the key. Values of headers are never quoted.
 void validate_partner_contract(const route_config& r, const std::string& path);
 
 }  // namespace courier::config_detail

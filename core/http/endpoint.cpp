@@ -9,8 +9,30 @@ namespace courier::http {
 
 namespace {
 
+// What precedes the path of a URL that may not parse, without credentials and without
+// characters a log line should not carry.
+std::string authority_of_unparsed(std::string_view url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos || scheme_end == 0) {
+    return "(not an http(s) URL)";
+  }
+  const std::string_view rest = url.substr(scheme_end + 3);
+  std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+    authority.remove_prefix(at + 1);
+  }
+  std::string shown{url.substr(0, scheme_end + 3)};
+  shown += authority;
+  for (char& c : shown) {
+    if (std::iscntrl(static_cast<unsigned char>(c)) != 0 || c == ' ') {
+      c = '?';
+    }
+  }
+  return shown;
+}
+
 [[noreturn]] void fail(std::string_view url, const std::string& what) {
-  throw std::invalid_argument("invalid endpoint URL '" + std::string(url) + "': " + what);
+  throw std::invalid_argument("invalid endpoint URL '" + authority_of_unparsed(url) + "': " + what);
 }
 
 std::string lowercase(std::string_view s) {
@@ -120,7 +142,16 @@ std::string host_header(const endpoint& ep) {
 }
 
 std::string to_string(const endpoint& ep) {
-  return ep.scheme + "://" + host_header(ep) + ep.target;
+  const std::string host = ep.host.find(':') != std::string::npos ? "[" + ep.host + "]" : ep.host;
+  return ep.scheme + "://" + host + ":" + std::to_string(ep.port);
+}
+
+std::string display_url(std::string_view url) {
+  try {
+    return to_string(parse_endpoint(url));
+  } catch (const std::invalid_argument&) {
+    return authority_of_unparsed(url);  // shown, not judged: validation tells what is wrong
+  }
 }
 
 }  // namespace courier::http

@@ -16,15 +16,22 @@ struct endpoint {
 };
 
 // Parses an absolute http:// or https:// URL. Throws std::invalid_argument naming what is
-// wrong (scheme, host, port, credentials, fragment, characters). https:// is accepted here
-// so that configuration can be validated up front; `client` refuses it until TLS lands.
+// wrong (scheme, host, port, credentials, fragment, characters); the message shows the URL as
+// display_url does, never its path or query.
 endpoint parse_endpoint(std::string_view url);
 
 // The value of the Host header: the host (bracketed if IPv6) plus ":port" unless the port
 // is the scheme's default.
 std::string host_header(const endpoint& ep);
 
-// The URL again, for logs and error messages.
+// The endpoint for logs, error messages and /state: "scheme://host:port", the port always
+// written. Never the path or query: a webhook URL's path is often its secret
+// (https://hooks.example/services/T0/B0/SECRET).
 std::string to_string(const endpoint& ep);
+
+// A configured URL for logs and error messages, as to_string(endpoint) shows it. A URL that does
+// not parse is shown by what precedes its path ("ftp://a.example"), without credentials, or as
+// "(not an http(s) URL)" when it has no scheme.
+std::string display_url(std::string_view url);
 
 }  // namespace courier::http

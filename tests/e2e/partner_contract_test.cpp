@@ -130,7 +130,8 @@ TEST_F(EndToEndPartnerContract,
   const auto config =
       prepare_with(s,
                    {{"rate_limit", {{"requests_per_second", rate}, {"burst", burst}}},
-                    {"headers", {{"X-Api-Key", {{"file", key_file.string()}}}}}},
+                    {"headers", {{"X-Api-Key", {{"file", key_file.string()}}}}},
+                    {"allow_insecure_http", true}},  // nginx listens on http://
                    dir);
   const auto dlq = default_dlq_topic(s.topic);
   auto courier = start_courier(config, dir, "courier");

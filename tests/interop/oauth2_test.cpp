@@ -150,6 +150,7 @@ class oauth2_stand {
 fs::path write_auth_config(stand& s, const std::string& url, const nlohmann::json& auth,
                            const fs::path& dir) {
   s.route().url = url;
+  s.route().allow_insecure_http = true;  // the stand's token endpoint and receiver are http://
   courier_config cfg = s.cfg;
   cfg.kafka.properties["fetch.wait.max.ms"] = "10";
   auto j = config_json(cfg);

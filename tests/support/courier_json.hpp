@@ -41,6 +41,7 @@ inline nlohmann::json config_json(const courier_config& cfg) {
         defaults.max_in_flight_per_partition);
     put(route, "dlq_topic", r.dlq_topic, defaults.dlq_topic);
     put(route, "allow_private_targets", r.allow_private_targets, defaults.allow_private_targets);
+    put(route, "allow_insecure_http", r.allow_insecure_http, defaults.allow_insecure_http);
     nlohmann::json tls = nlohmann::json::object();
     put(tls, "ca_file", r.tls.ca_file, defaults.tls.ca_file);
     put(tls, "client_cert_file", r.tls.client_cert_file, defaults.tls.client_cert_file);

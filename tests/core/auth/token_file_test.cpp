@@ -26,6 +26,16 @@ TEST(ReadBearerToken, IsTheContentWithoutTheFinalNewline) {
   EXPECT_EQ(read_bearer_token(dir.write("token", "  abc\r\n\n").string()), "abc");
 }
 
+TEST(ReadBearerToken, ADeviceIsRefusedAsEverySecretFileIs) {
+  try {
+    read_bearer_token("/dev/zero");
+    FAIL() << "/dev/zero was read as a token";
+  } catch (const token_file_error& e) {
+    EXPECT_EQ(std::string{e.what()},
+              "/dev/zero: is not a regular file (a FIFO, device, socket or directory)");
+  }
+}
+
 TEST(ReadBearerToken, AnEmptyFileIsAnErrorNamingThePath) {
   testing::temp_dir dir{"token-file"};
   const auto path = dir.write("token", " \n").string();

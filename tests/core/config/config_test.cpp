@@ -652,6 +652,7 @@ TEST(PartnerContract, ReadsStaticHeadersInlineFromAFileAndFromTheEnvironment) {
   std::ofstream{key_file} << "from-the-file\n";
   ::setenv("COURIER_TEST_PARTNER_TOKEN", "from-the-env", 1);
   auto route = minimal_route();
+  route["allow_insecure_http"] = true;  // the test's receiver is http://
   route["headers"] = {{"X-Partner", "brew"},
                       {"X-Api-Key", {{"file", key_file.string()}}},
                       {"X-Token", {{"env", "COURIER_TEST_PARTNER_TOKEN"}}}};

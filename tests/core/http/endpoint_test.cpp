@@ -10,6 +10,7 @@ namespace courier::http {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string error_of(const std::string& url) {
   try {
@@ -52,7 +53,6 @@ TEST(Endpoint, KeepsIpv6LiteralWithoutBrackets) {
 TEST(Endpoint, HostHeaderOmitsTheDefaultPort) {
   EXPECT_EQ(host_header(parse_endpoint("http://a.example/x")), "a.example");
   EXPECT_EQ(host_header(parse_endpoint("http://a.example:8080/x")), "a.example:8080");
-  EXPECT_EQ(to_string(parse_endpoint("http://a.example:8080/x")), "http://a.example:8080/x");
 }
 
 TEST(Endpoint, RejectionsNameWhatIsWrong) {
@@ -67,7 +67,36 @@ TEST(Endpoint, RejectionsNameWhatIsWrong) {
   EXPECT_THAT(error_of("http://a.example/x#frag"), HasSubstr("fragment"));
   EXPECT_THAT(error_of("http://a.example/a b"), HasSubstr("whitespace"));
   EXPECT_THAT(error_of("http://[::1/"), HasSubstr("IPv6"));
-  EXPECT_THAT(error_of("ftp://a.example/"), HasSubstr("ftp://a.example/"));
+  EXPECT_THAT(error_of("ftp://a.example/"), HasSubstr("'ftp://a.example'"));
+}
+
+TEST(Endpoint, RejectionsNeverQuoteThePathQueryOrCredentials) {
+  const std::string error = error_of("ftp://user:pw@hooks.example/services/T0/B0/SECRET?k=KEY");
+  EXPECT_THAT(error, HasSubstr("ftp://hooks.example"));
+  EXPECT_THAT(error, Not(HasSubstr("SECRET")));
+  EXPECT_THAT(error, Not(HasSubstr("KEY")));
+  EXPECT_THAT(error, Not(HasSubstr("pw")));
+}
+
+TEST(EndpointDisplay, ShowsSchemeHostAndPortOnly) {
+  EXPECT_EQ(to_string(parse_endpoint("https://hooks.example/services/T0/B0/SECRET")),
+            "https://hooks.example:443");
+  EXPECT_EQ(to_string(parse_endpoint("http://a.example:8080/x?token=abc")),
+            "http://a.example:8080");
+  EXPECT_EQ(to_string(parse_endpoint("http://[::1]:9000/x")), "http://[::1]:9000");
+}
+
+TEST(EndpointDisplay, ShowsAConfiguredUrlWithoutItsPathOrQuery) {
+  EXPECT_EQ(display_url("https://hooks.example/services/T0/B0/SECRET"),
+            "https://hooks.example:443");
+  EXPECT_EQ(display_url("HTTP://Partner.Example?key=SECRET"), "http://partner.example:80");
+}
+
+TEST(EndpointDisplay, ShowsAnUnparsableUrlByWhatPrecedesItsPath) {
+  EXPECT_EQ(display_url("ftp://files.example/SECRET"), "ftp://files.example");
+  EXPECT_EQ(display_url("https://user:SECRET@hooks.example/x"), "https://hooks.example");
+  EXPECT_EQ(display_url("https://hooks.example/a b/SECRET"), "https://hooks.example");
+  EXPECT_EQ(display_url("hooks.example/SECRET"), "(not an http(s) URL)");
 }
 
 }  // namespace
