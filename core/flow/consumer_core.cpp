@@ -82,6 +82,9 @@ done_offsets consumer_core::seed_for(const assigned_partition& a) {
       case offset_map_read::malformed:
         ++counts_[consumer_counter::offset_maps_ignored];
         break;
+      case offset_map_read::other_base:
+        ++counts_[consumer_counter::offset_maps_other_offset];
+        break;
     }
   }
   auto former = former_.find(p);

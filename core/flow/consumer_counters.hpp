@@ -17,12 +17,14 @@ enum class consumer_counter : std::uint8_t {
   already_done,         // fetched, and done by the commit's offset map: not delivered again
   offset_maps_read,     // assignments whose committed metadata was courier's offset map
   offset_maps_ignored,  // assignments whose committed metadata was another client's, or broken
+  // assignments whose courier map was written for another offset than the committed one
+  offset_maps_other_offset,
 };
 
 template <>
 struct metrics::counter_table<consumer_counter> {
   using c = consumer_counter;
-  static constexpr std::array<counter_spec<c>, 6> rows{{
+  static constexpr std::array<counter_spec<c>, 7> rows{{
       {c::consumed, "consumed", "courier_records_consumed_total",
        "Records fetched from the route's topics."},
       {c::rewound_duplicates, "rewound_duplicates", "courier_records_rewound_duplicates_total",
@@ -37,6 +39,11 @@ struct metrics::counter_table<consumer_counter> {
       {c::offset_maps_ignored, "offset_maps_ignored", "courier_offset_maps_ignored_total",
        "Partitions assigned with committed metadata that is not courier's offset map, or is "
        "broken: ignored (their records above the commit point are delivered again)."},
+      {c::offset_maps_other_offset, "offset_maps_other_offset",
+       "courier_offset_maps_other_offset_total",
+       "Partitions assigned with courier's offset map written for another offset than the one "
+       "committed now (a reset that kept the metadata, another client's commit), or with an old "
+       "map that names no offset: ignored, no record above the commit point is skipped."},
   }};
 };
 static_assert(metrics::counters_are_in_order<consumer_counter>());

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/crypto/base64.hpp"
+#include "core/model/decimal.hpp"
 
 namespace courier {
 namespace {
@@ -162,10 +163,11 @@ std::uint64_t done_offsets::offset_count() const {
 
 std::string encode_offset_map(std::int64_t committed, const done_offsets& done, std::size_t budget,
                               const done_offsets& dead_parked) {
-  if (budget <= offset_map_prefix.size()) {
+  const std::string head = std::string(offset_map_prefix) + std::to_string(committed) + ':';
+  if (budget <= head.size()) {
     return {};
   }
-  const std::size_t room = budget - offset_map_prefix.size();
+  const std::size_t room = budget - head.size();
   // The parked section first: it keeps order, the map only saves repeated deliveries.
   std::string parked;
   if (!dead_parked.empty() && room > 1) {
@@ -174,9 +176,9 @@ std::string encode_offset_map(std::int64_t committed, const done_offsets& done, 
   const std::size_t left = parked.empty() ? room : room - 1 - parked.size();
   const auto map = base64_encode(encode_runs(committed, done, left / 4 * 3));
   if (parked.empty()) {
-    return map.empty() ? std::string{} : std::string(offset_map_prefix) + map;
+    return map.empty() ? std::string{} : head + map;
   }
-  return std::string(offset_map_prefix) + map + std::string(1, parked_separator) + parked;
+  return head + map + std::string(1, parked_separator) + parked;
 }
 
 std::string to_string(offset_map_read r) {
@@ -189,6 +191,8 @@ std::string to_string(offset_map_read r) {
       return "foreign";
     case offset_map_read::malformed:
       return "malformed";
+    case offset_map_read::other_base:
+      return "other_base";
   }
   return "unknown";
 }
@@ -202,6 +206,9 @@ offset_map_read decode_offset_map(std::string_view metadata, std::int64_t commit
   if (metadata.empty()) {
     return offset_map_read::none;
   }
+  if (metadata.substr(0, unbound_offset_map_prefix.size()) == unbound_offset_map_prefix) {
+    return offset_map_read::other_base;
+  }
   if (metadata.substr(0, offset_map_prefix.size()) != offset_map_prefix) {
     return offset_map_read::foreign;
   }
@@ -209,6 +216,18 @@ offset_map_read decode_offset_map(std::string_view metadata, std::int64_t commit
     return offset_map_read::malformed;
   }
   auto body = metadata.substr(offset_map_prefix.size());
+  const auto colon = body.find(':');
+  if (colon == std::string_view::npos) {
+    return offset_map_read::malformed;
+  }
+  const auto base = parse_decimal<std::int64_t>(body.substr(0, colon));
+  if (!base || *base < 0) {
+    return offset_map_read::malformed;
+  }
+  if (*base != committed) {
+    return offset_map_read::other_base;
+  }
+  body = body.substr(colon + 1);
   std::string_view parked_text;
   if (const auto dot = body.find(parked_separator); dot != std::string_view::npos) {
     parked_text = body.substr(dot + 1);

@@ -113,7 +113,7 @@ TEST(OffsetMap, TheParkedRecordsTakeTheBudgetBeforeTheMap) {
 TEST(OffsetMap, AParkedSectionThatIsNotOneIsMalformed) {
   done_offsets out;
   done_offsets parked;
-  EXPECT_EQ(decode_offset_map("courier1:.", 5, out, &parked), offset_map_read::malformed);
+  EXPECT_EQ(decode_offset_map("courier2:5:.", 5, out, &parked), offset_map_read::malformed);
   const auto map = encode_offset_map(5, runs({{6, 7}}), default_offset_map_budget);
   EXPECT_EQ(decode_offset_map(map + ".", 5, out, &parked), offset_map_read::malformed);
   EXPECT_EQ(decode_offset_map(map + ".not base64!", 5, out, &parked), offset_map_read::malformed);
@@ -134,7 +134,7 @@ TEST(OffsetMap, KeepsTheRunsNearestTheCommitPointWithinTheBudget) {
   for (std::int64_t o = 1; o < 20'000; o += 2) {
     d.add(o, o + 1);  // every other offset: the worst case for run lengths
   }
-  for (const std::size_t budget : {std::size_t{4096}, std::size_t{100}, std::size_t{13}}) {
+  for (const std::size_t budget : {std::size_t{4096}, std::size_t{100}, std::size_t{15}}) {
     const auto text = encode_offset_map(0, d, budget);
     ASSERT_LE(text.size(), budget);
     done_offsets back;
@@ -148,7 +148,8 @@ TEST(OffsetMap, KeepsTheRunsNearestTheCommitPointWithinTheBudget) {
       expect += 2;
     }
   }
-  EXPECT_EQ(encode_offset_map(0, d, offset_map_prefix.size() + 3), "") << "not even one run fits";
+  EXPECT_EQ(encode_offset_map(0, d, offset_map_prefix.size() + 2 + 3), "")
+      << "not even one run fits";
 }
 
 TEST(OffsetMap, IgnoresMetadataThatIsNotAMap) {
@@ -156,13 +157,18 @@ TEST(OffsetMap, IgnoresMetadataThatIsNotAMap) {
   EXPECT_EQ(decode_offset_map("", 5, out), offset_map_read::none);
   EXPECT_EQ(decode_offset_map("written by kafka-consumer-groups", 5, out),
             offset_map_read::foreign);
-  EXPECT_EQ(decode_offset_map("courier1:not base64!", 5, out), offset_map_read::malformed);
-  EXPECT_EQ(decode_offset_map("courier1:", 5, out), offset_map_read::malformed);
+  EXPECT_EQ(decode_offset_map("courier2:5:not base64!", 5, out), offset_map_read::malformed);
+  EXPECT_EQ(decode_offset_map("courier2:5:", 5, out), offset_map_read::malformed);
+  // A base that is not an offset.
+  EXPECT_EQ(decode_offset_map("courier2:", 5, out), offset_map_read::malformed);
+  EXPECT_EQ(decode_offset_map("courier2:five:AQE=", 5, out), offset_map_read::malformed);
+  EXPECT_EQ(decode_offset_map("courier2:-5:AQE=", -5, out), offset_map_read::malformed);
+  EXPECT_EQ(decode_offset_map("courier2::AQE=", 5, out), offset_map_read::malformed);
   // A varint whose continuation bit runs off the end.
-  EXPECT_EQ(decode_offset_map("courier1:" + base64_encode("\x01\x81"), 5, out),
+  EXPECT_EQ(decode_offset_map("courier2:5:" + base64_encode("\x01\x81"), 5, out),
             offset_map_read::malformed);
   // A zero-length run.
-  EXPECT_EQ(decode_offset_map("courier1:" + base64_encode(std::string("\x01\x00", 2)), 5, out),
+  EXPECT_EQ(decode_offset_map("courier2:5:" + base64_encode(std::string("\x01\x00", 2)), 5, out),
             offset_map_read::malformed);
   // Offsets past INT64_MAX.
   std::string huge;
@@ -170,15 +176,51 @@ TEST(OffsetMap, IgnoresMetadataThatIsNotAMap) {
     huge.push_back('\xff');
   }
   huge.push_back('\x7f');
-  EXPECT_EQ(decode_offset_map("courier1:" + base64_encode(huge + huge), 5, out),
+  EXPECT_EQ(decode_offset_map("courier2:5:" + base64_encode(huge + huge), 5, out),
             offset_map_read::malformed);
   EXPECT_TRUE(out.empty());
+}
+
+TEST(OffsetMap, NamesTheOffsetItWasWrittenFor) {
+  const auto text = encode_offset_map(100, runs({{101, 105}}), default_offset_map_budget);
+  EXPECT_EQ(text.rfind("courier2:100:", 0), 0U) << text;
+}
+
+// A reset (kafka-consumer-groups --reset-offsets, or another client of the group committing
+// another offset) may keep the metadata: re-based on the new offset, the map would name records
+// nobody delivered as done. Read with any offset but its own, it says nothing.
+TEST(OffsetMap, AMapCommittedWithAnotherOffsetThanItsOwnIsIgnored) {
+  const auto done = runs({{101, 105}, {107, 108}});
+  const auto parked = runs({{110, 111}});
+  const auto text = encode_offset_map(100, done, default_offset_map_budget, parked);
+  for (const std::int64_t committed : {0, 50, 99, 101, 104, 1'000}) {
+    done_offsets back = runs({{1, 2}});
+    done_offsets back_parked = runs({{1, 2}});
+    EXPECT_EQ(decode_offset_map(text, committed, back, &back_parked), offset_map_read::other_base)
+        << committed;
+    EXPECT_TRUE(back.empty()) << committed;
+    EXPECT_TRUE(back_parked.empty()) << committed;
+  }
+  done_offsets back;
+  EXPECT_EQ(decode_offset_map(text, 100, back), offset_map_read::read);
+  EXPECT_EQ(back.runs(), done.runs());
+}
+
+// The form before the base was written ("courier1:<map>") cannot be checked against the
+// committed offset: it is never read.
+TEST(OffsetMap, AMapWithoutABaseIsIgnored) {
+  done_offsets out;
+  EXPECT_EQ(decode_offset_map("courier1:" + base64_encode(std::string("\x01\x04", 2)), 100, out),
+            offset_map_read::other_base);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(decode_offset_map("courier1:not base64!", 100, out), offset_map_read::other_base);
 }
 
 // Owners hand a partition over through commits, as Kafka does: each starts at the committed
 // offset with the map committed beside it, fetches in order (with gaps, as compaction leaves),
 // completes records in any order, commits now and then, and may lose the partition at any point
-// with records in flight (those are delivered again by the next owner). Whatever a decoded map
+// with records in flight (those are delivered again by the next owner), or be reset to an earlier
+// offset with the metadata kept. Whatever a decoded map
 // says is done must have been completed by an owner; no record is ever skipped that nobody
 // completed, and each one is completed by at least one owner.
 TEST(OffsetMap, NeverSaysDoneForARecordNobodyCompleted) {
@@ -197,6 +239,11 @@ TEST(OffsetMap, NeverSaysDoneForARecordNobodyCompleted) {
     std::string metadata;
     const std::size_t budget = rng() % 2 == 0 ? default_offset_map_budget : 40;
     for (int owner = 0; owner < 12 && committed <= log.back(); ++owner) {
+      if (committed > 0 && rng() % 4 == 0) {
+        // A reset to an earlier offset that keeps the metadata (kafka-consumer-groups
+        // --reset-offsets, another client of the group).
+        committed = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(committed));
+      }
       done_offsets seed_runs;
       ASSERT_NE(decode_offset_map(metadata, committed, seed_runs), offset_map_read::malformed);
       for (const auto& [b, e] : seed_runs.runs()) {
