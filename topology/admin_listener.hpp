@@ -1,10 +1,18 @@
 #pragma once
 
 // The admin HTTP listener: a small Boost.Beast server on its own thread and io_context, so a
-// scrape never shares a thread with delivery. Serves what a handler answers (admin_routes).
-// The Authorization header reaches the handler and nothing else: the listener logs no request.
+// scrape never shares a thread with delivery. Serves what a handler answers (admin_routes), on
+// two handler threads of its own: one for /healthz, /readyz and /metrics, one for the rest
+// (admin_lane), so a probe never waits behind a slow command. The Authorization header reaches
+// the handler and nothing else: the listener logs no request.
+//
+// Bounded for anyone who can reach the port (admin_session.hpp has the figures): a request is
+// read into a buffer with a maximum, at most 64 connections are kept and at most 8 of them from
+// one remote address, an idle kept-alive connection is closed after 5 s or when a newer
+// connection needs its slot, and a connection that finds every slot busy is answered 503.
 
 #include <cstdint>
+#include <functional>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -14,6 +22,7 @@
 #include "core/config/config.hpp"
 #include "core/http/io_runner.hpp"
 #include "topology/admin_exchange.hpp"
+#include "topology/admin_slots.hpp"
 
 namespace courier::topology {
 
@@ -23,6 +32,11 @@ class admin_acceptor;
 
 class admin_listener {
  public:
+  // At most `total` connections at once, at most `per_peer` of them from one remote address:
+  // a scraper, a probe and a few curls use a few, and anyone who can reach the port must not be
+  // able to take the descriptors delivery needs, nor every slot from one address.
+  static constexpr admin_slot_limits slot_limits{64, 8};
+
   // Binds and listens (connections wait in the backlog until serve()). Throws config_error with
   // the key "admin.listen" when the address is not one or cannot be bound (port in use).
   explicit admin_listener(const listen_address& where);
@@ -42,6 +56,9 @@ class admin_listener {
 
  private:
   http::io_runner io_{1};
+  // The handlers' threads (admin_lane); after io_, so they are joined first.
+  http::io_runner monitoring_lane_{1};
+  http::io_runner command_lane_{1};
   std::shared_ptr<admin_acceptor> acceptor_;
   std::uint16_t port_ = 0;
 };

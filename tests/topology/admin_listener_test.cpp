@@ -1,15 +1,18 @@
-// The admin listener under abuse: more idle connections than it keeps, and a process out of
-// file descriptors. Neither may take what delivery needs (descriptors, a core). And what it
-// hands a handler and sends back besides the body.
+// The admin listener under abuse: requests that never end, more connections than it keeps (idle
+// or mid-request, from one peer or many), a slow command beside a probe, and a process out of
+// file descriptors. None may take what delivery needs (memory, descriptors, a core) nor keep a
+// probe out. And what it hands a handler and sends back besides the body.
 
 #include <sys/resource.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -23,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/http_get.hpp"
+#include "tests/support/raw_client.hpp"
 #include "tests/support/wait_until.hpp"
 #include "topology/admin_listener.hpp"
 
@@ -123,21 +127,183 @@ TEST(AdminListener, HandsTheHandlerTheAuthorizationHeaderAndSendsTheReplysHeader
   EXPECT_NE(without.find("\r\n\r\nGET /state []"), std::string::npos) << without;
 }
 
-TEST(AdminListener, ClosesConnectionsBeyondItsLimitAndServesAgainOnceTheyGo) {
+// -- bounded reads ---
+
+// A request whose chunk line or trailer never ends: Beast counts only chunk sizes against the
+// body limit, so without a maximum on the read buffer the listener buffered all of it until the
+// request deadline (10 s), on each connection.
+TEST(AdminListener, AnswersAnEndlessChunkExtensionOrTrailerWith400AtOnceAndStillServes) {
   admin_listener listener{{"127.0.0.1", 0}};
   listener.serve(ok);
-  boost::asio::io_context io;
-  std::vector<std::unique_ptr<tcp::socket>> idle;
-  for (int i = 0; i < 64; ++i) {
-    idle.push_back(std::make_unique<tcp::socket>(io));
-    idle.back()->connect(loopback(listener.port()));
+  const std::string chunked =
+      "POST /state HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
+  struct endless {
+    const char* what;
+    std::string head;
+  };
+  constexpr std::size_t offered = std::size_t{4} << 20;
+  // The buffer's maximum is about 17 KiB; the rest is what the socket buffers hold on the way.
+  constexpr std::size_t bound = std::size_t{1} << 20;
+  for (const auto& [what, head] :
+       {endless{"extension", chunked + "1;"}, endless{"trailer", chunked + "0\r\nX-Trailer: "}}) {
+    courier::testing::raw_client client{listener.port(), "127.0.0.1", 64 * 1024};
+    ASSERT_EQ(client.send(head), head.size());
+    const std::string piece(4096, 'a');
+    std::size_t sent = 0;
+    while (sent < offered && !client.readable()) {
+      const std::size_t n = client.send(piece);
+      sent += n;
+      if (n < piece.size()) {
+        break;  // the listener stopped taking it
+      }
+    }
+    const std::string answer = client.read_to_close(3s);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0U)
+        << what << ": " << sent << " bytes sent; answer: " << answer.substr(0, 200);
+    EXPECT_LT(sent, bound) << what << ": the listener read on past its buffer's maximum";
+    EXPECT_TRUE(client.closed()) << what << ": the connection stayed open";
   }
-  // Each idle connection is a session once accepted; the next one is closed as it arrives.
-  ASSERT_TRUE(courier::testing::wait_until([&] { return !serves(listener.port()); }, 10s))
-      << "a 65th connection was served";
-  idle.clear();
-  EXPECT_TRUE(courier::testing::wait_until([&] { return serves(listener.port()); }, 10s))
-      << "not served again once the idle connections closed";
+  EXPECT_TRUE(serves(listener.port()));
+}
+
+// -- slots ---
+
+// A peer's connection that sent one request, read its answer and keeps the connection open.
+std::unique_ptr<courier::testing::raw_client> kept_alive(std::uint16_t port,
+                                                         const std::string& source) {
+  auto client = std::make_unique<courier::testing::raw_client>(port, source);
+  client->send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n");
+  const std::string answer = client->read_until(
+      [](const std::string& got) { return got.find("\r\n\r\nok") != std::string::npos; });
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0U) << source << ": " << answer;
+  return client;
+}
+
+// A peer's connection that sent the start of a request and nothing more: busy.
+std::unique_ptr<courier::testing::raw_client> mid_request(std::uint16_t port,
+                                                          const std::string& source) {
+  auto client = std::make_unique<courier::testing::raw_client>(port, source);
+  client->send("GET /healthz HTTP/1.1\r\n");
+  return client;
+}
+
+// `n` loopback addresses other than 127.0.0.1, from 127.0.0.`first` on.
+std::vector<std::string> peers(int first, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back("127.0.0." + std::to_string(first + i));
+  }
+  return out;
+}
+
+std::string answer_on_new_connection(std::uint16_t port, const std::string& source) {
+  courier::testing::raw_client client{port, source};
+  client.send("GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  return client.read_to_close(5s);
+}
+
+// Kubelet probes and Prometheus scrapes must get through however many idle connections are
+// held: with every slot taken by an idle one, a new connection takes the slot of the one idle
+// the longest (before, it was accepted and closed at once, and the pod restarted).
+TEST(AdminListener, SixtyFourIdleKeptAliveConnectionsDoNotKeepAProbeOut) {
+  admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve(ok);
+  std::vector<std::unique_ptr<courier::testing::raw_client>> idle;
+  for (const auto& peer : peers(2, 8)) {  // eight peers at their cap of eight
+    for (int i = 0; i < 8; ++i) {
+      idle.push_back(kept_alive(listener.port(), peer));
+    }
+  }
+  ASSERT_EQ(idle.size(), admin_listener::slot_limits.total);
+  const std::string probe = answer_on_new_connection(listener.port(), "127.0.0.10");
+  EXPECT_EQ(probe.rfind("HTTP/1.1 200 OK\r\n", 0), 0U) << probe;
+  // The slot was the oldest idle connection's: the listener closed it.
+  idle.front()->read_to_close(2s);
+  EXPECT_TRUE(idle.front()->closed());
+}
+
+TEST(AdminListener, APeerWhoseEightConnectionsAreMidRequestGets503OnANinth) {
+  admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve(ok);
+  std::vector<std::unique_ptr<courier::testing::raw_client>> busy;
+  for (std::size_t i = 0; i < admin_listener::slot_limits.per_peer; ++i) {
+    busy.push_back(mid_request(listener.port(), "127.0.0.11"));
+  }
+  const std::string ninth = answer_on_new_connection(listener.port(), "127.0.0.11");
+  EXPECT_EQ(ninth.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0), 0U) << ninth;
+  EXPECT_NE(ninth.find("Retry-After: 1\r\n"), std::string::npos) << ninth;
+  EXPECT_NE(ninth.find("Connection: close\r\n"), std::string::npos) << ninth;
+  // Another peer is not held by this one's cap.
+  const std::string other = answer_on_new_connection(listener.port(), "127.0.0.12");
+  EXPECT_EQ(other.rfind("HTTP/1.1 200 OK\r\n", 0), 0U) << other;
+}
+
+TEST(AdminListener, WithEverySlotMidRequestANewConnectionGets503AndIsServedOnceOneGoes) {
+  admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve(ok);
+  std::vector<std::unique_ptr<courier::testing::raw_client>> busy;
+  for (const auto& peer : peers(2, 8)) {
+    for (int i = 0; i < 8; ++i) {
+      busy.push_back(mid_request(listener.port(), peer));
+    }
+  }
+  const std::string refused = answer_on_new_connection(listener.port(), "127.0.0.10");
+  EXPECT_EQ(refused.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0), 0U) << refused;
+  busy.pop_back();
+  EXPECT_TRUE(courier::testing::wait_until(
+      [&] {
+        return answer_on_new_connection(listener.port(), "127.0.0.10")
+                   .rfind("HTTP/1.1 200 OK\r\n", 0) == 0;
+      },
+      5s))
+      << "not served once a slot was free";
+}
+
+// An idle kept-alive connection is closed after admin_idle_keep_alive (5 s), not held until the
+// request deadline.
+TEST(AdminListener, ClosesAKeptAliveConnectionIdleForFiveSeconds) {
+  admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve(ok);
+  const auto client = kept_alive(listener.port(), "127.0.0.1");
+  const auto start = std::chrono::steady_clock::now();
+  client->read_to_close(9s);
+  const auto idle_for = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(client->closed());
+  EXPECT_GE(idle_for, 4s);
+  EXPECT_LT(idle_for, 8s);
+}
+
+// -- lanes ---
+
+// A pause waits up to 5 s for the route's consumer; the handler ran on the listener's only
+// thread, so /healthz waited behind it and kubelet's probe timed out.
+TEST(AdminListener, AnswersAProbeWhileASlowCommandIsUnderWay) {
+  admin_listener listener{{"127.0.0.1", 0}};
+  std::promise<void> release;
+  const std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> command_running{false};
+  std::atomic<bool> command_done{false};
+  listener.serve([&](const admin_request& r) {
+    if (r.target == "/routes/a/pause") {
+      command_running = true;
+      released.wait_for(5s);
+      command_done = true;
+    }
+    return admin_reply{200, "text/plain", "ok"};
+  });
+  courier::testing::raw_client command{listener.port()};
+  command.send("POST /routes/a/pause HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n");
+  ASSERT_TRUE(courier::testing::wait_until([&] { return command_running.load(); }, 5s));
+  const auto start = std::chrono::steady_clock::now();
+  const std::string probe = answer_on_new_connection(listener.port(), "127.0.0.1");
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(probe.rfind("HTTP/1.1 200 OK\r\n", 0), 0U) << probe;
+  EXPECT_FALSE(command_done.load()) << "the probe was answered only after the command";
+  EXPECT_LT(waited, 2s);
+  release.set_value();
+  const std::string answer = command.read_until(
+      [](const std::string& got) { return got.find("\r\n\r\nok") != std::string::npos; });
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0U) << answer;
 }
 
 // Out of descriptors, accept fails at once while the connection stays queued; accepting again at

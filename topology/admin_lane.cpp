@@ -1,0 +1,13 @@
+#include "topology/admin_lane.hpp"
+
+namespace courier::topology {
+
+admin_lane lane_of(std::string_view target) {
+  const auto path = target.substr(0, target.find('?'));
+  if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
+    return admin_lane::monitoring;
+  }
+  return admin_lane::command;
+}
+
+}  // namespace courier::topology
