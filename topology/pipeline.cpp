@@ -122,6 +122,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     cs.core.head_of_line_records = route.head_of_line_records;
     cs.core.head_of_line_age = route.head_of_line_age;
     cs.core.ordering = route.ordering;
+    cs.core.source_topic = topics.source;
     switch (route.ordering.mode) {
       case ordering_mode::none:
         break;

@@ -73,7 +73,8 @@ done_offsets consumer_core::seed_for(const assigned_partition& a) {
       case offset_map_read::read:
         ++counts_[consumer_counter::offset_maps_read];
         if (!dead_parked.empty() && settings_.ordering.mode == ordering_mode::key &&
-            settings_.ordering.on_dead_letter == dead_letter_followers::park) {
+            settings_.ordering.on_dead_letter == dead_letter_followers::park &&
+            p.topic == settings_.source_topic) {
           // Before any of its records is taken: they park their keys behind the DLQ again.
           book_of(p).second.order.park_behind_dead_letter(std::move(dead_parked));
         }
@@ -600,20 +601,36 @@ void consumer_core::enter_ordered(partition_entry& e, const record& r, std::int6
   if (settings_.ordering.mode == ordering_mode::none || !r.key) {
     return;
   }
-  // A tier record (and a redriven one) names where it first appeared: its place in the order.
-  partition_id origin{r.topic, r.partition};
+  // A book is kept for the partition's life (never erased), so only a partition of the source
+  // topic gets one: courier writes a record's tier copy to the partition of its origin's number,
+  // so a tier record of partition n whose courier.origin.* names the source's partition n takes
+  // its origin's place in that book. Any other origin (another topic, another partition, a name
+  // made up by whoever wrote the record) was not written by courier and gets no book of its own:
+  // it goes unordered, as one whose origin cannot be read. Unordered is the safe side: it holds
+  // no key of a genuine record back and allocates nothing, and a genuine record never has it.
+  const bool from_tier = settings_.gated_topics.count(r.topic) != 0;
+  if (!from_tier && r.topic != settings_.source_topic) {
+    return;
+  }
+  const partition_id origin{settings_.source_topic, r.partition};
   std::int64_t origin_offset = r.offset;
   if (find_header(r.headers, origin_topic_header)) {
     try {
       if (const auto from = read_retry_state(r.headers).from) {
-        origin = partition_id{from->topic, from->partition};
-        origin_offset = from->offset;
+        if (from->topic == origin.topic && from->partition == origin.partition) {
+          origin_offset = from->offset;
+        } else if (from_tier) {
+          return;
+        }
+        // A source record naming another origin is a record of its partition, at its offset.
       }
     } catch (const header_error&) {
       // Its headers were written by hand or by something else: no place in the order is known.
       // A tier record's due time says so (malformed_due); it goes unordered.
       return;
     }
+  } else if (from_tier) {
+    return;  // a tier record courier did not write: no place in the source's order
   }
   auto& book = book_of(origin);
   book.second.order.enter(*r.key, origin_offset, {r.topic, r.partition, r.offset}, now_ms);

@@ -69,6 +69,8 @@ struct consumer_core_settings {
   // routes[].ordering: with "key", a record with a key is handed out only once every earlier
   // record of its key in its source partition was delivered or dead-lettered (key_order).
   key_ordering ordering;
+  // The route's source topic: with ordering "key", the only topic whose partitions have a book.
+  std::string source_topic;
 };
 
 // How far a tier record's due time may lie beyond now plus the longest retry delay: clocks of
@@ -218,6 +220,8 @@ class consumer_core {
   bool assigned(const partition_id& p) const { return book_.count(p) != 0; }
   std::vector<partition_id> assignment() const;
   const consumer_counts& counts() const { return counts_; }
+  // ordering "key": the books of key order kept, at most one per partition of the source topic.
+  std::size_t order_book_count() const { return orders_.size(); }
 
   // Per partition, for inspection: the commit point and what is in flight.
   struct partition_view {
@@ -291,8 +295,8 @@ class consumer_core {
   intake hand_out(partition_entry& e, record r, std::int64_t now_ms);
   // Hands the record to the delivery pool, or holds it as a follower (false).
   bool send_out(partition_entry& e, record r, std::int64_t now_ms);
-  // ordering "key": the record enters its source partition's book (a record without a key, or a
-  // tier record without a readable origin, does not).
+  // ordering "key": the record enters its source partition's book (a record without a key, and
+  // a tier record whose origin is not the source partition of its own number, do not).
   void enter_ordered(partition_entry& e, const record& r, std::int64_t now_ms);
   // The source partition's book, made on first use.
   order_books::value_type& book_of(const partition_id& origin);

@@ -113,6 +113,7 @@ inline consumer_core_settings bounded(std::size_t max_in_flight) {
   consumer_core_settings s;
   s.max_in_flight = max_in_flight;
   s.head_of_line_records = 0;
+  s.source_topic = p0.topic;
   return s;
 }
 

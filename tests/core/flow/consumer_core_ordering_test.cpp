@@ -493,6 +493,43 @@ class ordered_world {
   bool failures_ = true;
 };
 
+// A book is never erased: if any origin a tier record names made one, distinct made-up names
+// (100 KB each) would grow memory until restart. Only the source's partitions have books.
+TEST(ConsumerCoreOrdering, TenThousandDistinctOriginTopicNamesMakeNoMoreBooksThanSourcePartitions) {
+  fake_io io;
+  consumer_core core{ordered(20'000), io};
+  core.assign(fresh({p0, p1, tier0}), 0);
+  ASSERT_EQ(core.take(keyed(p0, 0, "42"), 0), consumer_core::intake::dispatched);
+  ASSERT_EQ(core.take(keyed(p1, 0, "42"), 0), consumer_core::intake::dispatched);
+  for (std::int64_t i = 0; i < 10'000; ++i) {
+    auto r = tier_copy(i, 0, "42", 0);
+    r.headers[0].second = "forged-" + std::to_string(i) + std::string(100, 'x');
+    EXPECT_EQ(core.take(std::move(r), 0), consumer_core::intake::dispatched)
+        << "unordered: not behind 42's source record";
+  }
+  EXPECT_LE(core.order_book_count(), 2U);
+  EXPECT_EQ(offsets_of(io.dispatched, tier0).size(), 10'000U);
+}
+
+// courier writes a record's tier copy to the partition of its origin's number: a tier record of
+// partition 0 that names the source's partition 1 was not written by courier.
+TEST(ConsumerCoreOrdering, ATierRecordNamingAnotherSourcePartitionGoesUnorderedWithNoBook) {
+  fake_io io;
+  consumer_core core{ordered(), io};
+  core.assign(fresh({p0, tier0}), 0);
+  auto r = tier_copy(0, 5, "42", 0);
+  r.headers[1].second = "1";
+  EXPECT_EQ(core.take(std::move(r), 0), consumer_core::intake::dispatched);
+  auto unnamed = keyed(tier0, 1, "42");
+  unnamed.headers = {{"courier.retry.due", "0"}};
+  EXPECT_EQ(core.take(std::move(unnamed), 0), consumer_core::intake::dispatched)
+      << "a tier record without an origin has no place in the source's order";
+  EXPECT_EQ(core.order_book_count(), 0U);
+  EXPECT_EQ(core.take(keyed(p0, 6, "42"), 0), consumer_core::intake::dispatched)
+      << "the source's key is held behind neither";
+  EXPECT_EQ(core.order_book_count(), 1U);
+}
+
 TEST(ConsumerCoreOrdering,
      NoRecordOfAKeyGoesOutBeforeTheEarlierOnesThroughMovesRebalancesAndCrashes) {
   for (std::uint32_t seed = 1; seed <= 150; ++seed) {
