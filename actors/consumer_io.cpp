@@ -6,6 +6,7 @@
 
 #include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
+#include "core/retry/header_value.hpp"
 
 namespace courier::actors {
 
@@ -43,6 +44,24 @@ void consumer_io::malformed_due(const record& r, const std::string& error) {
   log::warn(
     "retry record with a malformed due time; delivering it now",
     {{"topic", r.topic}, {"partition", r.partition}, {"offset", r.offset}, {"error", error}});
+}
+
+void consumer_io::untrusted_provenance(const record& r, const std::vector<std::string>& names) {
+  const auto verdict =
+    sampler_.admit(r.topic, "untrusted_provenance", log::event_sampler::clock::now());
+  if (!verdict.log) {
+    return;  // counted in courier_untrusted_provenance_total
+  }
+  std::string joined;
+  for (const auto& n : names) {
+    joined += (joined.empty() ? "" : ",") + n;
+  }
+  log::warn("source record carried courier's provenance headers; they were taken off, not obeyed",
+            {{"topic", r.topic},
+             {"partition", r.partition},
+             {"offset", r.offset},
+             {"headers", cap_header_value(joined, 256)},
+             {"suppressed", static_cast<std::int64_t>(verdict.suppressed)}});
 }
 
 void consumer_io::quota_share(std::int32_t assigned, std::int32_t topic_partitions) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "actors/messages.hpp"
 #include "core/flow/consumer_core.hpp"
 #include "core/kafka/group_consumer.hpp"
+#include "core/log/event_sampler.hpp"
 
 namespace courier::actors {
 
@@ -29,6 +31,7 @@ class consumer_io final : public consumer_backend {
   void resume(const std::vector<partition_id>& ps) override;
   void wake_at(const partition_id& p, std::int64_t at_ms) override;
   void malformed_due(const record& r, const std::string& error) override;
+  void untrusted_provenance(const record& r, const std::vector<std::string>& names) override;
   // Tells the delivery pool this instance's share of the route's quota (routes[].rate_limit).
   void quota_share(std::int32_t assigned, std::int32_t topic_partitions);
 
@@ -37,6 +40,8 @@ class consumer_io final : public consumer_backend {
   caf::actor delivery_;
   kafka::group_consumer* kafka_ = nullptr;
   record_batch batch_;
+  // A producer that writes courier's headers on every record must not flood the log.
+  log::event_sampler sampler_{5, std::chrono::minutes{1}};
 };
 
 }  // namespace courier::actors

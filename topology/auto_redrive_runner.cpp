@@ -1,5 +1,6 @@
 #include "topology/auto_redrive_runner.hpp"
 
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -23,6 +24,7 @@ actors::auto_redrive_runner redrive_runner(const courier_config& cfg, const rout
   base.ledger_topic = redrive::default_ledger_topic(base.from);
   base.json = true;
   base.select.origin_topic = route.topic;
+  base.home_topics = std::set<std::string>{route.topic};
   const auto& a = *route.auto_redrive;
   base.select.error_classes = a.classes;
   base.rate = a.rate;

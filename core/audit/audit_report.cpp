@@ -87,11 +87,10 @@ std::vector<std::string> audit_lines(const audit_report& report, std::size_t max
   }
   lines.push_back("  total: " + counts_text(report.total));
   const auto& passed = report.passed;
-  if (passed.redriven_copies + passed.unreadable + passed.other_routes != 0) {
-    lines.push_back("  passed over: " + std::to_string(passed.redriven_copies) +
-                    " redriven copies in the source (counted under their origin), " +
-                    std::to_string(passed.unreadable) + " unreadable records, " +
-                    std::to_string(passed.other_routes) + " of other routes");
+  if (passed.unreadable + passed.other_routes != 0) {
+    lines.push_back("  passed over: " + std::to_string(passed.unreadable) +
+                    " unreadable records, " + std::to_string(passed.other_routes) +
+                    " of other routes");
   }
   for (const auto& p : report.partitions) {
     const auto& runs = p.fates.unaccounted_offsets.runs();
@@ -137,8 +136,7 @@ std::string audit_json(const audit_report& report) {
     j["partitions"].push_back(std::move(pj));
   }
   j["total"] = counts_json(report.total);
-  j["passed_over"] = {{"redriven_copies", report.passed.redriven_copies},
-                      {"unreadable", report.passed.unreadable},
+  j["passed_over"] = {{"unreadable", report.passed.unreadable},
                       {"other_routes", report.passed.other_routes}};
   return j.dump();
 }

@@ -33,8 +33,7 @@ std::vector<std::string> audit_lines(const audit_report& report, std::size_t max
 //    "committed":..|null,"records":..,"delivered":..,"waiting":..,"redriven":..,
 //    "dead_lettered":{class:n,..},"pending":..,"unaccounted":..,
 //    "unaccounted_offsets":[[begin,end),..],"receipts_without_record":..},..],
-//    "total":{..the same counts..},"passed_over":{"redriven_copies":..,"unreadable":..,
-//    "other_routes":..}}
+//    "total":{..the same counts..},"passed_over":{"unreadable":..,"other_routes":..}}
 // with every unaccounted run listed.
 std::string audit_json(const audit_report& report);
 

@@ -23,10 +23,11 @@ struct audited_partition {
 // source partition and tells each what the records it is shown say.
 //
 // The records are taken as courier writes them: a receipt's value names its origin (a tier
-// copy's or a redriven record's source record); a tier or DLQ record carries courier.origin.* and
-// courier.route, a DLQ record courier.error.class. A source record that carries
-// courier.origin.* is a redriven copy of an earlier record (redrive keeps the origin): its fate
-// is its origin's, so it is counted apart, not as a record of the range.
+// copy's source record); a tier or DLQ record carries courier.origin.* and courier.route, a DLQ
+// record courier.error.class. Every source record is a record of the range with a fate of its
+// own, a redriven one too (its DLQ original's fate is "redriven"): courier never trusts
+// courier.origin.* on a source topic (core/retry/provenance.hpp), so no source record can stand
+// for another.
 class route_audit {
  public:
   route_audit(std::string route, std::string source_topic,
@@ -50,9 +51,8 @@ class route_audit {
 
   // What was read but is not the fate of a record of the range.
   struct passed_over {
-    std::uint64_t redriven_copies = 0;  // source records that came back from the DLQ
-    std::uint64_t unreadable = 0;       // a receipt or courier.* header that does not parse
-    std::uint64_t other_routes = 0;     // receipts, tier or DLQ records of another route
+    std::uint64_t unreadable = 0;    // a receipt or courier.* header that does not parse
+    std::uint64_t other_routes = 0;  // receipts, tier or DLQ records of another route
   };
   [[nodiscard]] const passed_over& passed() const { return passed_; }
 

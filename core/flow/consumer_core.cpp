@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/retry/provenance.hpp"
 #include "core/retry/retry_headers.hpp"
 
 namespace courier {
@@ -229,6 +230,13 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   ++counts_[consumer_counter::consumed];
   ++accounts_[p].consumed;
   latest_now_ms_ = now_ms;
+  if (settings_.gated_topics.count(r.topic) == 0) {
+    // A source record: whatever courier.* provenance it carries was written by its producer.
+    if (const auto names = drop_untrusted_provenance(r.headers); !names.empty()) {
+      ++counts_[consumer_counter::untrusted_provenance];
+      io_.untrusted_provenance(r, names);
+    }
+  }
   enter_ordered(e, r, now_ms);
   intake result = intake::gated;
   if (settings_.gated_topics.count(r.topic) == 0) {

@@ -46,6 +46,9 @@ class consumer_backend {
   virtual void dead_letter(record r) = 0;
   // A retry-tier record whose due-time header does not parse: delivered now; say so.
   virtual void malformed_due(const record& r, const std::string& error) = 0;
+  // A source record carried courier's provenance headers (`names`), which only courier writes
+  // and only on its own topics (core/retry/provenance.hpp): they were taken off it; say so.
+  virtual void untrusted_provenance(const record& r, const std::vector<std::string>& names) = 0;
 
  protected:
   ~consumer_backend() = default;

@@ -11,12 +11,13 @@
 namespace courier {
 
 enum class consumer_counter : std::uint8_t {
-  consumed,             // records fetched from the route's topics
-  rewound_duplicates,   // fetched again after a rewind: dropped
-  backpressure_pauses,  // a partition paused at its own in-flight bound
-  already_done,         // fetched, and done by the commit's offset map: not delivered again
-  offset_maps_read,     // assignments whose committed metadata was courier's offset map
-  offset_maps_ignored,  // assignments whose committed metadata was another client's, or broken
+  consumed,              // records fetched from the route's topics
+  rewound_duplicates,    // fetched again after a rewind: dropped
+  backpressure_pauses,   // a partition paused at its own in-flight bound
+  already_done,          // fetched, and done by the commit's offset map: not delivered again
+  offset_maps_read,      // assignments whose committed metadata was courier's offset map
+  offset_maps_ignored,   // assignments whose committed metadata was another client's, or broken
+  untrusted_provenance,  // source records that carried courier's provenance headers: taken off
   // assignments whose courier map was written for another offset than the committed one
   offset_maps_other_offset,
 };
@@ -24,7 +25,7 @@ enum class consumer_counter : std::uint8_t {
 template <>
 struct metrics::counter_table<consumer_counter> {
   using c = consumer_counter;
-  static constexpr std::array<counter_spec<c>, 7> rows{{
+  static constexpr std::array<counter_spec<c>, 8> rows{{
       {c::consumed, "consumed", "courier_records_consumed_total",
        "Records fetched from the route's topics."},
       {c::rewound_duplicates, "rewound_duplicates", "courier_records_rewound_duplicates_total",
@@ -39,6 +40,10 @@ struct metrics::counter_table<consumer_counter> {
       {c::offset_maps_ignored, "offset_maps_ignored", "courier_offset_maps_ignored_total",
        "Partitions assigned with committed metadata that is not courier's offset map, or is "
        "broken: ignored (their records above the commit point are delivered again)."},
+      {c::untrusted_provenance, "untrusted_provenance", "courier_untrusted_provenance_total",
+       "Source records that carried courier's provenance headers (courier.origin.*, "
+       "courier.attempts, courier.retry.*, ...), which only courier writes and only on its own "
+       "topics: the headers were taken off and courier wrote its own."},
       {c::offset_maps_other_offset, "offset_maps_other_offset",
        "courier_offset_maps_other_offset_total",
        "Partitions assigned with courier's offset map written for another offset than the one "

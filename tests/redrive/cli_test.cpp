@@ -1,8 +1,13 @@
 #include "tools/redrive/cli.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include "tests/support/redrive_config.hpp"
+
+#include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,10 +15,25 @@
 namespace courier::redrive {
 namespace {
 
+// courier's config with the routes of the DLQs these tests name: "d" and brew.shipments.dlq.
+const std::string& config_path() {
+  static const std::string path = testing::write_redrive_config(
+      std::filesystem::temp_directory_path() /
+          ("courier-redrive-cli-test-" + std::to_string(::getpid()) + ".json"),
+      {{"t.v1", "d"}, {"brew.shipments.v1", "brew.shipments.dlq"}});
+  return path;
+}
+
 cli_result parse(std::vector<const char*> args, const char* brokers = nullptr) {
   args.insert(args.begin(), "redrive");
   return parse_cli(
-      static_cast<int>(args.size()), args.data(), [brokers](const char*) { return brokers; },
+      static_cast<int>(args.size()), args.data(),
+      [brokers](const char* name) -> const char* {
+        if (std::string_view{name} == "COURIER_CONFIG") {
+          return config_path().c_str();
+        }
+        return std::string_view{name} == "KAFKA_BROKERS" ? brokers : nullptr;
+      },
       10'000'000);
 }
 
@@ -119,6 +139,44 @@ TEST(Cli, ABareNumberTimeIsRefusedWithBothFormsInTheMessage) {
     EXPECT_NE(r.message.find("90s"), std::string::npos) << r.message;
     EXPECT_NE(r.message.find("2026-11-30T10:00:00Z"), std::string::npos) << r.message;
   }
+}
+
+TEST(Cli, ARunReturnsRecordsOnlyToTheSourcesOfTheDlqsRoutesFromCouriersConfig) {
+  const auto r = parse({"--from", "brew.shipments.dlq"});
+  ASSERT_TRUE(r.opts) << r.message;
+  EXPECT_EQ(r.opts->home_topics, (std::set<std::string>{"brew.shipments.v1"}));
+  const auto flag = parse({"--from", "d", "--config", config_path().c_str()});
+  ASSERT_TRUE(flag.opts) << flag.message;
+  EXPECT_EQ(flag.opts->home_topics, (std::set<std::string>{"t.v1"}));
+}
+
+TEST(Cli, ARunWithoutCouriersConfigOrATargetIsAUsageErrorAndAListingIsNot) {
+  const auto no_env = [](const char*) -> const char* { return nullptr; };
+  const auto run = [&](std::vector<const char*> args) {
+    args.insert(args.begin(), "redrive");
+    return parse_cli(static_cast<int>(args.size()), args.data(), no_env, 10'000'000);
+  };
+  const auto bare = run({"--from", "brew.shipments.dlq"});
+  EXPECT_FALSE(bare.opts);
+  EXPECT_EQ(bare.exit_code, exit_usage);
+  EXPECT_NE(bare.message.find("--config"), std::string::npos) << bare.message;
+  EXPECT_NE(bare.message.find("--to"), std::string::npos) << bare.message;
+  EXPECT_FALSE(run({"--from", "brew.shipments.dlq", "--dry-run"}).opts);
+  EXPECT_TRUE(run({"--from", "brew.shipments.dlq", "--to", "t"}).opts);
+  EXPECT_TRUE(run({"--from", "brew.shipments.dlq", "--list"}).opts);
+  EXPECT_TRUE(run({"--from", "brew.shipments.dlq", "--stats"}).opts);
+}
+
+TEST(Cli, ACouriersConfigWithoutARouteOfTheDlqOrUnreadableIsAUsageErrorNamingIt) {
+  const auto other = parse({"--from", "no.route.dlq"});
+  EXPECT_FALSE(other.opts);
+  EXPECT_EQ(other.exit_code, exit_usage);
+  EXPECT_NE(other.message.find("no route has no.route.dlq as its DLQ"), std::string::npos)
+      << other.message;
+  const auto missing = parse({"--from", "d", "--config", "/nonexistent/courier.json"});
+  EXPECT_FALSE(missing.opts);
+  EXPECT_NE(missing.message.find("/nonexistent/courier.json"), std::string::npos)
+      << missing.message;
 }
 
 }  // namespace

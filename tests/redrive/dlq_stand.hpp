@@ -7,6 +7,7 @@
 #include "core/kafka/producer.hpp"
 #include "core/retry/retry_headers.hpp"
 #include "tests/support/parked_record.hpp"
+#include "tests/support/redrive_config.hpp"
 #include "tools/redrive/cli.hpp"
 #include "core/kafka/range_reader.hpp"
 #include "tools/redrive/redrive.hpp"
@@ -19,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -84,7 +86,13 @@ inline run_result run_redrive_in_process(const std::vector<std::string>& args,
     argv.push_back(a.c_str());
   }
   const cli_result parsed = parse_cli(
-      static_cast<int>(argv.size()), argv.data(), [](const char*) { return nullptr; },
+      static_cast<int>(argv.size()), argv.data(),
+      [](const char* name) -> const char* {
+        // courier's config names brew.shipments.v1 the source of brew.shipments.dlq's route.
+        return std::string_view{name} == "COURIER_CONFIG"
+                   ? courier::testing::stand_redrive_config().c_str()
+                   : nullptr;
+      },
       wall_now_ms());
   run_result result;
   if (!parsed.opts) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 namespace courier::redrive {
 namespace {
 
@@ -61,6 +64,21 @@ TEST(Plan, FilteredOutBeforeMalformed) {
       decide(parked({{"courier.error.class", "c"}, {"courier.origin.partition", "x"}}), s, false)
           .what,
       decision::action::filtered_out);
+}
+
+TEST(Plan, AnOriginTopicThatIsNoSourceOfTheDlqsRoutesIsRefusedUnlessToNamesATarget) {
+  plan_settings s;
+  s.home = std::set<std::string>{"brew.shipments.v1"};
+  const decision foreign = decide(parked(good), s, false);  // origin "o"
+  EXPECT_EQ(foreign.what, decision::action::refused);
+  EXPECT_NE(foreign.reason.find("not a source of this DLQ's routes (brew.shipments.v1)"),
+            std::string::npos)
+      << foreign.reason;
+  s.home = std::set<std::string>{"o"};
+  EXPECT_EQ(decide(parked(good), s, false).what, decision::action::move);
+  s.home = std::set<std::string>{"brew.shipments.v1"};
+  s.to = "o";
+  EXPECT_EQ(decide(parked(good), s, false).what, decision::action::move) << "--to names it";
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 namespace courier::redrive {
 namespace {
 
-TEST(RedriveHeaders, DropErrorAndRetryHeadersKeepTheRestAndAddRedriveHeaders) {
+TEST(RedriveHeaders, DropCouriersProvenanceKeepTheKeyAndTheRestAndAddRedriveHeaders) {
   const header_list dlq{{"content-type", "application/json"},
                         {"courier.idempotency.key", "brew.shipments.v1:0:7"},
                         {"courier.origin.topic", "brew.shipments.v1"},
@@ -21,16 +21,13 @@ TEST(RedriveHeaders, DropErrorAndRetryHeadersKeepTheRestAndAddRedriveHeaders) {
                         {"courier.followers", "8,9"},
                         {"courier.last.failure", "5"},
                         {"courier.redrive.count", "1"},
+                        {"courier.correlation.id", "c-1"},
                         {"courier.redrive.from", "old:0:0"}};
   const header_list out = redrive_headers(dlq, 1, 1000, "brew.shipments.dlq:0:42");
-  const header_list expected{{"content-type", "application/json"},
-                             {"courier.idempotency.key", "brew.shipments.v1:0:7"},
-                             {"courier.origin.topic", "brew.shipments.v1"},
-                             {"courier.attempts", "4"},
-                             {"courier.last.failure", "5"},
-                             {"courier.redrive.count", "2"},
-                             {"courier.redrive.at", "1000"},
-                             {"courier.redrive.from", "brew.shipments.dlq:0:42"}};
+  const header_list expected{
+      {"content-type", "application/json"}, {"courier.idempotency.key", "brew.shipments.v1:0:7"},
+      {"courier.correlation.id", "c-1"},    {"courier.redrive.count", "2"},
+      {"courier.redrive.at", "1000"},       {"courier.redrive.from", "brew.shipments.dlq:0:42"}};
   EXPECT_EQ(out, expected);
 }
 

@@ -1,3 +1,4 @@
+#include "core/retry/provenance.hpp"
 #include "tests/redrive/dlq_stand.hpp"
 #include "tools/redrive/ledger.hpp"
 
@@ -43,11 +44,9 @@ TEST(Redrive, MovesEachDlqRecordOnceWithKeyValueAndIdempotencyKey) {
     EXPECT_EQ(find_header(rec.headers, "content-type"), "application/json");
     EXPECT_EQ(find_header(rec.headers, "courier.redrive.count"), "1");
     EXPECT_TRUE(find_header(rec.headers, "courier.redrive.at"));
-    EXPECT_EQ(find_header(rec.headers, "courier.origin.topic"), dlq_stand::origin);
     for (const auto& [name, value] : rec.headers) {
-      EXPECT_NE(name.rfind("courier.error.", 0), 0U) << name;
-      EXPECT_NE(name, "courier.retry.tier");
-      EXPECT_NE(name, "courier.retry.due");
+      // A source topic carries no provenance of courier's: courier would not trust it there.
+      EXPECT_FALSE(is_provenance_header(name)) << name;
     }
   }
   EXPECT_EQ(stand.read_all(dlq_stand::ledger_topic).size(), 20U);
@@ -250,13 +249,49 @@ TEST(Redrive, MalformedHeadersAreReportedSkippedAndKeptWhileTheOthersMove) {
   EXPECT_EQ(stand.read_all(dlq_stand::origin).size(), 5U);
 }
 
+// A producer of the source wrote courier.origin.topic naming another route's source; a courier
+// that trusted it dead-lettered the record with that origin. redrive returns nothing there.
+TEST(Redrive, ARecordWhoseOriginIsNoSourceOfTheDlqsRoutesIsRefusedAndWritesNothingThere) {
+  dlq_stand stand;
+  const std::string other = "brew.payouts.v1";  // another route's source
+  stand.cluster().create_topic(other, dlq_stand::partitions);
+  stand.park(parked_specs(2));
+  auto forged = parked_specs(3).back();
+  forged.key = "forged";
+  forged.offset = 100;
+  stand.park({forged});
+  const auto dlq_records = stand.read_all(dlq_stand::dlq);
+  ASSERT_EQ(dlq_records.size(), 3U);
+  // The forged one, as a courier that trusted the producer wrote it.
+  auto headers = dlq_records.back().headers;
+  for (auto& [name, value] : headers) {
+    if (name == "courier.origin.topic") {
+      value = other;
+    }
+  }
+  stand.park_raw(0, "forged-away", headers);
+
+  const run_result r = stand.run({});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("refused 1"), std::string::npos) << r.out;
+  EXPECT_TRUE(stand.read_all(other).empty()) << "nothing goes to another route's source";
+  EXPECT_EQ(stand.read_all(dlq_stand::origin).size(), 3U);
+  // --to names it: the operator's choice.
+  const run_result to = stand.run({"--to", other, "--key", "forged-away"});
+  EXPECT_EQ(to.code, 0) << to.err;
+  EXPECT_EQ(stand.read_all(other).size(), 1U);
+}
+
 TEST(Redrive, AnUnknownDlqTopicIsAConfigurationError) {
   dlq_stand stand;
-  for (const char* mode : {"--list", "--stats", "--dry-run"}) {
+  for (const char* mode : {"--list", "--stats"}) {
     const run_result r = stand.run({"--from", "no.such.dlq", mode});
     EXPECT_EQ(r.code, 2) << mode;
     EXPECT_NE(r.err.find("topic 'no.such.dlq' does not exist"), std::string::npos) << r.err;
   }
+  const run_result dry = stand.run({"--from", "no.such.dlq", "--dry-run"});
+  EXPECT_EQ(dry.code, 2);
+  EXPECT_NE(dry.err.find("no route has no.such.dlq as its DLQ"), std::string::npos) << dry.err;
   const run_result to = stand.run({"--to", "no.such.target"});
   EXPECT_EQ(to.code, 2);
   EXPECT_NE(to.err.find("'no.such.target'"), std::string::npos) << to.err;

@@ -16,6 +16,7 @@
 namespace courier::redrive::test {
 namespace {
 
+using courier::testing::stand_redrive_config;
 using courier::testing::child_process;
 using courier::testing::temp_dir;
 using courier::testing::wait_until;
@@ -60,11 +61,12 @@ TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
   temp_dir dir;
   {
     // 100 records a second in transactions of 10: the run takes about 4 s.
-    child_process child{REDRIVE_BINARY,
-                        {"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--rate",
-                         "100", "--batch", "10", "--timeout", "5s"},
-                        {},
-                        (dir.path() / "first.log").string()};
+    child_process child{
+        REDRIVE_BINARY,
+        {"--config", stand_redrive_config(), "--from", dlq_stand::dlq, "--bootstrap",
+         stand.bootstrap(), "--rate", "100", "--batch", "10", "--timeout", "5s"},
+        {},
+        (dir.path() / "first.log").string()};
     std::optional<int> exited;
     std::int64_t next_try = 60;
     bool killed = false;
@@ -88,11 +90,11 @@ TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
   const auto partial = count_by_source(stand.read_all(dlq_stand::origin));
   ASSERT_LT(partial.size(), static_cast<std::size_t>(records)) << "the kill came too late";
 
-  child_process again{
-      REDRIVE_BINARY,
-      {"--from", dlq_stand::dlq, "--bootstrap", stand.bootstrap(), "--timeout", "5s"},
-      {},
-      (dir.path() / "second.log").string()};
+  child_process again{REDRIVE_BINARY,
+                      {"--config", stand_redrive_config(), "--from", dlq_stand::dlq, "--bootstrap",
+                       stand.bootstrap(), "--timeout", "5s"},
+                      {},
+                      (dir.path() / "second.log").string()};
   ASSERT_EQ(again.wait_exit(60s), 0) << again.log();
 
   const auto counts = count_by_source(stand.read_all(dlq_stand::origin));
@@ -108,11 +110,11 @@ TEST(RedriveProcess, KilledMidRunThenRunAgainPublishesEachRecordExactlyOnce) {
 TEST(RedriveProcess, AnUnreachableBrokerExitsWithTwoWithinTheTimeout) {
   temp_dir dir;
   const auto started = std::chrono::steady_clock::now();
-  child_process child{
-      REDRIVE_BINARY,
-      {"--from", "brew.shipments.dlq", "--bootstrap", "127.0.0.1:1", "--timeout", "1s"},
-      {},
-      (dir.path() / "unreachable.log").string()};
+  child_process child{REDRIVE_BINARY,
+                      {"--config", stand_redrive_config(), "--from", "brew.shipments.dlq",
+                       "--bootstrap", "127.0.0.1:1", "--timeout", "1s"},
+                      {},
+                      (dir.path() / "unreachable.log").string()};
   ASSERT_EQ(child.wait_exit(15s), 2) << child.log();
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
   const std::string log = child.log();

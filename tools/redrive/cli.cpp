@@ -1,6 +1,7 @@
 #include "tools/redrive/cli.hpp"
 
 #include "core/config/cli_checks.hpp"
+#include "core/config/config.hpp"
 #include "core/kafka/cluster.hpp"
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
@@ -110,6 +111,11 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   app.add_option("--from", o.from, "DLQ topic to read")->required()->type_name("TOPIC");
   app.add_option("--to", to, "Target topic (default: each record's courier.origin.topic)")
       ->type_name("TOPIC");
+  std::string config_path;
+  app.add_option("--config", config_path,
+                 "courier's config: records return only to the sources of the routes whose DLQ "
+                 "is --from (default $COURIER_CONFIG; a run without --to needs one)")
+      ->type_name("FILE");
   app.add_option("--bootstrap", bootstrap,
                  "Kafka bootstrap servers (default $KAFKA_BROKERS, else 127.0.0.1:9092)")
       ->type_name("SERVERS");
@@ -258,8 +264,39 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
     o.what = options::mode::show;
     o.show = parse_coordinates(show);
   }
+  if (config_path.empty()) {
+    if (const char* env = getenv("COURIER_CONFIG"); env != nullptr && *env != '\0') {
+      config_path = env;
+    }
+  }
+  if (!config_path.empty() && o.what == options::mode::redrive) {
+    try {
+      o.home_topics = sources_of_dlq(load_config_file(config_path), o.from);
+    } catch (const config_error& e) {
+      return fail("--config " + config_path + ": " + e.what());
+    }
+    if (o.home_topics->empty()) {
+      return fail("--config " + config_path + ": no route has " + o.from + " as its DLQ");
+    }
+  }
+  if (o.what == options::mode::redrive && !o.to && !o.home_topics) {
+    return fail(
+        "a run returns each record to its courier.origin.topic only when that is a source of "
+        "the DLQ's routes: give courier's config with --config FILE (or $COURIER_CONFIG), or a "
+        "target with --to TOPIC");
+  }
   result.opts = std::move(o);
   return result;
+}
+
+std::set<std::string> sources_of_dlq(const courier_config& cfg, const std::string& dlq) {
+  std::set<std::string> out;
+  for (const auto& r : cfg.routes) {
+    if (topics_of(r).dlq == dlq) {
+      out.insert(r.topic);
+    }
+  }
+  return out;
 }
 
 }  // namespace courier::redrive

@@ -9,8 +9,10 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
+#include "core/config/config.hpp"
 #include "core/kafka/cluster.hpp"
 
 namespace courier::redrive {
@@ -24,6 +26,9 @@ struct options {
   mode what = mode::redrive;
   std::string from;
   std::optional<std::string> to;
+  // The sources of the routes whose DLQ is `from` (--config, else $COURIER_CONFIG): without --to,
+  // a record returns to its courier.origin.topic only if it is one of them.
+  std::optional<std::set<std::string>> home_topics;
   std::string bootstrap;
   // -X KEY=VALUE: how to connect (security.protocol, sasl.*, ssl.*, ...), for every client.
   std::map<std::string, std::string> connection;
@@ -53,6 +58,9 @@ struct cli_result {
 };
 
 using getenv_function = std::function<const char*(const char*)>;
+
+// The source topics of the routes of `cfg` whose DLQ is `dlq`.
+std::set<std::string> sources_of_dlq(const courier_config& cfg, const std::string& dlq);
 
 // Parses argv; --since/--until durations count back from `now_ms`.
 cli_result parse_cli(int argc, const char* const* argv, const getenv_function& getenv,

@@ -1,5 +1,6 @@
 #include "tools/redrive/plan.hpp"
 
+#include "core/retry/header_value.hpp"
 #include "core/retry/retry_headers.hpp"
 #include "tools/redrive/redrive_headers.hpp"
 
@@ -24,6 +25,16 @@ decision decide(const parked_record& r, const plan_settings& s, bool in_ledger) 
     d.what = decision::action::malformed;
     d.reason = r.coordinates + ": header " + std::string{origin_topic_header} +
                " is missing; name a target with --to";
+    return d;
+  }
+  if (!s.to && s.home && s.home->count(*r.origin_topic) == 0) {
+    d.what = decision::action::refused;
+    std::string sources;
+    for (const auto& t : *s.home) {
+      sources += (sources.empty() ? "" : ", ") + t;
+    }
+    d.reason = r.coordinates + ": origin topic \"" + cap_header_value(*r.origin_topic, 64) +
+               "\" is not a source of this DLQ's routes (" + sources + "); --to names a target";
     return d;
   }
   switch (loop_guard(r.redrive_count, s.max_redrives, s.force)) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,9 @@ namespace courier::redrive {
 struct plan_settings {
   filter select;
   std::optional<std::string> to;  // --to; else each record's origin topic
+  // Without --to: the topics a record may return to (the sources of the DLQ's routes). A
+  // courier.origin.topic outside them is refused, whoever wrote it.
+  std::optional<std::set<std::string>> home;
   int max_redrives = 3;
   bool force = false;
 };
@@ -27,7 +31,8 @@ struct decision {
 };
 
 // In this order: the ledger has it; the filter excludes it; a malformed header (or no origin
-// topic without --to); the loop guard. Pure.
+// topic without --to); an origin topic that is not a source of the DLQ's routes, without --to;
+// the loop guard. Pure.
 decision decide(const parked_record& r, const plan_settings& s, bool in_ledger);
 
 std::string_view to_string(decision::action a);

@@ -1,6 +1,6 @@
 #include "tools/redrive/redrive_headers.hpp"
 
-#include "core/retry/retry_headers.hpp"
+#include "core/retry/provenance.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -26,19 +26,9 @@ int next_redrive_count(int previous) {
   return previous >= std::numeric_limits<int>::max() ? std::numeric_limits<int>::max()
                                                      : std::max(previous, 0) + 1;
 }
-
-namespace {
-
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-}  // namespace
-
 bool is_dropped_on_redrive(std::string_view name) {
-  return starts_with(name, error_header_prefix) || name == retry_tier_header ||
-         name == retry_due_header || name == followers_header || name == redrive_count_header ||
-         name == redrive_at_header || name == redrive_from_header;
+  return is_provenance_header(name) || name == redrive_count_header || name == redrive_at_header ||
+         name == redrive_from_header;
 }
 
 // Distinct by role: the DLQ headers and the redrive's own count and time.

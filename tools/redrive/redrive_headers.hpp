@@ -15,10 +15,11 @@ inline constexpr std::string_view redrive_from_header = "courier.redrive.from"; 
 
 inline constexpr int default_max_redrives = 3;
 
-// courier.error.*, courier.retry.tier, courier.retry.due and earlier courier.redrive.*: the
-// failure is over, and a tier header would send the record through a due gate again.
-// courier.attempts, the first/last failure times, the origin and the idempotency key stay:
-// they are the record's history, and the receiver de-duplicates on the key.
+// courier's provenance (courier.origin.*, courier.attempts, courier.retry.*, courier.error.*, the
+// failure times, courier.route: core/retry/provenance.hpp) and earlier courier.redrive.*. The
+// record goes to a source topic, where courier trusts no provenance: the history stays in the
+// DLQ record and redrive's ledger. The idempotency key (the receiver de-duplicates on it), the
+// correlation id and the record's own headers stay.
 bool is_dropped_on_redrive(std::string_view name);
 
 // courier.redrive.count as written: decimal digits. A count too large for an int (a hand-written

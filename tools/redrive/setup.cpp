@@ -81,7 +81,7 @@ ledger existing_ledger(kafka::range_reader& reader, const options& o) {
 }
 
 plan_settings settings_of(const options& o) {
-  return plan_settings{o.select, o.to, o.max_redrives, o.force};
+  return plan_settings{o.select, o.to, o.home_topics, o.max_redrives, o.force};
 }
 
 }  // namespace courier::redrive

@@ -42,6 +42,9 @@ class fake_io final : public consumer_backend {
   void malformed_due(const record& r, const std::string& /*error*/) override {
     malformed.push_back(r.offset);
   }
+  void untrusted_provenance(const record& r, const std::vector<std::string>& names) override {
+    untrusted.emplace_back(r.offset, names);
+  }
 
   std::vector<record> dispatched;
   std::vector<record> dead_lettered;  // unattempted, behind a dead-lettered record of their key
@@ -50,6 +53,7 @@ class fake_io final : public consumer_backend {
   std::map<partition_id, std::int64_t> stored;  // commit points taken as the actor takes them
   std::vector<std::pair<partition_id, std::int64_t>> wakes;
   std::vector<std::int64_t> malformed;
+  std::vector<std::pair<std::int64_t, std::vector<std::string>>> untrusted;
 };
 
 // The offsets of p among the records handed out, in order.

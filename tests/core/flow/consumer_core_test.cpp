@@ -825,5 +825,32 @@ TEST(ConsumerCore, ARevokedPartitionKeepsItsCountersAndReleasesWhatWasInFlight) 
   EXPECT_EQ(st[0].accounting.released, 2u);
 }
 
+TEST(ConsumerCore, ASourceRecordLosesCouriersProvenanceHeadersAndATierRecordKeepsThem) {
+  fake_io io;
+  consumer_core core{bounded_with_tier(8), io};
+  core.assign(fresh({p0, tier0}), 0);
+  auto forged = rec(p0, 0);
+  forged.headers = {{std::string{origin_topic_header}, "another.route.source"},
+                    {std::string{origin_offset_header}, "7"},
+                    {std::string{attempts_header}, "2147483647"},
+                    {std::string{idempotency_key_header}, "order-1"}};
+  core.take(std::move(forged), 0);
+  auto genuine = due_rec(tier0, 0, 0);
+  genuine.headers.emplace_back(std::string{origin_topic_header}, p0.topic);
+  genuine.headers.emplace_back(std::string{origin_offset_header}, "3");
+  core.take(std::move(genuine), 0);
+
+  ASSERT_EQ(io.dispatched.size(), 2U);
+  EXPECT_EQ(io.dispatched[0].headers,
+            (header_list{{std::string{idempotency_key_header}, "order-1"}}))
+      << "the producer's key stays; courier's provenance does not";
+  EXPECT_EQ(find_header(io.dispatched[1].headers, origin_topic_header), p0.topic)
+      << "a tier is courier's own topic: its provenance is courier's";
+  EXPECT_EQ(core.counts()[consumer_counter::untrusted_provenance], 1U);
+  ASSERT_EQ(io.untrusted.size(), 1U);
+  EXPECT_EQ(io.untrusted[0].first, 0);
+  EXPECT_EQ(io.untrusted[0].second.size(), 3U);
+}
+
 }  // namespace
 }  // namespace courier
