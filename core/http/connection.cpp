@@ -56,7 +56,9 @@ connection::connection(net::io_context& ioc, std::shared_ptr<connection_pool> po
       resolver_(executor_),
       watchdog_(executor_),
       connect_timer_(executor_),
-      plain_(executor_) {}
+      plain_(executor_) {
+  buffer_.max_size(read_buffer_limit(limits()));
+}
 
 template <class Op>
 void connection::with_stream(Op&& op) {
@@ -393,7 +395,8 @@ void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
     return;
   }
   if (declares_too_large(*parser_, limits())) {
-    too_large(/*headers=*/false);
+    too_large("response body exceeds " + std::to_string(pool_->settings().max_response_bytes) +
+              " bytes");
     return;
   }
   if (!parser_->is_done() && buffer_.size() > 0) {
@@ -450,9 +453,23 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
 }
 
 bool connection::read_failed(beast::error_code ec) {
-  if ((ec == beast_http::error::body_limit || ec == beast_http::error::header_limit) && !aborted_) {
-    too_large(ec == beast_http::error::header_limit);
-    return true;
+  if (!aborted_) {
+    const auto& settings = pool_->settings();
+    if (ec == beast_http::error::header_limit) {
+      too_large("response headers exceed " + std::to_string(settings.max_header_bytes) + " bytes");
+      return true;
+    }
+    if (ec == beast_http::error::body_limit) {
+      too_large("response body exceeds " + std::to_string(settings.max_response_bytes) + " bytes");
+      return true;
+    }
+    if (ec == beast_http::error::buffer_overflow) {
+      // What Beast does not count against the body limit: a chunk line (its extension) or a
+      // trailer that does not end within the read buffer.
+      too_large("response framing (a chunk line or trailer) exceeds " +
+                std::to_string(buffer_.max_size()) + " bytes unparsed");
+      return true;
+    }
   }
   if (!ec) {
     return false;
@@ -463,13 +480,10 @@ bool connection::read_failed(beast::error_code ec) {
   return true;
 }
 
-void connection::too_large(bool headers) {
-  const auto& settings = pool_->settings();
+void connection::too_large(const std::string& why) {
   response r;
   r.error = transport_error::response_too_large;
-  r.error_message =
-      headers ? "response headers exceed " + std::to_string(settings.max_header_bytes) + " bytes"
-              : "response body exceeds " + std::to_string(settings.max_response_bytes) + " bytes";
+  r.error_message = why;
   r.reused_connection = reused_;
   keep_status(r);
   // The rest of the body is still on the wire: the connection cannot carry another request.

@@ -99,7 +99,8 @@ class connection : public std::enable_shared_from_this<connection> {
   bool read_failed(boost::beast::error_code ec);
   // A reused connection the server had already closed: retry once on a fresh one.
   bool retry_if_stale(boost::beast::error_code ec);
-  void too_large(bool headers);
+  // Ends the exchange with response_too_large (`why` is its error message).
+  void too_large(const std::string& why);
   // Sets the status (and Retry-After) of an answer whose headers were read whole on `r`, which
   // ends in an error while its body was read: the receiver decided, whatever happened to the
   // body afterwards (answer_judge judges by the status then).
@@ -133,11 +134,12 @@ class connection : public std::enable_shared_from_this<connection> {
   boost::beast::error_code connect_error_;  // the last address's failure
   bool watchdog_armed_ = false;
   std::uint64_t watchdog_generation_ = 0;  // the wait that counts: earlier ones were superseded
-  bool busy_ = false;                 // an exchange is running: the watchdog's deadline applies
-  bool timed_out_ = false;            // the watchdog ended the current exchange's deadline
-  plain_stream plain_;                // http://
-  std::optional<tls_stream> tls_;     // https://: a fresh one for every TCP connection
-  boost::beast::flat_buffer buffer_;  // lives as long as the connection: may hold read-ahead
+  bool busy_ = false;              // an exchange is running: the watchdog's deadline applies
+  bool timed_out_ = false;         // the watchdog ended the current exchange's deadline
+  plain_stream plain_;             // http://
+  std::optional<tls_stream> tls_;  // https://: a fresh one for every TCP connection
+  // Lives as long as the connection (it may hold read-ahead); its maximum is read_buffer_limit.
+  boost::beast::flat_buffer buffer_;
   std::optional<response_parser> parser_;
   exchange current_;
   bool connected_ = false;

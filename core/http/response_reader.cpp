@@ -85,6 +85,11 @@ void limit(response_parser& parser, const response_limits& limits) {
   parser.header_limit(limits.max_header_bytes);
 }
 
+std::size_t read_buffer_limit(const response_limits& limits) {
+  constexpr std::size_t slack = 4096;  // a chunk line and the CRLFs around a chunk
+  return std::size_t{limits.max_header_bytes} + limits.max_body_bytes + slack;
+}
+
 bool declares_too_large(const response_parser& parser, const response_limits& limits) {
   const auto declared = parser.content_length();
   return declared && *declared > limits.max_body_bytes;

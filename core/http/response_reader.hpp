@@ -70,6 +70,12 @@ struct response_limits {
 // header_limit (response_too_large).
 void limit(response_parser& parser, const response_limits& limits);
 
+// The most the connection's read buffer may hold unparsed: the header limit, the body limit and
+// a little. Beast 1.74 counts only chunk *sizes* against body_limit, so a chunk line whose
+// extension never ends or a trailer that never ends would otherwise grow the buffer until the
+// request's deadline; with this maximum the read fails with buffer_overflow at once.
+[[nodiscard]] std::size_t read_buffer_limit(const response_limits& limits);
+
 // Once the header is read: whether it declares a Content-Length over the body cap. Beast 1.74
 // checks that against body_limit only when the header arrives apart from the body, so an
 // announced oversize body is refused by this instead, before any of it is read.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -192,6 +193,47 @@ TEST(HttpClientHostile, TwoHundredEndlessHeadersInARowCostBoundedMemory) {
   const auto figures = answer_in_a_row(endless_heads());
   report("endless heads", figures);
   EXPECT_LT(figures.growth_kib, growth_bound_kib) << figures.described;
+}
+
+// Beast 1.74 counts only chunk sizes against the body limit: a chunk line whose extension never
+// ends, or a trailer that never ends, was buffered whole until the request's timeout. The
+// connection's read buffer has a maximum (read_buffer_limit, about 76 KiB with the default
+// caps): the request ends at once as response_too_large, and the client hangs up.
+TEST(HttpClientHostile, AnEndlessChunkExtensionOrTrailerEndsTheRequestAtOnceAsTooLarge) {
+  constexpr std::uint64_t offered = std::uint64_t{8} << 20;  // 8 MiB, then the server stops
+  const std::string chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (const auto& [what, answer] :
+       {std::pair<std::string, hostile_answer>{"extension",
+                                               {chunked + "1;", std::string(4096, 'a')}},
+        std::pair<std::string, hostile_answer>{
+            "trailer", {chunked + "0\r\nX-Trailer: ", std::string(4096, 't')}}}) {
+    std::atomic<std::uint64_t> sent{0};
+    scripted_server server(1, [&, &a = answer](tcp::socket& s) {
+      scripted_server::read_request(s);
+      const auto deadline = std::chrono::steady_clock::now() + 10s;
+      boost::system::error_code ec;
+      std::uint64_t n = boost::asio::write(s, boost::asio::buffer(a.head), ec);
+      while (!ec && n < offered && std::chrono::steady_clock::now() < deadline) {
+        n += boost::asio::write(s, boost::asio::buffer(a.piece), ec);
+      }
+      sent = n;
+    });
+    io_runner io;
+    client_settings settings;
+    settings.timeout = 10s;  // far longer than the answer may take
+    settings.max_connections = 1;
+    settings.allow_private_targets = true;
+    client c(io.context(), parse_endpoint(server.url()), settings);
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = post_and_wait(c, delivery("{}", "k-" + what), 15s);
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(r.error, transport_error::response_too_large) << what << ": " << r.error_message;
+    EXPECT_NE(r.error_message.find("chunk line or trailer"), std::string::npos)
+        << what << ": " << r.error_message;
+    EXPECT_LT(took, 3s) << what << ": ended by the timeout, not by the buffer's maximum";
+    ASSERT_TRUE(server.finished_within(10s)) << what;
+    EXPECT_LT(sent.load(), offered) << what << ": the client read all that was offered";
+  }
 }
 
 }  // namespace
