@@ -32,6 +32,7 @@
 #include "mock_webhook/server.hpp"
 #include "tests/e2e/e2e_support.hpp"
 #include "tests/support/parked_record.hpp"
+#include "tests/support/redrive_config.hpp"
 
 namespace courier::e2e {
 namespace {
@@ -178,7 +179,9 @@ TEST(Compressed, ARecordLargerThanItsTopicUncompressedReachesTheDlqAndGoesBackWi
   // The partner fixed its side; redrive puts the record back into its source, compressed again,
   // and courier delivers it under its original key.
   const auto moved = run_redrive(
-      {"--from", dlq, "--bootstrap", bootstrap, "--timeout", "10s", "--json"}, dir, "redrive");
+      {"--config", courier::testing::write_redrive_config(dir / "redrive.json", {{s.topic, dlq}}),
+       "--from", dlq, "--bootstrap", bootstrap, "--timeout", "10s", "--json"},
+      dir, "redrive");
   EXPECT_EQ(moved.code, std::optional<int>{0}) << tail(moved.log);
   const auto report = report_of(moved.log);
   EXPECT_EQ(report.value("moved", -1), 1) << moved.log;
@@ -246,8 +249,13 @@ TEST(Compressed, ARecordItsTargetRefusesFailsAloneInRedriveAndTheRestMove) {
   }
   const std::string culprit = dlq + ":1:1";
 
-  const std::vector<std::string> args{"--from", dlq,       "--bootstrap", bootstrap, "--timeout",
-                                      "10s",    "--batch", "2",           "--json"};
+  const std::vector<std::string> args{
+      "--config",    courier::testing::write_redrive_config(dir / "redrive.json", {{origin, dlq}}),
+      "--from",      dlq,
+      "--bootstrap", bootstrap,
+      "--timeout",   "10s",
+      "--batch",     "2",
+      "--json"};
   const auto first = run_redrive(args, dir, "redrive-first");
   EXPECT_EQ(first.code, std::optional<int>{1}) << tail(first.log);  // some failed
   const auto report = report_of(first.log);

@@ -16,6 +16,7 @@
 #include "core/retry/retry_tiers.hpp"
 #include "tests/e2e/e2e_support.hpp"
 #include "tests/support/parked_record.hpp"
+#include "tests/support/redrive_config.hpp"
 #include "demo/topic_reader.hpp"
 
 namespace courier::e2e {
@@ -376,12 +377,14 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
     // Otherwise the commit was already on its way (the coordinator finishes it in
     // milliseconds): let the run go on (SIGCONT) and try the next transaction.
     {
-      child_process run{REDRIVE_BINARY,
-                        {"--from", dlq, "--bootstrap", bootstrap, "--rate", "60", "--batch", "1",
-                         "--timeout", "10s"},
-                        {},
-                        (dir / ("redrive-killed-" + std::to_string(attempt) + ".log")).string(),
-                        {"KAFKA_BROKERS"}};
+      child_process run{
+          REDRIVE_BINARY,
+          {"--config",
+           courier::testing::write_redrive_config(dir / "redrive.json", {{origin, dlq}}), "--from",
+           dlq, "--bootstrap", bootstrap, "--rate", "60", "--batch", "1", "--timeout", "10s"},
+          {},
+          (dir / ("redrive-killed-" + std::to_string(attempt) + ".log")).string(),
+          {"KAFKA_BROKERS"}};
       wait_until([&] { return left_open || !run.running(); }, 60s,
                  [&] {
                    std::this_thread::sleep_for(std::chrono::milliseconds{between_ms(jitter)});
@@ -403,8 +406,12 @@ TEST(EndToEnd, RedriveKilledInAnOpenTransactionThenRerunPublishesEachDlqRecordEx
   ASSERT_TRUE(left_open) << "no transaction caught open in three scenarios";
 
   // The second run fences the dead one (aborting its transaction) and moves the rest.
-  const std::vector<std::string> full{"--from",    dlq,   "--bootstrap", bootstrap,
-                                      "--timeout", "10s", "--json"};
+  const std::vector<std::string> full{
+      "--config",    courier::testing::write_redrive_config(dir / "redrive.json", {{origin, dlq}}),
+      "--from",      dlq,
+      "--bootstrap", bootstrap,
+      "--timeout",   "10s",
+      "--json"};
   auto summary_of = [&](const std::string& name) {
     child_process run{
         REDRIVE_BINARY, full, {}, (dir / (name + ".log")).string(), {"KAFKA_BROKERS"}};
