@@ -10,6 +10,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/system_config.hpp"
+#include "core/http/io_failure.hpp"
 #include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
 #include "topology/admin_listener.hpp"
@@ -40,6 +41,28 @@ class stop_relay {
     supervisor_ = nullptr;
   }
 
+  // A handler on an io thread threw (http/io_failure.hpp): the supervisor stops the process
+  // like an actor's death (drain, commit, exit 1); before it exists, or once the process is on
+  // its way out, the process ends at once with code 1.
+  void fail(const std::string& what) {
+    const std::lock_guard<std::mutex> lock{m_};
+    failed_ = true;
+    if (supervisor_ && !closed_) {
+      caf::anon_send(supervisor_, actors::stop_atom::value, what);
+      return;
+    }
+    log::error("a handler on an io thread failed",
+               {{"error", what}, {"action", "exiting with code 1"}});
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+
+  // An io thread failed at some point: the exit code is non-zero whatever stopped the process.
+  bool failed() {
+    const std::lock_guard<std::mutex> lock{m_};
+    return failed_;
+  }
+
   void stop(int sig) {
     const std::lock_guard<std::mutex> lock{m_};
     if (closed_) {
@@ -58,6 +81,7 @@ class stop_relay {
   std::mutex m_;
   caf::actor supervisor_;
   bool closed_ = false;
+  bool failed_ = false;
 };
 
 }  // namespace
@@ -95,6 +119,18 @@ int run_service(const courier_config& cfg) {
       t.join();
     }
   } join_signal_waiter{signal_waiter, relay};
+  // Before anything starts an io thread (the admin listener, the routes' clients); the default
+  // comes back once the relay is gone.
+  struct io_failure_relay {
+    explicit io_failure_relay(stop_relay& relay) {
+      http::set_io_failure_handler([&relay](const std::string& what) { relay.fail(what); });
+    }
+    ~io_failure_relay() { http::set_io_failure_handler({}); }
+    io_failure_relay(const io_failure_relay&) = delete;
+    io_failure_relay& operator=(const io_failure_relay&) = delete;
+    io_failure_relay(io_failure_relay&&) = delete;
+    io_failure_relay& operator=(io_failure_relay&&) = delete;
+  } relay_io_failures{relay};
 
   // Bound before anything connects: a bad admin.listen or a port in use is a start-up error
   // (config_error, exit 2); connections wait in the backlog until the pipeline serves them.
@@ -162,7 +198,8 @@ int run_service(const courier_config& cfg) {
       log::info("stopping", {{"signal", cause.signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
       break;
     case stop_cause::kind::actor_died:
-      break;
+    case stop_cause::kind::io_failed:
+      break;  // logged by the supervisor
   }
   if (endpoints) {
     endpoints->set_stopping();  // /readyz: 503 while draining
@@ -187,7 +224,7 @@ int run_service(const courier_config& cfg) {
     return 1;
   }
   log::info("stopped");
-  return cause.what == stop_cause::kind::actor_died ? 1 : 0;
+  return cause.what == stop_cause::kind::signal && !relay.failed() ? 0 : 1;
 }
 
 int run_topics_ensure(const courier_config& cfg, int source_partitions) {

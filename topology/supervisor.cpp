@@ -40,6 +40,14 @@ std::optional<stop_cause> supervisor::receive_one(caf::duration timeout) {
                                   {"action", "draining, committing and exiting non-zero"}});
         cause = std::move(c);
       },
+      [&](actors::stop_atom, const std::string& io_failure) {
+        stop_cause c;
+        c.what = stop_cause::kind::io_failed;
+        c.reason = io_failure;
+        log::error("a handler on an io thread failed",
+                   {{"error", c.reason}, {"action", "draining, committing and exiting non-zero"}});
+        cause = std::move(c);
+      },
       [&](actors::stop_atom, int signal) {
         stop_cause c;
         c.what = stop_cause::kind::signal;

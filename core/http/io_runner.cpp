@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/http/deferred_calls.hpp"
+#include "core/http/io_failure.hpp"
 
 namespace courier::http {
 
@@ -16,18 +17,31 @@ io_runner::io_runner(std::size_t threads)
     threads_.emplace_back([this] {
       deferred_calls calls{ioc_};
       const io_thread_deferrals_scope scope{calls};
-      ioc_.run();
+      run_reporting_failures();
     });
     return;
   }
   // Several threads share the io_context, so a timer's handler may run on another thread than
   // the one that armed it: no deferred calls here (defer_on_this_io_thread returns false).
   for (std::size_t i = 0; i < count; ++i) {
-    threads_.emplace_back([this] { ioc_.run(); });
+    threads_.emplace_back([this] { run_reporting_failures(); });
   }
 }
 
 io_runner::~io_runner() { stop(); }
+
+void io_runner::run_reporting_failures() {
+  for (;;) {
+    try {
+      ioc_.run();
+      return;  // stopped
+    } catch (...) {
+      // The exchange whose handler threw is lost; the others go on (asio allows run() again
+      // after a handler's exception), so the process can drain while it stops.
+      report_io_failure();
+    }
+  }
+}
 
 void io_runner::stop() {
   work_.reset();

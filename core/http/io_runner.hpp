@@ -10,7 +10,8 @@
 namespace courier::http {
 
 // An io_context with its own threads. The work guard keeps run() going while nothing is
-// pending, so clients and servers can be created after start.
+// pending, so clients and servers can be created after start. An exception that escapes a
+// handler is caught on its thread and reported (io_failure.hpp), never a silent terminate.
 class io_runner {
  public:
   explicit io_runner(std::size_t threads = 1);
@@ -26,6 +27,9 @@ class io_runner {
   void stop();
 
  private:
+  // An io thread's loop: run() until stopped, reporting each exception a handler lets escape.
+  void run_reporting_failures();
+
   boost::asio::io_context ioc_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   std::vector<std::thread> threads_;
