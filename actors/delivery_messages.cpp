@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "core/http/endpoint.hpp"
 #include "core/retry/header_value.hpp"  // max_header_value
 
 namespace courier::actors {
@@ -19,6 +22,21 @@ std::string this_instance() {
     host[0] = '\0';
   }
   return std::string{host.data()} + ":" + std::to_string(getpid());
+}
+
+// A Slack-style url's path is its secret: a partner echoing the request line (a 404 naming the
+// path) must not put it into the DLQ. "/" alone is no secret.
+std::vector<std::string> url_secrets(const std::string& url) {
+  std::string target;
+  try {
+    target = http::parse_endpoint(url).target;
+  } catch (const std::invalid_argument&) {
+    return {};  // validated at start-up: a url that does not parse posts nothing to echo
+  }
+  if (target == "/") {
+    return {};
+  }
+  return {target};
 }
 
 }  // namespace
@@ -65,6 +83,7 @@ attempt_policy_settings settings_of(route_config route) {
   if (!route.receipts_topic.empty()) {
     s.instance = this_instance();
   }
+  s.secrets = url_secrets(route.url);
   return s;
 }
 

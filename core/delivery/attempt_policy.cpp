@@ -1,5 +1,6 @@
 #include "core/delivery/attempt_policy.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "core/delivery/retry_after.hpp"
@@ -23,6 +24,35 @@ std::optional<std::chrono::milliseconds> retry_after_of(const attempt_answer& a,
     return std::nullopt;
   }
   return parse_retry_after(*a.retry_after, now);
+}
+
+// The route's fixed secrets: what a partner echoing the request could send back.
+secret_redactor redactor_of(const attempt_policy_settings& s) {
+  std::vector<std::string> secrets = s.secrets;
+  secrets.push_back(s.signing.hmac_secret);
+  secrets.insert(secrets.end(), s.signing.standard_webhooks_secrets.begin(),
+                 s.signing.standard_webhooks_secrets.end());
+  for (const auto& h : s.headers.fixed) {
+    secrets.push_back(h.second);
+  }
+  return secret_redactor{std::move(secrets)};
+}
+
+// The answer's text without the secrets; nothing when it holds none (no copy on the usual path).
+std::optional<attempt_answer> redacted(const attempt_answer& a, const secret_redactor& r,
+                                       const std::vector<std::string_view>& sent) {
+  const bool in_headers = std::any_of(a.response_headers.begin(), a.response_headers.end(),
+                                      [&](const auto& h) { return r.finds_any(h.second, sent); });
+  if (!in_headers && !r.finds_any(a.body, sent) && !r.finds_any(a.error_message, sent)) {
+    return std::nullopt;
+  }
+  attempt_answer clean = a;
+  clean.body = r.redact(a.body, sent);
+  clean.error_message = r.redact(a.error_message, sent);
+  for (auto& h : clean.response_headers) {
+    h.second = r.redact(h.second, sent);
+  }
+  return clean;
 }
 
 std::string failure_message(const attempt_answer& a) {
@@ -49,6 +79,7 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
                                full_jitter_backoff::uniform_source uniform)
     : settings_(std::move(settings)),
       signing_(settings_.signing),
+      redactor_(redactor_of(settings_)),
       backoff_(settings_.backoff, std::move(uniform)),
       judge_(settings_.judge) {
   if (settings_.adaptive) {
@@ -144,7 +175,11 @@ attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_
     --attempts_out_;
   }
   sample_limit(a, now);
-  auto out = answer(a, now);
+  // A partner (or its gateway) may echo the request: its text is kept (retry headers, trace,
+  // logs, receipts) only without the route's secrets and the credential this attempt carried.
+  const auto clean =
+      redacted(a, redactor_, authorization_secrets(pending_.at(a.id).authorization_sent));
+  auto out = answer(clean ? *clean : a, now);
   release_slots(now, out);
   return out;
 }
@@ -582,6 +617,7 @@ void attempt_policy::send_attempt(delivery_id id, delivery& d, bool probe, time_
   ++d.total_attempts;
   ++counters_[delivery_counter::attempts];
   d.credentials_generation = credentials_generation_;
+  d.authorization_sent = authorization_;
   const auto attempt_time =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
   auto request = make_delivery_request(d.rec, d.idempotency_key, signing_, settings_.content_type,

@@ -36,6 +36,7 @@
 #include "core/delivery/delivery_counters.hpp"
 #include "core/delivery/delivery_request.hpp"
 #include "core/delivery/retry_budget.hpp"
+#include "core/delivery/secret_redactor.hpp"
 #include "core/delivery/token_bucket.hpp"
 #include "core/http/client.hpp"  // http::request
 #include "core/model/attempt_answer.hpp"
@@ -76,6 +77,10 @@ struct attempt_policy_settings {
   std::optional<retry_budget_settings> retry_budget;
   // With topics.receipts: the courier process named in each receipt (host:pid).
   std::string instance;
+  // Secrets of the route besides the signing secrets and static header values (the url's path
+  // and query): with them and the Authorization an attempt carried, replaced by "[redacted]" in
+  // the answer's text before anything keeps it (core/delivery/secret_redactor.hpp).
+  std::vector<std::string> secrets;
 };
 
 class attempt_policy {
@@ -102,6 +107,7 @@ class attempt_policy {
     bool budget_wait = false;            // a retry over the budget waits (a route without tiers)
     bool budget_counted = false;         // its next attempt was granted by the retry budget already
     std::uint64_t credentials_generation = 0;  // of the Authorization its latest attempt carried
+    std::string authorization_sent;            // that Authorization: redacted from its answer
     std::string last_error_class;
     attempt_answer last_answer;
     std::vector<std::string> trace;  // one entry per failed attempt, for the retry/DLQ headers
@@ -315,6 +321,7 @@ class attempt_policy {
 
   attempt_policy_settings settings_;
   request_signing signing_;
+  secret_redactor redactor_;
   full_jitter_backoff backoff_;
   answer_judge judge_;
   std::unordered_map<delivery_id, delivery> pending_;

@@ -1177,5 +1177,60 @@ TEST(AttemptPolicyHeaders, StaticAndForwardedHeadersGoOnEveryAttempt) {
   EXPECT_EQ(header_in(retry.request, "X-Api-Key"), "k-123");
 }
 
+// -- redaction: partner text kept without the route's secrets --------------------------------
+
+TEST(AttemptPolicyRedaction, AnEchoedCredentialNeverReachesTheDlqRecord) {
+  auto s = authenticated();
+  s.signing.hmac_secret = "hmac-secret-1";
+  s.headers.fixed = {{"X-Api-Key", "k-123456"}};
+  s.secrets = {"/services/T0/B0/SECRET"};
+  auto p = closed_policy(std::move(s));
+  p.on_credentials("Bearer one.token", t0);
+  const auto id = p.on_record(make_record(1), t0).id;
+  p.on_credentials("Bearer two.token", t0);  // rotated while the attempt was out
+  auto a = answer(id, 400);
+  a.body =
+      "POST /services/T0/B0/SECRET\nAuthorization: Bearer one.token\nX-Api-Key: k-123456\n"
+      "(hmac-secret-1)";
+  a.response_headers = {{"X-Echo", "one.token"}};
+  const auto out = p.on_answer(a, t0);
+  const auto onward = only<policy::produce_onward>(out);
+  const auto& headers = onward.onward.produce.headers;
+  const auto excerpt = find_header(headers, error_response_header);
+  ASSERT_TRUE(excerpt);
+  EXPECT_EQ(*excerpt,
+            "POST [redacted]\nAuthorization: [redacted]\nX-Api-Key: [redacted]\n([redacted])");
+  for (const auto& h : headers) {
+    for (const std::string secret : {"one.token", "k-123456", "SECRET", "hmac-secret-1"}) {
+      EXPECT_EQ(h.second.find(secret), std::string::npos) << h.first << ": " << h.second;
+    }
+  }
+}
+
+TEST(AttemptPolicyRedaction, ATransportErrorMessageIsRedactedInTheTrace) {
+  auto s = test_settings();
+  s.secrets = {"/services/T0/B0/SECRET"};
+  auto p = closed_policy(std::move(s));
+  const auto id = p.on_record(make_record(1), t0).id;
+  auto a = answer(id, 0, transport_error::protocol);
+  a.body.clear();
+  a.error_message = "malformed response to /services/T0/B0/SECRET";
+  p.on_answer(a, t0);
+  ASSERT_EQ(p.find(id)->trace.size(), 1U);
+  EXPECT_EQ(p.find(id)->trace.at(0).find("SECRET"), std::string::npos) << p.find(id)->trace.at(0);
+}
+
+TEST(AttemptPolicyRedaction, AnAnswerWithoutSecretsIsKeptAsItIs) {
+  auto s = test_settings();
+  s.headers.fixed = {{"X-Api-Key", "k-123456"}};
+  auto p = closed_policy(std::move(s));
+  const auto id = p.on_record(make_record(1), t0).id;
+  const auto out = p.on_answer(answer(id, 400), t0);
+  const auto onward = only<policy::produce_onward>(out);
+  const auto excerpt = find_header(onward.onward.produce.headers, error_response_header);
+  ASSERT_TRUE(excerpt);
+  EXPECT_EQ(*excerpt, "the receiver's body");
+}
+
 }  // namespace
 }  // namespace courier
