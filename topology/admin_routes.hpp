@@ -105,11 +105,12 @@ inline constexpr std::string_view prometheus_content_type = "text/plain; version
 inline constexpr std::chrono::milliseconds route_control_bound{5000};
 // How long GET /routes/<name>/auto-redrive waits for its dry run of the DLQ before it answers
 // 202 (ask again: the route keeps the dry run's answer for a while), and POST .../stop for its
-// answer: the listener's one thread serves /healthz too.
+// answer: the listener's command thread serves the other commands too.
 inline constexpr std::chrono::milliseconds auto_redrive_bound{2000};
 
-// What the listener serves, for a running pipeline. handle() runs on the listener's thread;
-// /healthz blocks it for at most ping_bound, a pause or resume for at most route_control_bound.
+// What the listener serves, for a running pipeline. handle() runs on one of the listener's two
+// handler threads (admin_lane), maybe on both at once: /healthz blocks its thread for at most
+// ping_bound, a pause or resume the other for at most route_control_bound.
 // `admin_token` (admin.token): the bearer token route control requires; empty: it is refused.
 class admin_endpoints {
  public:
