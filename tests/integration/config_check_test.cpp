@@ -2,6 +2,9 @@
 // (the reader, the validation, the start-up checks of kafka.properties, URLs and TLS), without
 // connecting to a broker or a receiver.
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -78,6 +81,53 @@ TEST(ConfigCheck, AKafkaPropertyLibrdkafkaRefusesExits2NamingIt) {
   ASSERT_TRUE(r.exit_code.has_value()) << r.log;
   EXPECT_EQ(*r.exit_code, 2) << r.log;
   EXPECT_NE(r.log.find("kafka.properties.fetch.wait.max.ms"), std::string::npos) << r.log;
+}
+
+// Every secret file is a regular file of at most 64 KiB: a device, a FIFO (with no writer, which
+// must not hang start-up) or a 1 MB file exits 2 at once naming its key, through each kind of key.
+TEST(ConfigCheck, ASecretFileThatIsADeviceAFifoOrTooLargeExits2AtOnceNamingTheKey) {
+  const temp_dir dir{"config-check"};
+  const auto fifo = dir.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto large = dir.write("large", std::string(std::size_t{1024} * 1024, 'x'));
+  struct case_ {
+    std::string route_extra;
+    std::vector<std::string> env;
+    std::string key;
+  };
+  const std::vector<case_> cases{
+      {R"(, "hmac_secret_file": "/dev/zero")", {}, "routes[0].hmac_secret_file"},
+      {R"(, "hmac_secret_file": ")" + fifo.string() + "\"", {}, "routes[0].hmac_secret_file"},
+      {R"(, "hmac_secret_file": ")" + large.string() + "\"", {}, "routes[0].hmac_secret_file"},
+      {R"(, "headers": {"X-Api-Key": {"file": ")" + fifo.string() + "\"}}",
+       {"HMAC_SECRET=x"},
+       "routes[0].headers.X-Api-Key.file"},
+      {R"(, "url": {"file": "/dev/zero"})", {"HMAC_SECRET=x"}, "routes[0].url.file"},
+      {"", {"HMAC_SECRET_FILE=" + large.string()}, "HMAC_SECRET_FILE"},
+  };
+  for (const auto& c : cases) {
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = config_check(write_config(dir, c.route_extra), c.env, dir);
+    ASSERT_TRUE(r.exit_code.has_value()) << c.key << ": courier config check did not exit\n"
+                                         << r.log;
+    EXPECT_EQ(*r.exit_code, 2) << c.key << "\n" << r.log;
+    EXPECT_NE(r.log.find(c.key + ": "), std::string::npos) << r.log;
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 5s) << c.key;
+  }
+}
+
+TEST(ConfigCheck, ABearerTokenOverHttpExits2UnlessTheRouteAllowsIt) {
+  const temp_dir dir{"config-check"};
+  const auto token = dir.write("token", "token \n");
+  const std::string auth = R"(, "auth": {"bearer_token_file": ")" + token.string() + "\"}";
+  auto r = config_check(write_config(dir, auth), {"HMAC_SECRET=x"}, dir);
+  ASSERT_TRUE(r.exit_code.has_value()) << r.log;
+  EXPECT_EQ(*r.exit_code, 2) << r.log;
+  EXPECT_NE(r.log.find("routes[0].auth.bearer_token_file: "), std::string::npos) << r.log;
+  r = config_check(write_config(dir, auth + R"(, "allow_insecure_http": true)"), {"HMAC_SECRET=x"},
+                   dir);
+  ASSERT_TRUE(r.exit_code.has_value()) << r.log;
+  EXPECT_EQ(*r.exit_code, 0) << r.log;
 }
 
 }  // namespace

@@ -3,12 +3,17 @@
 // itself), appear neither in a config error, nor in --help, nor in the log or /state of a run.
 
 #include <fstream>
+#include <future>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/retry/retry_headers.hpp"
+#include "demo/topic_reader.hpp"
+#include "tests/core/http/scripted_server.hpp"
 #include "tests/integration/stand.hpp"
 #include "tests/support/courier_json.hpp"
 #include "tests/support/courier_process.hpp"
@@ -177,6 +182,133 @@ TEST(Secrets, AFullDemoRunShowsNoSecretInAnyLogLineOrInState) {
     expect_no_secret(state, "/state");
   }
   expect_no_secret(demo.log(), "the demo's log");
+}
+
+// -- secrets in the url and in the partner's answers (issue 48) -------------------------------
+
+// A loopback port nothing listens on: connecting to it is refused at once.
+std::uint16_t refused_port() {
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::acceptor a{
+      ioc, boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), 0}};
+  return a.local_endpoint().port();  // closed when `a` goes
+}
+
+// Every record of `topic` (the `expected` ones, or what arrives within the deadline).
+std::vector<record> records_of(const stand& s, const std::string& topic, std::size_t expected) {
+  return demo::read_topic(s.cfg.kafka.brokers, topic, expected, 20s, fast_group());
+}
+
+TEST(Secrets, AUrlsSecretPathIsInNoLogLineStateOrTierAndDlqHeaderWhileThePartnerIsDown) {
+  const std::string path_secret = "B0PATHSECRET9f2c";
+  const std::string query_secret = "QUERYSECRET41d7";
+  stand s{1};
+  s.route().url = "http://127.0.0.1:" + std::to_string(refused_port()) + "/services/T0/" +
+                  path_secret + "?token=" + query_secret;
+  s.route().retry.max_attempts = 1;
+  s.seed(3);
+  const temp_dir scratch{"secrets-url", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
+  courier_config cfg = s.cfg;
+  cfg.kafka.properties["fetch.wait.max.ms"] = "10";
+  auto j = config_json(cfg);
+  j["routes"][0]["breaker"] = {{"trip_after", 1000}};  // every record goes through the tiers
+  const auto config = dir / "courier.json";
+  std::ofstream{config} << j.dump(2);
+  courier_process courier{{"run", "--config", config.string(), "--log-format", "json"},
+                          {"HMAC_SECRET=" + test_secret()},
+                          (dir / "courier.log").string()};
+  // The tiers and the DLQ read at once: each reader joins a group of its own.
+  std::vector<std::future<std::vector<record>>> tier_reads;
+  for (const auto& tier : topics_of(s.route()).tiers) {
+    tier_reads.push_back(std::async(std::launch::async,
+                                    [&s, topic = tier.topic] { return records_of(s, topic, 3); }));
+  }
+  const auto dlq = records_of(s, s.dlq, 3);
+  ASSERT_EQ(dlq.size(), 3U) << courier.log();
+  const auto port = admin_port(courier.log());
+  ASSERT_TRUE(port.has_value()) << courier.log();
+  const auto state = http_get(*port, "/state");
+  courier.signal(SIGTERM);
+  ASSERT_TRUE(courier.wait_exit(30s).has_value()) << courier.log();
+
+  std::vector<record> stored = dlq;
+  for (auto& read : tier_reads) {
+    const auto copies = read.get();
+    EXPECT_EQ(copies.size(), 3U);
+    stored.insert(stored.end(), copies.begin(), copies.end());
+  }
+  for (const auto& r : stored) {
+    EXPECT_EQ(find_header(r.headers, error_class_header).value_or(""), "connect") << r.topic;
+    for (const auto& [name, value] : r.headers) {
+      for (const auto& secret : {path_secret, query_secret}) {
+        EXPECT_EQ(value.find(secret), std::string::npos) << r.topic << " " << name << ": " << value;
+      }
+    }
+  }
+  const auto message = find_header(dlq.front().headers, error_message_header).value_or("");
+  EXPECT_NE(message.find("http://127.0.0.1:"), std::string::npos) << message;
+  for (const auto& secret : {path_secret, query_secret}) {
+    EXPECT_EQ(courier.log().find(secret), std::string::npos) << courier.log();
+    EXPECT_EQ(state.body.find(secret), std::string::npos) << state.body;
+  }
+  EXPECT_NE(courier.log().find("\"url\":\"http://127.0.0.1:"), std::string::npos)
+      << "the route-started line shows the url as scheme://host:port\n"
+      << courier.log();
+}
+
+TEST(Secrets, APartnerEchoingAuthorizationLeavesNoTokenInTheDlq) {
+  const std::string token = "eyJ0b2tlbi1lY2hvZWQtYnktdGhlLWdhdGV3YXk";
+  const std::string api_key = "api-key-echoed-5e81";
+  // The partner's gateway refuses the request and echoes its headers in the body.
+  http::testing::scripted_server partner{
+      1, [](boost::asio::ip::tcp::socket& socket) {
+        using scripted = http::testing::scripted_server;
+        for (auto req = scripted::read_request(socket); !req.target().empty();
+             req = scripted::read_request(socket)) {
+          std::string echo = "refused; you sent:";
+          for (const auto& field : req) {
+            echo +=
+                " " + std::string{field.name_string()} + ": " + std::string{field.value()} + ";";
+          }
+          scripted::write_raw(socket,
+                              "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
+                              "Content-Length: " +
+                                  std::to_string(echo.size()) + "\r\n\r\n" + echo);
+        }
+      }};
+  stand s{1};
+  s.route().url = partner.url("/deliver");
+  s.route().allow_insecure_http = true;
+  s.seed(1);
+  const temp_dir scratch{"secrets-echo", temp_dir::keep_if_failed};
+  const auto& dir = scratch.path();
+  std::ofstream{dir / "token"} << token << " \n";
+  std::ofstream{dir / "api-key"} << api_key << "\n";
+  courier_config cfg = s.cfg;
+  cfg.kafka.properties["fetch.wait.max.ms"] = "10";
+  auto j = config_json(cfg);
+  j["routes"][0]["auth"] = {{"bearer_token_file", (dir / "token").string()}};
+  j["routes"][0]["headers"] = {{"X-Api-Key", {{"file", (dir / "api-key").string()}}}};
+  j["routes"][0]["http"]["max_connections"] = 1;  // the scripted partner serves one connection
+  std::ofstream{dir / "courier.json"} << j.dump(2);
+  courier_process courier{
+      {"run", "--config", (dir / "courier.json").string(), "--log-format", "json"},
+      {"HMAC_SECRET=" + test_secret()},
+      (dir / "courier.log").string()};
+  const auto dlq = records_of(s, s.dlq, 1);
+  courier.signal(SIGTERM);
+  ASSERT_TRUE(courier.wait_exit(30s).has_value()) << courier.log();
+  ASSERT_EQ(dlq.size(), 1U) << courier.log();
+  const auto response = find_header(dlq.front().headers, error_response_header).value_or("");
+  EXPECT_NE(response.find("Authorization: [redacted];"), std::string::npos)
+      << "the token file's \"token \\n\" was sent as the token alone, and echoed: " << response;
+  EXPECT_NE(response.find("X-Api-Key: [redacted];"), std::string::npos) << response;
+  for (const auto& [name, value] : dlq.front().headers) {
+    EXPECT_EQ(value.find(token), std::string::npos) << name << ": " << value;
+    EXPECT_EQ(value.find(api_key), std::string::npos) << name << ": " << value;
+  }
+  EXPECT_EQ(courier.log().find(token), std::string::npos) << courier.log();
 }
 
 }  // namespace
