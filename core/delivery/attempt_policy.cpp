@@ -1,7 +1,9 @@
 #include "core/delivery/attempt_policy.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <limits>
 
 #include "core/delivery/retry_after.hpp"
 #include "core/delivery/status_classifier.hpp"
@@ -810,7 +812,9 @@ void attempt_policy::write_receipt(delivery_id id, delivery& d, const attempt_an
       if (state.from) {
         r.origin = record_position{state.from->topic, state.from->partition, state.from->offset};
       }
-      r.attempts += state.total_attempts;
+      // Saturated: a tier record's count is at most INT_MAX already (retry_headers.cpp).
+      r.attempts = static_cast<int>(std::min<std::int64_t>(
+          std::int64_t{r.attempts} + state.total_attempts, std::numeric_limits<int>::max()));
       if (state.first_failure_ms) {
         r.first_attempt_ms = *state.first_failure_ms;
       }
