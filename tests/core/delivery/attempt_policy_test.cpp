@@ -197,6 +197,20 @@ TEST(AttemptPolicy, AReceiptOfATierCopyNamesItsOriginAndEveryAttempt) {
   EXPECT_TRUE(r.response_headers.empty());
 }
 
+TEST(AttemptPolicy, AReceiptsAttemptsStopAtTheLargestIntInsteadOfOverflowing) {
+  auto settings = test_settings();
+  settings.topics.receipts = "brew.shipments.receipts";
+  auto p = make_policy(settings);
+  auto copy = make_record(3, source + ".retry-30s", 0);
+  copy.headers = {{std::string{origin_topic_header}, source},
+                  {std::string{origin_partition_header}, "0"},
+                  {std::string{origin_offset_header}, "41"},
+                  {std::string{attempts_header}, "2147483647"}};
+  const auto id = start(p, copy);
+  const auto onward = only<policy::produce_onward>(p.on_answer(answer(id, 200), t0));
+  EXPECT_EQ(decode_receipt(std::string{onward.onward.produce.value.view()}).attempts, 2147483647);
+}
+
 TEST(AttemptPolicy, RetriesARetriableAnswerAfterItsBackoffThenDelivers) {
   auto p = make_policy();
   const auto id = start(p, make_record(1));
