@@ -19,8 +19,8 @@ TEST(Provenance, CouriersOwnHeadersAreProvenanceAndWhatAProducerMayChooseIsNot) 
   }
   EXPECT_TRUE(is_provenance_header("courier.error.anything"));
   for (const auto& name : {std::string{idempotency_key_header}, std::string{correlation_id_header},
-                          std::string{"courier.redrive.count"}, std::string{"traceparent"},
-                          std::string{"courier.origin"}, std::string{"x-courier.origin.topic"}}) {
+                           std::string{"courier.redrive.count"}, std::string{"traceparent"},
+                           std::string{"courier.origin"}, std::string{"x-courier.origin.topic"}}) {
     EXPECT_FALSE(is_provenance_header(name)) << name;
   }
 }
