@@ -31,6 +31,7 @@
 #include "tests/support/http_get.hpp"
 #include "tests/support/metrics_text.hpp"
 #include "tests/support/raw_client.hpp"
+#include "tests/support/rss.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace courier::testing {
@@ -38,9 +39,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// What the issue allows courier's resident set to grow by under each attack. Without the
-// buffers' maximums the attacks below buffer 8 x 16 MiB (admin) and 16 x 8 MiB (partner).
-constexpr std::size_t rss_growth_bound_kib = std::size_t{50} * 1024;
+// What the issue allows courier's resident set to grow by under each attack (without the
+// buffers' maximums it grew by about 200 MiB at the admin port and 340 MiB from the partner).
+// courier is built as this test is: under a sanitizer its shadow memory and quarantine of
+// freed blocks count too, so the bound allows for them, and the answers' checks (400 at once,
+// hung up at once) are what fails without the maximums there.
+constexpr std::size_t rss_growth_bound_kib = (rss_under_sanitizer ? 256 : 50) * std::size_t{1024};
 
 // The stand's configuration as `courier run` reads it, fetching without delay; the admin
 // listener on a port of the system's choice (courier_json.hpp).
