@@ -11,7 +11,6 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
@@ -19,6 +18,7 @@
 
 #include "core/http/address_guard.hpp"
 #include "core/http/connection_pool.hpp"
+#include "core/http/transport_failure.hpp"
 
 namespace courier::http {
 
@@ -26,29 +26,6 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace beast_http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
-
-namespace {
-
-// The peer went away: what a kept-alive connection looks like once the server has dropped it.
-// Over TLS a server that just drops the TCP connection (no close_notify) reads as a truncated
-// stream.
-bool closed_by_peer(const beast::error_code& ec) {
-  return ec == beast_http::error::end_of_stream || ec == net::error::eof ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
-         ec == net::error::connection_aborted || ec == net::ssl::error::stream_truncated;
-}
-
-bool is_tls_failure(const beast::error_code& ec) {
-  return ec.category() == net::error::get_ssl_category() ||
-         (ec.category() == net::ssl::error::get_stream_category() &&
-          ec != net::ssl::error::stream_truncated);
-}
-
-std::string describe(const std::string& what, const beast::error_code& ec) {
-  return what + ": " + ec.message();
-}
-
-}  // namespace
 
 connection::connection(net::io_context& ioc, std::shared_ptr<connection_pool> pool)
     : pool_(std::move(pool)),
@@ -395,8 +372,10 @@ void connection::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
     return;
   }
   if (declares_too_large(*parser_, limits())) {
-    too_large("response body exceeds " + std::to_string(pool_->settings().max_response_bytes) +
-              " bytes");
+    // The head says so: too large even if a shutdown began once it was read.
+    auto declared = facts(step::read, beast_http::error::body_limit);
+    declared.aborted = false;
+    end_with(declared);
     return;
   }
   if (!parser_->is_done() && buffer_.size() > 0) {
@@ -453,24 +432,6 @@ void connection::on_read(beast::error_code ec, std::size_t /*bytes*/) {
 }
 
 bool connection::read_failed(beast::error_code ec) {
-  if (!aborted_) {
-    const auto& settings = pool_->settings();
-    if (ec == beast_http::error::header_limit) {
-      too_large("response headers exceed " + std::to_string(settings.max_header_bytes) + " bytes");
-      return true;
-    }
-    if (ec == beast_http::error::body_limit) {
-      too_large("response body exceeds " + std::to_string(settings.max_response_bytes) + " bytes");
-      return true;
-    }
-    if (ec == beast_http::error::buffer_overflow) {
-      // What Beast does not count against the body limit: a chunk line (its extension) or a
-      // trailer that does not end within the read buffer.
-      too_large("response framing (a chunk line or trailer) exceeds " +
-                std::to_string(buffer_.max_size()) + " bytes unparsed");
-      return true;
-    }
-  }
   if (!ec) {
     return false;
   }
@@ -478,16 +439,6 @@ bool connection::read_failed(beast::error_code ec) {
     fail(step::read, ec);
   }
   return true;
-}
-
-void connection::too_large(const std::string& why) {
-  response r;
-  r.error = transport_error::response_too_large;
-  r.error_message = why;
-  r.reused_connection = reused_;
-  keep_status(r);
-  // The rest of the body is still on the wire: the connection cannot carry another request.
-  finish(std::move(r), /*reusable=*/false);
 }
 
 void connection::keep_status(response& r) const {
@@ -512,79 +463,34 @@ bool connection::retry_if_stale(beast::error_code ec) {
   return true;
 }
 
-void connection::fail(step where, beast::error_code ec) {
+failure_facts connection::facts(step where, beast::error_code ec) {
   const auto& settings = pool_->settings();
+  failure_facts f;
+  f.step = where;
+  f.ec = ec;
+  f.aborted = aborted_;
+  f.timed_out = timed_out_;
+  f.head_read = parser_ && parser_->is_header_done();
+  f.target = to_string(pool_->target());
+  f.certificate_verify = tls_ ? SSL_get_verify_result(tls_->native_handle()) : X509_V_OK;
+  f.timeout = settings.timeout;
+  f.max_response_bytes = settings.max_response_bytes;
+  f.max_header_bytes = settings.max_header_bytes;
+  f.read_buffer_bytes = buffer_.max_size();
+  return f;
+}
+
+void connection::fail(step where, beast::error_code ec) { end_with(facts(where, ec)); }
+
+void connection::end_with(const failure_facts& f) {
   response r;
   r.reused_connection = reused_;
-  if (aborted_) {
-    r.error = transport_error::reset;
-    r.error_message = "client shut down";
-    finish(std::move(r), /*reusable=*/false);
-    return;
+  if (!f.aborted) {
+    keep_status(r);  // a shutdown reports no answer
   }
-  keep_status(r);
-  if (timed_out_ || ec == beast::error::timeout) {
-    r.error = transport_error::timeout;
-    r.error_message = "timed out after " + std::to_string(settings.timeout.count()) + " ms";
-    switch (where) {
-      case step::resolve:
-        r.error_message += " resolving the host";
-        break;
-      case step::connect:
-        r.error_message += " connecting";
-        break;
-      case step::handshake:
-        r.error_message += " in the TLS handshake";
-        break;
-      case step::write:
-        r.error_message += " sending the request";
-        break;
-      case step::read:
-        r.error_message += parser_ && parser_->is_header_done() ? " reading the response body"
-                                                                : " waiting for the response";
-        break;
-    }
-    finish(std::move(r), /*reusable=*/false);
-    return;
-  }
-  const std::string where_to = to_string(pool_->target());
-  if (where != step::resolve && where != step::connect && is_tls_failure(ec)) {
-    // Never retried over plain HTTP: the next attempt does the whole handshake again.
-    r.error = transport_error::tls;
-    r.error_message = (where == step::handshake ? "TLS handshake with " + where_to + " failed: "
-                                                : "TLS failure talking to " + where_to + ": ") +
-                      tls_reason(ec);
-    finish(std::move(r), /*reusable=*/false);
-    return;
-  }
-  switch (where) {
-    case step::resolve:
-      r.error = transport_error::dns;
-      r.error_message = describe("cannot resolve host of " + where_to, ec);
-      break;
-    case step::connect:
-      r.error = transport_error::connect;
-      r.error_message = describe("cannot connect to " + where_to, ec);
-      break;
-    case step::handshake:
-      r.error = transport_error::tls;
-      r.error_message = describe("TLS handshake with " + where_to + " failed", ec);
-      break;
-    case step::write:
-      r.error = transport_error::reset;
-      r.error_message = describe("connection lost while sending the request", ec);
-      break;
-    case step::read:
-      if (ec.category() == beast_http::make_error_code(beast_http::error::bad_version).category() &&
-          ec != beast_http::error::end_of_stream && ec != beast_http::error::partial_message) {
-        r.error = transport_error::protocol;
-        r.error_message = describe("malformed response", ec);
-      } else {
-        r.error = transport_error::reset;
-        r.error_message = describe("connection lost while reading the response", ec);
-      }
-      break;
-  }
+  transport_failure failure = classify_failure(f);
+  r.error = failure.error;
+  r.error_message = std::move(failure.message);
   finish(std::move(r), /*reusable=*/false);
 }
 
@@ -594,16 +500,6 @@ void connection::blocked(const std::string& why) {
   r.error_message = "refused to connect to " + to_string(pool_->target()) + ": " + why +
                     " is not a public address (the route does not allow private targets)";
   finish(std::move(r), /*reusable=*/false);
-}
-
-std::string connection::tls_reason(const beast::error_code& ec) {
-  if (tls_) {
-    const long verify = SSL_get_verify_result(tls_->native_handle());
-    if (verify != X509_V_OK) {
-      return std::string{"certificate verify failed: "} + X509_verify_cert_error_string(verify);
-    }
-  }
-  return ec.message();
 }
 
 void connection::finish(response r, bool reusable) {

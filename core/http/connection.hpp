@@ -19,6 +19,7 @@
 
 #include "core/http/exchange.hpp"
 #include "core/http/response_reader.hpp"
+#include "core/http/transport_failure.hpp"
 
 namespace courier::http {
 
@@ -62,7 +63,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void abort();
 
  private:
-  enum class step { resolve, connect, handshake, write, read };
+  using step = exchange_step;
 
   void run();
   // A kept-alive connection that received bytes while idle cannot carry the next request.
@@ -94,22 +95,20 @@ class connection : public std::enable_shared_from_this<connection> {
   void read_body();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
 
-  // What ends a read: an oversize body or header, a stale kept-alive connection (retried) or a
-  // failure. True when `ec` ended or restarted the exchange.
+  // What ends a read: a stale kept-alive connection (retried) or a failure (an oversize body or
+  // header among them). True when `ec` ended or restarted the exchange.
   bool read_failed(boost::beast::error_code ec);
   // A reused connection the server had already closed: retry once on a fresh one.
   bool retry_if_stale(boost::beast::error_code ec);
-  // Ends the exchange with response_too_large (`why` is its error message).
-  void too_large(const std::string& why);
   // Sets the status (and Retry-After) of an answer whose headers were read whole on `r`, which
   // ends in an error while its body was read: the receiver decided, whatever happened to the
   // body afterwards (answer_judge judges by the status then).
   void keep_status(response& r) const;
+  // Ends the exchange with the failure of `ec` in step `where` (classify_failure decides).
   void fail(step where, boost::beast::error_code ec);
+  [[nodiscard]] failure_facts facts(step where, boost::beast::error_code ec);
+  void end_with(const failure_facts& f);
   void blocked(const std::string& why);
-  // Why a TLS handshake or a TLS record failed: the peer's certificate verification result
-  // when there is one ("certificate has expired"), else OpenSSL's reason.
-  std::string tls_reason(const boost::beast::error_code& ec);
   void finish(response r, bool reusable);
   void close();
 
