@@ -4,8 +4,8 @@
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/partition_list.hpp"
+#include "core/kafka/rebalance_protocol.hpp"
 #include "core/kafka/record_conversion.hpp"
-#include "core/model/decimal.hpp"
 
 #include <algorithm>
 #include <array>
@@ -58,77 +58,60 @@ void on_commit(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
   }
 }
 
-// The largest fetch response courier asks for unless `extra` sets fetch.max.bytes (the reason is
-// at its default in consumer_properties); never below `extra`'s message.max.bytes, which
-// librdkafka requires.
-std::string fetch_max_bytes(const std::map<std::string, std::string>& extra) {
-  constexpr std::int64_t default_bytes = std::int64_t{8} << 20;
-  std::int64_t bytes = default_bytes;
-  if (const auto it = extra.find("message.max.bytes"); it != extra.end()) {
-    // Not a number: librdkafka names the setting when the consumer is created.
-    bytes = std::max(bytes, parse_decimal<std::int64_t>(it->second).value_or(0));
-  }
-  return std::to_string(bytes);
-}
-
-// Whether the group rebalances incrementally. librdkafka answers no protocol at all (nullptr)
-// while the member is not in a group, e.g. as it closes: then the eager calls apply.
-bool cooperative(rd_kafka_t* rk) {
-  const char* protocol = rd_kafka_rebalance_protocol(rk);
-  return protocol != nullptr && std::strcmp(protocol, "COOPERATIVE") == 0;
-}
+bool cooperative(rd_kafka_t* rk) { return is_cooperative(rd_kafka_rebalance_protocol(rk)); }
 
 }  // namespace
 
-std::map<std::string, std::string> consumer_properties(const consumer_settings& s) {
-  auto properties = with_overrides(
-      {
-          {"bootstrap.servers", s.bootstrap},
-          {"group.id", s.group_id},
-          // The owner commits (consumer::commit), with the offsets done above the commit point in
-          // the commit's metadata: librdkafka's automatic commit cannot carry metadata.
-          {"enable.auto.commit", "false"},
-          {"enable.auto.offset.store", "false"},
-          {"auto.offset.reset", "earliest"},
-          // Cooperative (KIP-429): a join or a leave revokes only the partitions that move, and
-          // the others keep delivering through it. librdkafka 2.0.2's sticky assignor balances the
-          // partitions a member holds over all the topics it subscribes to, so a route's source
-          // and its tiers are two members (split_consumer); "range,roundrobin" (eager) works too.
-          {"partition.assignment.strategy", "cooperative-sticky"},
-          // A restarted instance is served once the dead one's session expired: 6 s (the broker's
-          // default group.min.session.timeout.ms) instead of librdkafka's 45 s, so a restart
-          // delivers again within 10 s. Heartbeats come from librdkafka's own thread: a busy
-          // application thread does not miss them.
-          {"session.timeout.ms", "6000"},
-          {"heartbeat.interval.ms", "2000"},
-          // Partitions added to a source topic are consumed within seconds, not 5 minutes.
-          {"topic.metadata.refresh.interval.ms", "10000"},
-          // Lag, commit points and high watermarks for /metrics and /state (on_positions).
-          {"statistics.interval.ms", "5000"},
-          // The prefetch is courier's largest memory: with librdkafka's 64 MiB, 1,024 records in
-          // flight of 1 KiB peaked at 116-133 MiB RSS; with 32 MiB at 68-84 MiB and delivered no
-          // slower (16 MiB was slower). Its price: librdkafka 2.0.2 stops fetching for up to a
-          // second once the queue holds this much, so records of a few KiB need more (about a
-          // second of deliveries; kafka.properties overrides it). docs/performance.md has both.
-          {"queued.max.messages.kbytes", consumer_settings::default_queued_max_messages_kbytes},
-          // One fetch response is allocated whole before it joins that queue, up to
-          // max.partition.fetch.bytes (1 MiB) for every partition fetched, within fetch.max.bytes
-          // (librdkafka's 50 MiB): peak memory grew with the partitions (1 KiB records, 1,024 in
-          // flight, a deep backlog: 94 MiB RSS on 8 partitions, 114-124 on 64, 129 on 128). 8 MiB
-          // bounds it (85-87 MiB on 128) at the same rate; docs/performance.md.
-          {"fetch.max.bytes", fetch_max_bytes(s.extra)},
-      },
-      for_client(RD_KAFKA_CONSUMER, s.extra));
-  // The group's join state, read from its debug lines (commit_hold.hpp); the lines themselves are
-  // dropped unless `debug` was asked for (consumer::on_client_log).
-  auto& debug = properties["debug"];
-  if (debug.empty()) {
-    debug = "cgrp";
-  } else if (debug.find("cgrp") == std::string::npos && debug.find("all") == std::string::npos) {
-    debug += ",cgrp";
+// The consumer as the rebalance protocol's member, for one rebalance callback (`partitions`: the
+// list librdkafka passed it) or outside one (nullptr: nothing is being assigned).
+class consumer::rebalance_side final : public rebalance_backend {
+ public:
+  rebalance_side(consumer& c, const rd_kafka_topic_partition_list_t* partitions)
+      : c_(c), partitions_(partitions) {}
+
+  [[nodiscard]] bool closing() const override { return c_.closed_; }
+  [[nodiscard]] bool assignment_lost() const override {
+    return rd_kafka_assignment_lost(c_.rk_.get()) != 0;
   }
-  return properties;
-}
+  [[nodiscard]] std::vector<partition_id> held() const override { return c_.assignment(); }
+
+  std::vector<assigned_partition> read_assignment(bool ask_committed) override {
+    with_offsets_.reset(rd_kafka_topic_partition_list_copy(partitions_));
+    return ask_committed ? c_.read_committed(with_offsets_.get())
+                         : without_committed(with_offsets_.get());
+  }
+  void take_up() override { c_.assign(with_offsets_.get()); }
+  void give_up(const std::vector<partition_id>& ps) override {
+    c_.unassign(to_partition_list(ps).get());
+  }
+  void drop_assignment() override { c_.unassign(nullptr); }
+  void clear_pause(const std::vector<partition_id>& ps) override { c_.resume(ps); }
+  void forget_held_commits(const std::vector<partition_id>& ps) override {
+    c_.held_commits_.forget(ps);
+  }
+  void report(const std::string& message) override { c_.report(message); }
+  bool keep_first(std::exception_ptr e) override {
+    if (c_.pending_) {
+      return false;
+    }
+    c_.pending_ = std::move(e);
+    return true;
+  }
+
+  void owner_assigned(const std::vector<assigned_partition>& given) override {
+    if (c_.cb_.on_assigned) {
+      c_.cb_.on_assigned(given);
+    }
+  }
+  revoke_timing owner_revoked(const std::vector<partition_id>& ps, bool lost) override {
+    return c_.cb_.on_revoked ? c_.cb_.on_revoked(ps, lost) : revoke_timing::now;
+  }
+
+ private:
+  consumer& c_;
+  const rd_kafka_topic_partition_list_t* partitions_;
+  topic_partition_list_ptr with_offsets_;  // the partitions being assigned, offsets read
+};
 
 consumer::consumer(const consumer_settings& s, callbacks cb)
     : cb_(std::move(cb)), context_(std::make_unique<client_context>()) {
@@ -486,92 +469,23 @@ void consumer::on_kafka_error(rd_kafka_t* /*rk*/, int err, const char* reason, v
 }
 
 void consumer::handle_rebalance(rd_kafka_resp_err_t err,
-                                rd_kafka_topic_partition_list_t* partitions) {
-  // Exceptions must not cross librdkafka's C frames: keep the first, finish the rebalance.
-  auto guarded = [this](auto&& fn) {
-    try {
-      fn();
-    } catch (...) {
-      if (!pending_) {
-        pending_ = std::current_exception();
-      } else {
-        report("a further error during the same rebalance was dropped in favour of the first");
-      }
-    }
-  };
-  // A revoke the owner kept (on_revoked answered `later`) is completed by the owner inside the
-  // callbacks below, or by this wrapper after them.
+                                const rd_kafka_topic_partition_list_t* partitions) {
   const std::vector<partition_id> ids = to_partition_ids(partitions);
+  rebalance_side side{*this, partitions};
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-    std::vector<assigned_partition> given;
-    topic_partition_list_ptr with_offsets;
-    guarded([&] {
-      with_offsets.reset(rd_kafka_topic_partition_list_copy(partitions));
-      // Closing, the group's OffsetFetch is not answered (it waits out committed_fetch_bound),
-      // and nothing is fetched any more: the partitions are given up again at once. (And a
-      // cooperative rebalance's empty assignment has nothing to ask about.)
-      given = closed_ || with_offsets->cnt == 0 ? without_committed(with_offsets.get())
-                                                : read_committed(with_offsets.get());
-      assign(with_offsets.get());
-    });
-    if (cb_.on_assigned && given.size() == ids.size()) {
-      guarded([&] { cb_.on_assigned(given); });
-    }
-    guarded([&] { complete_revoke(); });  // one the owner kept and did not complete in there
+    rebalance_.assign(ids, side);
     return;
   }
   if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
-    const bool lost = rd_kafka_assignment_lost(rk_.get()) != 0;
-    if (lost) {
-      held_commits_.forget(ids);  // another member may have them already
-    }
-    auto timing = revoke_timing::now;
-    if (cb_.on_revoked) {
-      guarded([&] { timing = cb_.on_revoked(ids, lost); });
-    }
-    guarded([&] { complete_revoke(); });  // an earlier one the owner did not complete in there
-    revoking_.reset(rd_kafka_topic_partition_list_copy(partitions));
-    // Closing, the group does not wait: the owner committed before close().
-    if (timing == revoke_timing::now || closed_) {
-      guarded([&] { complete_revoke(); });
-    }
+    rebalance_.revoke(ids, side);
     return;
   }
-  report(std::string("rebalance failed: ") + rd_kafka_err2str(err) + " (" + rd_kafka_err2name(err) +
-         "); dropping the assignment");
-  guarded([&] { unassign(nullptr); });
+  rebalance_.fail(std::string(rd_kafka_err2str(err)) + " (" + rd_kafka_err2name(err) + ")", side);
 }
 
 void consumer::complete_revoke() {
-  if (!revoking_) {
-    return;
-  }
-  const topic_partition_list_ptr kept = std::move(revoking_);
-  std::vector<partition_id> still = to_partition_ids(kept.get());
-  // Only what is still assigned: a lost assignment may have taken some already. (Closing, the
-  // group gives everything up, and rd_kafka_assignment answers _DESTROY under cooperative-sticky.)
-  if (!closed_) {
-    const auto held = assignment();
-    const std::set<partition_id> assigned{held.begin(), held.end()};
-    still.erase(std::remove_if(still.begin(), still.end(),
-                               [&](const partition_id& p) { return assigned.count(p) == 0; }),
-                still.end());
-  }
-  if (still.empty()) {
-    return;
-  }
-  const topic_partition_list_ptr partitions = to_partition_list(still);
-  // The pause flag would survive into the next assignment (librdkafka 2.0.2): clear it here,
-  // so every assignment starts fetching and the owner re-applies its pause state.
-  std::vector<partition_id> revoked_paused;
-  for (const partition_id& p : still) {
-    if (paused_.count(p) > 0) {
-      revoked_paused.push_back(p);
-    }
-  }
-  resume(revoked_paused);
-  unassign(partitions.get());
-  held_commits_.forget(still);  // the owner committed them on revoke
+  rebalance_side side{*this, nullptr};
+  rebalance_.complete_revoke(side);
 }
 
 std::vector<assigned_partition> consumer::without_committed(

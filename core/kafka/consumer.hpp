@@ -2,9 +2,11 @@
 
 #include "core/kafka/assignor_state_watch.hpp"
 #include "core/kafka/commit_hold.hpp"
+#include "core/kafka/consumer_properties.hpp"
 #include "core/kafka/consumer_stats.hpp"
 #include "core/kafka/group_consumer.hpp"
 #include "core/kafka/handles.hpp"
+#include "core/kafka/rebalance_protocol.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
 
@@ -23,28 +25,6 @@
 #include <vector>
 
 namespace courier::kafka {
-
-struct consumer_settings {
-  std::string bootstrap;
-  std::string group_id;
-  std::vector<std::string> topics;
-  std::map<std::string, std::string> extra;  // overrides the defaults below
-  // Of `topics`, those a second member of the group subscribes to (a route's retry tiers), so
-  // that the assignor balances them apart from the rest (split_consumer, open_group_member).
-  std::vector<std::string> separate_member_topics;
-
-  // librdkafka's prefetch bound as courier sets it unless `extra` does (consumer.cpp says why).
-  static constexpr const char* default_queued_max_messages_kbytes = "32768";
-  // The bound in effect: `extra`'s, or courier's default.
-  [[nodiscard]] std::string queued_max_messages_kbytes() const {
-    const auto it = extra.find("queued.max.messages.kbytes");
-    return it == extra.end() ? default_queued_max_messages_kbytes : it->second;
-  }
-};
-
-// The librdkafka properties a consumer gets: courier's defaults (consumer.cpp says why each),
-// with `extra` over them.
-std::map<std::string, std::string> consumer_properties(const consumer_settings& s);
 
 // How long a synchronous commit waits for the member's join to be answered (commit_hold.hpp).
 inline constexpr std::chrono::milliseconds join_wait_bound{10000};
@@ -152,7 +132,9 @@ class consumer final : public group_consumer {
       const rd_kafka_topic_partition_list_t* partitions);
   // The statistics' positions with each paused partition's watermarks asked of the broker.
   std::vector<partition_position> with_paused_watermarks(std::vector<partition_position> ps);
-  void handle_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
+  // The rebalance callback: rebalance_protocol decides, rebalance_side carries it out.
+  class rebalance_side;
+  void handle_rebalance(rd_kafka_resp_err_t err, const rd_kafka_topic_partition_list_t* partitions);
   void assign(const rd_kafka_topic_partition_list_t* partitions);
   void unassign(const rd_kafka_topic_partition_list_t* partitions);
   void report(const std::string& message);
@@ -164,8 +146,8 @@ class consumer final : public group_consumer {
 
   callbacks cb_;
   std::set<partition_id> paused_;
-  topic_partition_list_ptr revoking_;  // on_revoked answered `later`: given up by complete_revoke
-  std::exception_ptr pending_;         // thrown inside a librdkafka callback, rethrown after it
+  rebalance_protocol rebalance_;  // holds a revoke on_revoked answered `later` for
+  std::exception_ptr pending_;    // thrown inside a librdkafka callback, rethrown after it
   commit_hold held_commits_;
   std::unique_ptr<client_context> context_;  // outlives rk_ (declared before it)
   bool fatal_ = false;
