@@ -37,6 +37,8 @@ std::string printable(const listen_address& where) {
 
 class admin_acceptor : public std::enable_shared_from_this<admin_acceptor> {
  public:
+  // The listener's context and the two handler lanes, distinct by role.
+  // NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
   admin_acceptor(net::io_context& ioc, net::io_context& monitoring_lane,
                  net::io_context& command_lane)
       : acceptor_(net::make_strand(ioc)),

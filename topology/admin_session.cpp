@@ -233,12 +233,12 @@ void admin_session::answer(admin_reply reply) {
     response_.set(name, value);
   }
   response_.keep_alive(asked_.keep_alive);
-  if (!asked_.head) {
-    response_.body() = std::move(reply.body);
-  }
-  response_.prepare_payload();
   if (asked_.head) {
+    response_.prepare_payload();
     response_.content_length(reply.body.size());
+  } else {
+    response_.body() = std::move(reply.body);
+    response_.prepare_payload();
   }
   stream_.expires_after(admin_request_deadline);
   beast_http::async_write(stream_, response_,

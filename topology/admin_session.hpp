@@ -53,9 +53,12 @@ class admin_session;
 
 // What the listener's connections share. Touched on the listener's strand only.
 struct admin_connections {
+  // The two handler lanes, distinct by role (probes, commands).
+  // NOLINTBEGIN(bugprone-easily-swappable-parameters)
   admin_connections(admin_slot_limits limits, std::shared_ptr<const admin_handler> h,
                     boost::asio::io_context& monitoring_lane, boost::asio::io_context& command_lane)
       : slots(limits), handler(std::move(h)), monitoring(monitoring_lane), command(command_lane) {}
+  // NOLINTEND(bugprone-easily-swappable-parameters)
 
   admin_slots slots;
   std::unordered_map<admin_slot_id, std::weak_ptr<admin_session>> sessions;

@@ -16,7 +16,7 @@ std::string sha256_hex(std::string_view bytes) {
   }
   static constexpr char digits[] = "0123456789abcdef";
   std::string out;
-  out.reserve(2 * length);
+  out.reserve(std::size_t{2} * length);
   for (unsigned int i = 0; i < length; ++i) {
     out.push_back(digits[digest[i] >> 4U]);
     out.push_back(digits[digest[i] & 0x0fU]);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <boost/asio/steady_timer.hpp>
+
 #include "core/http/deferred_calls.hpp"
 #include "core/http/io_failure.hpp"
 
@@ -12,6 +14,10 @@ io_runner::io_runner(std::size_t threads)
       work_(boost::asio::make_work_guard(ioc_)) {
   const std::size_t count = std::max<std::size_t>(threads, 1);
   threads_.reserve(count);
+  // The timer service and its reactor (epoll, eventfd, timerfd) are made here, in the caller's
+  // thread: made by an io thread's first timer instead, they could meet a full descriptor table
+  // and throw on that thread, outside any handler.
+  static_cast<void>(boost::asio::steady_timer{ioc_});
   if (count == 1) {
     // The only thread of its io_context: handlers that defer a call find it here again.
     threads_.emplace_back([this] {
