@@ -54,7 +54,7 @@ std::optional<transport_failure> too_large(const failure_facts& f) {
 }
 
 std::string timeout_message(const failure_facts& f) {
-  const std::string after = "timed out after " + std::to_string(f.timeout.count()) + " ms";
+  std::string after = "timed out after " + std::to_string(f.timeout.count()) + " ms";
   switch (f.step) {
     case exchange_step::resolve:
       return after + " resolving the host";
