@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/route_metrics.hpp"
-#include "core/delivery/auto_redrive_trigger.hpp"
+#include "core/redrive/auto_redrive_trigger.hpp"
 
 namespace courier::actors {
 
@@ -30,9 +30,9 @@ struct auto_redrive_outcome {
 };
 
 // Redrives one event's DLQ records (blocking, on a thread of its own): the topology's is
-// redrive::run over the route's DLQ with the event's window, classes, rate and max, through
-// redrive's ledger and transactions. `dry_run`: only count what it would move. `stop`: polled
-// between transactions.
+// core/redrive's move_records over the route's DLQ with the event's window, classes, rate and
+// max, through redrive's ledger and transactions. `dry_run`: only count what it would move.
+// `stop`: polled between transactions.
 using auto_redrive_runner = std::function<auto_redrive_outcome(
   const auto_redrive_event& event, bool dry_run, const std::function<bool()>& stop)>;
 

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "tools/redrive/time_arg.hpp"
+#include "core/redrive/time_arg.hpp"
 
 namespace courier::topology {
 

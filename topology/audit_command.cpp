@@ -16,8 +16,8 @@
 #include "core/kafka/range_reader.hpp"
 #include "topology/audit_bounds.hpp"
 #include "topology/topics.hpp"
-#include "tools/redrive/ledger.hpp"
-#include "tools/redrive/setup.hpp"
+#include "core/redrive/ledger.hpp"
+#include "core/redrive/setup.hpp"
 
 namespace courier::topology {
 

@@ -5,7 +5,7 @@
 
 namespace courier::topology {
 
-// The runner of a route's auto-redrive events: redrive::run (tools/redrive) over the route's
+// The runner of a route's auto-redrive events: core/redrive's move_records over the route's
 // DLQ, back to its source, selecting the records of the event's window (courier.last.failure in
 // [since, until)) whose courier.error.class is one of routes[].auto_redrive.classes and whose
 // origin is the route's source, at most `rate` a second and `max` an event, through redrive's

@@ -16,7 +16,7 @@
 
 #include "core/config/secret_file.hpp"  // read_secret_file, read_secret_lines
 #include "core/delivery/answer_judge.hpp"
-#include "core/delivery/auto_redrive_trigger.hpp"
+#include "core/redrive/auto_redrive_trigger.hpp"
 #include "core/delivery/backoff.hpp"
 #include "core/delivery/breaker.hpp"
 #include "core/delivery/retry_budget.hpp"

@@ -40,15 +40,15 @@ cli_result parse(std::vector<const char*> args, const char* brokers = nullptr) {
 TEST(Cli, DefaultsFollowTheIssue) {
   const auto r = parse({"--from", "brew.shipments.dlq"});
   ASSERT_TRUE(r.opts) << r.message;
-  EXPECT_EQ(r.opts->bootstrap, "127.0.0.1:9092");
-  EXPECT_EQ(r.opts->ledger_topic, "brew.shipments.dlq.redriven");
-  EXPECT_EQ(r.opts->max_redrives, 3);
+  EXPECT_EQ(r.opts->run.cluster.bootstrap, "127.0.0.1:9092");
+  EXPECT_EQ(r.opts->run.ledger_topic, "brew.shipments.dlq.redriven");
+  EXPECT_EQ(r.opts->run.max_redrives, 3);
   EXPECT_EQ(r.opts->what, options::mode::redrive);
 }
 
 TEST(Cli, BootstrapComesFromTheEnvironmentThenTheFlag) {
-  EXPECT_EQ(parse({"--from", "d"}, "k:1").opts->bootstrap, "k:1");
-  EXPECT_EQ(parse({"--from", "d", "--bootstrap", "b:2"}, "k:1").opts->bootstrap, "b:2");
+  EXPECT_EQ(parse({"--from", "d"}, "k:1").opts->run.cluster.bootstrap, "k:1");
+  EXPECT_EQ(parse({"--from", "d", "--bootstrap", "b:2"}, "k:1").opts->run.cluster.bootstrap, "b:2");
 }
 
 // A secured cluster: every client of the run connects with the -X connection properties.
@@ -56,7 +56,7 @@ TEST(Cli, KafkaConnectionPropertiesGoToTheClusterEveryClientUses) {
   const auto r = parse({"--from", "d", "--bootstrap", "b:9093", "-X", "security.protocol=SASL_SSL",
                         "--kafka-property", "sasl.mechanism=PLAIN", "-X", "sasl.username=ops"});
   ASSERT_TRUE(r.opts) << r.message;
-  const auto at = cluster_of(*r.opts);
+  const auto& at = r.opts->run.cluster;
   EXPECT_EQ(at.bootstrap, "b:9093");
   EXPECT_EQ(at.connection, (std::map<std::string, std::string>{{"sasl.mechanism", "PLAIN"},
                                                                {"sasl.username", "ops"},
@@ -82,9 +82,9 @@ TEST(Cli, ReadsFiltersAndModes) {
   const auto r = parse({"--from", "d", "--error-class", "a", "--error-class", "b", "--since", "1s",
                         "--origin-partition", "4", "--list", "--json"});
   ASSERT_TRUE(r.opts) << r.message;
-  EXPECT_EQ(r.opts->select.error_classes, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(r.opts->select.since_ms, 10'000'000 - 1000);
-  EXPECT_EQ(r.opts->select.origin_partition, 4);
+  EXPECT_EQ(r.opts->run.select.error_classes, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r.opts->run.select.since_ms, 10'000'000 - 1000);
+  EXPECT_EQ(r.opts->run.select.origin_partition, 4);
   EXPECT_EQ(r.opts->what, options::mode::list);
   EXPECT_TRUE(r.opts->json);
 }
@@ -144,10 +144,10 @@ TEST(Cli, ABareNumberTimeIsRefusedWithBothFormsInTheMessage) {
 TEST(Cli, ARunReturnsRecordsOnlyToTheSourcesOfTheDlqsRoutesFromCouriersConfig) {
   const auto r = parse({"--from", "brew.shipments.dlq"});
   ASSERT_TRUE(r.opts) << r.message;
-  EXPECT_EQ(r.opts->home_topics, (std::set<std::string>{"brew.shipments.v1"}));
+  EXPECT_EQ(r.opts->run.home_topics, (std::set<std::string>{"brew.shipments.v1"}));
   const auto flag = parse({"--from", "d", "--config", config_path().c_str()});
   ASSERT_TRUE(flag.opts) << flag.message;
-  EXPECT_EQ(flag.opts->home_topics, (std::set<std::string>{"t.v1"}));
+  EXPECT_EQ(flag.opts->run.home_topics, (std::set<std::string>{"t.v1"}));
 }
 
 TEST(Cli, ARunWithoutCouriersConfigOrATargetIsAUsageErrorAndAListingIsNot) {

@@ -103,7 +103,7 @@ inline run_result run_redrive_in_process(const std::vector<std::string>& args,
   std::ostringstream out;
   std::ostringstream err;
   options o = *parsed.opts;
-  o.stop_requested = std::move(stop_requested);
+  o.run.stop_requested = std::move(stop_requested);
   result.code = redrive::run(o, out, err);
   result.out = out.str();
   result.err = err.str();

@@ -1,4 +1,4 @@
-#include "tools/redrive/ledger.hpp"
+#include "core/redrive/ledger.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

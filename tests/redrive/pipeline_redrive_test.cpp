@@ -19,7 +19,7 @@
 #include "tests/support/parked_record.hpp"
 #include "tools/redrive/cli.hpp"
 #include "core/kafka/range_reader.hpp"
-#include "tools/redrive/ledger.hpp"
+#include "core/redrive/ledger.hpp"
 #include "tools/redrive/redrive.hpp"
 #include "topology/pipeline.hpp"
 #include "demo/topic_reader.hpp"

@@ -1,4 +1,4 @@
-#include "tools/redrive/plan.hpp"
+#include "core/redrive/plan.hpp"
 
 #include <gtest/gtest.h>
 

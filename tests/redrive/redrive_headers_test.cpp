@@ -1,4 +1,4 @@
-#include "tools/redrive/redrive_headers.hpp"
+#include "core/redrive/redrive_headers.hpp"
 
 #include "core/retry/retry_headers.hpp"
 

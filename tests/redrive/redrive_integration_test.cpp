@@ -1,6 +1,6 @@
 #include "core/retry/provenance.hpp"
 #include "tests/redrive/dlq_stand.hpp"
-#include "tools/redrive/ledger.hpp"
+#include "core/redrive/ledger.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -18,8 +18,9 @@ TEST(Report, ARunWithAnInvalidUtf8TargetPrintsValidJson) {
   run_summary s;
   s.failed = 1;
   const std::string target = std::string{"orders"} + "\xFF\xFE";
-  s.records.push_back(outcome{"brew.shipments.dlq:0:7", std::string{"k"} + "\xC3", "failed", target,
-                              2, -1, "target topic '" + target + "' does not exist"});
+  s.records.push_back(outcome{"brew.shipments.dlq:0:7", std::string{"k"} + "\xC3",
+                              outcome_status::failed, target, 2, -1,
+                              "target topic '" + target + "' does not exist"});
   std::ostringstream out;
   print_run(out, s, /*json=*/true);
 
@@ -35,8 +36,10 @@ TEST(Report, ARunWithAnInvalidUtf8TargetPrintsValidJson) {
 TEST(Report, AListWithInvalidUtf8CoordinatesPrintsValidJson) {
   const std::string topic = std::string{"dlq"} + "\xFF";
   std::ostringstream out;
-  print_list(out, {list_row{topic + ":0:1", std::nullopt, "http_503", "parked", "(none)", 0, 0}},
-             /*now_ms=*/0, /*json=*/true);
+  print_list(
+      out,
+      {list_row{topic + ":0:1", std::nullopt, "http_503", record_status::parked, "(none)", 0, 0}},
+      /*now_ms=*/0, /*json=*/true);
   const auto report = nlohmann::json::parse(out.str());
   EXPECT_EQ(report.at("records").at(0).at("coordinates"),
             std::string{"dlq"} + replacement + ":0:1");

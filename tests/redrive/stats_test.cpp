@@ -1,4 +1,4 @@
-#include "tools/redrive/stats.hpp"
+#include "core/redrive/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,11 +2,11 @@
 
 #include "core/config/cli_checks.hpp"
 #include "core/config/config.hpp"
-#include "core/kafka/cluster.hpp"
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 #include "core/time/duration.hpp"
-#include "tools/redrive/time_arg.hpp"
+#include "core/redrive/ledger.hpp"
+#include "core/redrive/time_arg.hpp"
 
 #include <algorithm>
 #include <array>
@@ -86,8 +86,6 @@ std::optional<std::string> kafka_property_error(const std::string& entry) {
 
 }  // namespace
 
-kafka::cluster cluster_of(const options& o) { return {o.bootstrap, o.connection}; }
-
 cli_result parse_cli(int argc, const char* const* argv, const getenv_function& getenv,
                      std::int64_t now_ms) {
   options o;
@@ -108,7 +106,7 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   bool list = false;
   bool stats = false;
 
-  app.add_option("--from", o.from, "DLQ topic to read")->required()->type_name("TOPIC");
+  app.add_option("--from", o.run.from, "DLQ topic to read")->required()->type_name("TOPIC");
   app.add_option("--to", to, "Target topic (default: each record's courier.origin.topic)")
       ->type_name("TOPIC");
   std::string config_path;
@@ -124,9 +122,9 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
                  "A librdkafka connection property for every client, e.g. "
                  "-X security.protocol=SASL_SSL (repeatable; as courier's kafka.properties)")
       ->type_name("KEY=VALUE");
-  app.add_option("--ledger", o.ledger_topic, "Ledger topic (default <from>.redriven)")
+  app.add_option("--ledger", o.run.ledger_topic, "Ledger topic (default <from>.redriven)")
       ->type_name("TOPIC");
-  app.add_option("--error-class", o.select.error_classes,
+  app.add_option("--error-class", o.run.select.error_classes,
                  "Only records with this courier.error.class (repeatable)")
       ->type_name("C");
   app.add_option("--origin-topic", origin_topic, "Only records from this origin topic")
@@ -162,8 +160,8 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
             return d && d->count() > 0;
           },
           "expected a positive duration such as 500ms, 3s or 1m"));
-  app.add_flag("--dry-run", o.dry_run, "Print what would move; publish nothing");
-  app.add_flag("--force", o.force, "Redrive records the loop guard refuses");
+  app.add_flag("--dry-run", o.run.dry_run, "Print what would move; publish nothing");
+  app.add_flag("--force", o.run.force, "Redrive records the loop guard refuses");
   app.add_flag("--json", o.json, "JSON output for scripts");
   auto* list_flag = app.add_flag("--list", list, "List the DLQ records");
   auto* stats_flag = app.add_flag("--stats", stats, "Summarise the DLQ");
@@ -192,7 +190,7 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
     result.message = "redrive: " + message;
     return result;
   };
-  if (o.from.empty()) {
+  if (o.run.from.empty()) {
     return fail("--from: a DLQ topic is required");
   }
   if (const auto name = given_empty(app, filter_options)) {
@@ -207,54 +205,55 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
       return fail(*error);
     }
     const auto eq = entry.find('=');
-    o.connection[entry.substr(0, eq)] = entry.substr(eq + 1);
+    o.run.cluster.connection[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   if (!to.empty()) {
-    o.to = to;
+    o.run.to = to;
   }
   if (!bootstrap.empty()) {
-    o.bootstrap = bootstrap;
+    o.run.cluster.bootstrap = bootstrap;
   } else if (const char* env = getenv("KAFKA_BROKERS"); env != nullptr && *env != '\0') {
-    o.bootstrap = env;
+    o.run.cluster.bootstrap = env;
   } else {
-    o.bootstrap = default_bootstrap;
+    o.run.cluster.bootstrap = default_bootstrap;
   }
-  if (o.ledger_topic.empty()) {
-    o.ledger_topic = default_ledger_topic(o.from);
+  if (o.run.ledger_topic.empty()) {
+    o.run.ledger_topic = default_ledger_topic(o.run.from);
   }
   if (!origin_topic.empty()) {
-    o.select.origin_topic = origin_topic;
+    o.run.select.origin_topic = origin_topic;
   }
   if (!origin_partition.empty()) {
-    o.select.origin_partition =
+    o.run.select.origin_partition =
         static_cast<std::int32_t>(*parse_unsigned(origin_partition, max_digits));
   }
   if (!since.empty()) {
-    o.select.since_ms = parse_time_arg(since, now_ms);
+    o.run.select.since_ms = parse_time_arg(since, now_ms);
   }
   if (!until.empty()) {
-    o.select.until_ms = parse_time_arg(until, now_ms);
+    o.run.select.until_ms = parse_time_arg(until, now_ms);
   }
-  if (o.select.since_ms && o.select.until_ms && *o.select.since_ms >= *o.select.until_ms) {
+  if (o.run.select.since_ms && o.run.select.until_ms &&
+      *o.run.select.since_ms >= *o.run.select.until_ms) {
     return fail("--since must be before --until");
   }
   if (!key.empty()) {
-    o.select.key = key;
+    o.run.select.key = key;
   }
   if (!limit.empty()) {
-    o.limit = static_cast<std::size_t>(*parse_unsigned(limit, max_digits));
+    o.run.limit = static_cast<std::size_t>(*parse_unsigned(limit, max_digits));
   }
   if (!rate.empty()) {
-    o.rate = static_cast<double>(*parse_unsigned(rate, max_digits));
+    o.run.rate = static_cast<double>(*parse_unsigned(rate, max_digits));
   }
   if (!batch.empty()) {
-    o.batch = static_cast<std::size_t>(*parse_unsigned(batch, max_digits));
+    o.run.batch = static_cast<std::size_t>(*parse_unsigned(batch, max_digits));
   }
   if (!max_redrives.empty()) {
-    o.max_redrives = static_cast<int>(*parse_unsigned(max_redrives, max_digits));
+    o.run.max_redrives = static_cast<int>(*parse_unsigned(max_redrives, max_digits));
   }
   if (!timeout.empty()) {
-    o.timeout = *parse_duration(timeout);
+    o.run.timeout = *parse_duration(timeout);
   }
   if (list) {
     o.what = options::mode::list;
@@ -271,15 +270,15 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   }
   if (!config_path.empty() && o.what == options::mode::redrive) {
     try {
-      o.home_topics = sources_of_dlq(load_config_file(config_path), o.from);
+      o.run.home_topics = sources_of_dlq(load_config_file(config_path), o.run.from);
     } catch (const config_error& e) {
       return fail("--config " + config_path + ": " + e.what());
     }
-    if (o.home_topics->empty()) {
-      return fail("--config " + config_path + ": no route has " + o.from + " as its DLQ");
+    if (o.run.home_topics->empty()) {
+      return fail("--config " + config_path + ": no route has " + o.run.from + " as its DLQ");
     }
   }
-  if (o.what == options::mode::redrive && !o.to && !o.home_topics) {
+  if (o.what == options::mode::redrive && !o.run.to && !o.run.home_topics) {
     return fail(
         "a run returns each record to its courier.origin.topic only when that is a source of "
         "the DLQ's routes: give courier's config with --config FILE (or $COURIER_CONFIG), or a "

@@ -21,6 +21,6 @@ int main(int argc, char** argv) {
   }
   parsed.opts->progress = isatty(STDERR_FILENO) != 0;
   catch_stop_signals();
-  parsed.opts->stop_requested = stop_signal_arrived;
+  parsed.opts->run.stop_requested = stop_signal_arrived;
   return run(*parsed.opts, std::cout, std::cerr);
 }

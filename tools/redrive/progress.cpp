@@ -11,25 +11,25 @@ constexpr std::chrono::milliseconds redraw_interval{100};
 
 }  // namespace
 
-progress_bar::progress_bar(std::ostream& out, bool enabled, std::size_t total)
-    : out_(out), enabled_(enabled), total_(total) {}
+progress_bar::progress_bar(std::ostream& out, bool enabled) : out_(out), enabled_(enabled) {}
 
-void progress_bar::update(std::size_t seen, std::size_t moved) {
+void progress_bar::update(const run_progress& p) {
   if (!enabled_) {
     return;
   }
   const auto now = std::chrono::steady_clock::now();
-  if (drawn_ && now - last_draw_ < redraw_interval && seen < total_) {
+  if (drawn_ && now - last_draw_ < redraw_interval && p.read < p.total) {
     return;
   }
   last_draw_ = now;
-  draw(seen, moved);
+  draw(p);
 }
 
-void progress_bar::draw(std::size_t seen, std::size_t moved) {
-  const std::size_t done = total_ == 0 ? bar_width : std::min(bar_width, seen * bar_width / total_);
+void progress_bar::draw(const run_progress& p) {
+  const std::size_t done =
+      p.total == 0 ? bar_width : std::min(bar_width, p.read * bar_width / p.total);
   out_ << '\r' << '[' << std::string(done, '#') << std::string(bar_width - done, '.') << "] "
-       << seen << '/' << total_ << " read, " << moved << " moved" << std::flush;
+       << p.read << '/' << p.total << " read, " << p.moved << " moved" << std::flush;
   drawn_ = true;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/redrive/run_summary.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <ostream>
@@ -10,17 +12,16 @@ namespace courier::redrive {
 // it prints nothing: main enables it only when stderr is a terminal.
 class progress_bar {
  public:
-  progress_bar(std::ostream& out, bool enabled, std::size_t total);
-  void update(std::size_t seen, std::size_t moved);
-  void finish();  // ends the line
+  progress_bar(std::ostream& out, bool enabled);
+  void update(const run_progress& p);  // a run's progress callback
+  void finish();                       // ends the line
 
  private:
-  void draw(std::size_t seen, std::size_t moved);
+  void draw(const run_progress& p);
 
   std::ostream& out_;
   bool enabled_;
   bool drawn_ = false;
-  std::size_t total_;
   std::chrono::steady_clock::time_point last_draw_{};
 };
 

@@ -1,7 +1,7 @@
 #include "tools/redrive/report.hpp"
 
 #include "core/retry/retry_headers.hpp"  // cap_header_value
-#include "tools/redrive/time_arg.hpp"
+#include "core/redrive/time_arg.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -75,7 +75,7 @@ void print_list(std::ostream& out, const std::vector<list_row>& rows, std::int64
       records.push_back({{"coordinates", safe_string(r.coordinates)},
                          {"key", optional_key(r.key)},
                          {"error_class", safe_string(r.error_class)},
-                         {"status", safe_string(r.status)},
+                         {"status", std::string{to_string(r.status)}},
                          {"origin", safe_string(r.origin)},
                          {"failed_at_ms", r.failed_at_ms},
                          {"age_ms", now_ms - r.failed_at_ms},
@@ -87,8 +87,8 @@ void print_list(std::ostream& out, const std::vector<list_row>& rows, std::int64
   table t{{"COORDINATES", "KEY", "ERROR CLASS", "STATUS", "ORIGIN", "AGE", "REDRIVES"}};
   for (const auto& r : rows) {
     t.push_back({r.coordinates, r.key ? *r.key : "(null)",
-                 r.error_class.empty() ? "(none)" : r.error_class, r.status, r.origin,
-                 format_age(now_ms - r.failed_at_ms), std::to_string(r.redrive_count)});
+                 r.error_class.empty() ? "(none)" : r.error_class, std::string{to_string(r.status)},
+                 r.origin, format_age(now_ms - r.failed_at_ms), std::to_string(r.redrive_count)});
   }
   print_table(out, t);
   out << rows.size() << " record(s)\n";
@@ -184,7 +184,7 @@ void print_run(std::ostream& out, const run_summary& s, bool json) {
     for (const auto& o : s.records) {
       nlohmann::json row{{"from", safe_string(o.from)},
                          {"key", optional_key(o.key)},
-                         {"status", safe_string(o.status)}};
+                         {"status", std::string{to_string(o.status)}}};
       if (!o.target.empty()) {
         // The target comes from the record's courier.origin.topic header: any bytes.
         row["target"] = safe_string(o.target);
@@ -216,7 +216,8 @@ void print_run(std::ostream& out, const run_summary& s, bool json) {
         target = o.target + (o.partition >= 0 ? "[" + std::to_string(o.partition) + "]" : "") +
                  (o.offset >= 0 ? "@" + std::to_string(o.offset) : "");
       }
-      t.push_back({o.from, o.key ? *o.key : "(null)", o.status, target, o.reason});
+      t.push_back(
+          {o.from, o.key ? *o.key : "(null)", std::string{to_string(o.status)}, target, o.reason});
     }
     print_table(out, t);
     out << '\n';

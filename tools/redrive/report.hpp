@@ -1,49 +1,18 @@
 #pragma once
 
 #include "core/model/record.hpp"
-#include "tools/redrive/stats.hpp"
+#include "core/redrive/inspect.hpp"
+#include "core/redrive/run_summary.hpp"
+#include "core/redrive/stats.hpp"
 
-#include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace courier::redrive {
 
-// One line of --list.
-struct list_row {
-  std::string coordinates;
-  std::optional<std::string> key;
-  std::string error_class;
-  std::string status;  // parked, redriven, refused, malformed
-  std::string origin;  // "topic:partition" or "(none)"
-  std::int64_t failed_at_ms = 0;
-  int redrive_count = 0;
-};
-
-// What a run did with one DLQ record it did not skip silently.
-struct outcome {
-  std::string from;  // DLQ coordinates
-  std::optional<std::string> key;
-  std::string status;  // moved, would_move, refused, failed
-  std::string target;
-  std::int32_t partition = -1;
-  std::int64_t offset = -1;  // in the target topic, once acknowledged
-  std::string reason;        // for refused and failed
-};
-
-struct run_summary {
-  bool dry_run = false;
-  std::size_t moved = 0;
-  std::size_t would_move = 0;
-  std::size_t already_redriven = 0;
-  std::size_t filtered_out = 0;
-  std::size_t refused = 0;
-  std::size_t failed = 0;
-  std::vector<outcome> records;
-};
+// What the redrive command prints of what core/redrive returns: text, or one JSON line (--json).
 
 void print_list(std::ostream& out, const std::vector<list_row>& rows, std::int64_t now_ms,
                 bool json);

@@ -1,4 +1,4 @@
-#include "tools/redrive/stats.hpp"
+#include "core/redrive/stats.hpp"
 
 namespace courier::redrive {
 
@@ -21,12 +21,7 @@ void dlq_stats::add(const parked_record& r, bool is_redriven, std::int64_t now_m
   redriven += is_redriven ? 1 : 0;
   malformed += r.problem ? 1 : 0;
   ++by_error_class[r.error_class.empty() ? "(none)" : r.error_class];
-  std::string origin = "(none)";
-  if (r.origin_topic) {
-    origin = *r.origin_topic + ":" +
-             (r.origin_partition ? std::to_string(*r.origin_partition) : std::string{"?"});
-  }
-  ++by_origin[origin];
+  ++by_origin[origin_of(r)];
   ++by_age[age_bucket(now_ms - r.failed_at_ms)];
   if (!oldest || r.failed_at_ms < oldest->failed_at_ms) {
     oldest = dated_record{r.coordinates, r.failed_at_ms};

@@ -1,8 +1,8 @@
-#include "tools/redrive/plan.hpp"
+#include "core/redrive/plan.hpp"
 
 #include "core/retry/header_value.hpp"
 #include "core/retry/retry_headers.hpp"
-#include "tools/redrive/redrive_headers.hpp"
+#include "core/redrive/redrive_headers.hpp"
 
 namespace courier::redrive {
 

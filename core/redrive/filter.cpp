@@ -1,4 +1,4 @@
-#include "tools/redrive/filter.hpp"
+#include "core/redrive/filter.hpp"
 
 #include <algorithm>
 

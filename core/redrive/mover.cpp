@@ -1,16 +1,14 @@
-#include "tools/redrive/mover.hpp"
+#include "core/redrive/mover.hpp"
 
 #include "core/kafka/conf.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/transactional_producer.hpp"
-#include "tools/redrive/ledger.hpp"
-#include "tools/redrive/parked_record.hpp"
-#include "tools/redrive/plan.hpp"
-#include "tools/redrive/producer_properties.hpp"
-#include "tools/redrive/progress.hpp"
-#include "tools/redrive/redrive_headers.hpp"
-#include "tools/redrive/report.hpp"
-#include "tools/redrive/setup.hpp"
+#include "core/redrive/ledger.hpp"
+#include "core/redrive/parked_record.hpp"
+#include "core/redrive/plan.hpp"
+#include "core/redrive/producer_properties.hpp"
+#include "core/redrive/redrive_headers.hpp"
+#include "core/redrive/setup.hpp"
 
 #include <algorithm>
 #include <map>
@@ -36,66 +34,58 @@ struct pending {
 
 class redrive_run {
  public:
-  redrive_run(const options& o, kafka::range_reader& reader, std::ostream& err)
-      : o_(o), reader_(reader), err_(err) {
-    summary_.dry_run = o.dry_run;
-    batch_size_ = o.batch;
-    if (o.rate) {
+  redrive_run(const request& r, kafka::range_reader& reader, const progress_callback& progress)
+      : r_(r), reader_(reader), progress_(progress) {
+    summary_.dry_run = r.dry_run;
+    batch_size_ = r.batch;
+    if (r.rate) {
       // A quarter second's worth at most, so the pace stays even.
       batch_size_ =
-          std::min(batch_size_, std::max<std::size_t>(1, static_cast<std::size_t>(*o.rate / 4)));
+          std::min(batch_size_, std::max<std::size_t>(1, static_cast<std::size_t>(*r.rate / 4)));
     }
   }
 
-  int execute(std::ostream& out) {
-    const int partitions = checked_partition_count(reader_, o_, o_.from);
-    if (o_.to) {
-      static_cast<void>(checked_partition_count(reader_, o_, *o_.to));
+  run_summary execute() {
+    const int partitions = checked_partition_count(reader_, r_, r_.from);
+    if (r_.to) {
+      static_cast<void>(checked_partition_count(reader_, r_, *r_.to));
     }
     ledger l;
-    if (o_.dry_run) {
-      l = existing_ledger(reader_, o_);
+    if (r_.dry_run) {
+      l = existing_ledger(reader_, r_);
     } else {
-      const int ledger_parts = ensure_ledger(reader_, o_);
+      const int ledger_parts = ensure_ledger(reader_, r_);
       // Fences an earlier run that is still alive (a zombie) and aborts its open transaction,
       // so the ledger read next is complete.
       start_producer();
-      l = load_ledger(reader_, o_.ledger_topic, ledger_parts);
+      l = load_ledger(reader_, r_.ledger_topic, ledger_parts);
     }
-    const auto ranges = reader_.ranges(o_.from, partitions);
-    std::size_t total = 0;
-    for (const auto& r : ranges) {
-      total += static_cast<std::size_t>(r.high - r.low);
+    const auto ranges = reader_.ranges(r_.from, partitions);
+    run_progress progress;
+    for (const auto& range : ranges) {
+      progress.total += static_cast<std::size_t>(range.high - range.low);
     }
-    progress_bar bar{err_, o_.progress, total};
     started_ = std::chrono::steady_clock::now();
-    const plan_settings s = settings_of(o_);
-    std::size_t seen = 0;
+    const plan_settings s = settings_of(r_);
     try {
-      reader_.read(o_.from, ranges, [&](record&& r) {
+      reader_.read(r_.from, ranges, [&](record&& rec) {
         if (stop_requested()) {
           return false;  // between transactions: none is open
         }
-        ++seen;
-        const bool more = take(read_parked_record(std::move(r)), s, l);
-        bar.update(seen, summary_.moved + summary_.would_move);
+        ++progress.read;
+        const bool more = take(read_parked_record(std::move(rec)), s, l);
+        if (progress_) {
+          progress.moved = summary_.moved + summary_.would_move;
+          progress_(progress);
+        }
         return more;
       });
       flush();
     } catch (const kafka::kafka_error& e) {
-      bar.finish();
-      err_ << "redrive: stopped: " << e.what() << '\n';
-      print_run(out, summary_, o_.json);
-      return exit_some_failed;
+      summary_.interrupted = e.what();
     }
-    bar.finish();
-    print_run(out, summary_, o_.json);
-    if (stopped_) {
-      err_ << "redrive: stopped by a signal at a batch boundary; " << summary_.moved
-           << " moved, the rest stays in the DLQ: run again to move it\n";
-      return exit_some_failed;
-    }
-    return summary_.failed > 0 ? exit_some_failed : exit_done;
+    summary_.stopped = stopped_;
+    return std::move(summary_);
   }
 
  private:
@@ -112,9 +102,10 @@ class redrive_run {
       case decision::action::refused:
         ++summary_.refused;
         summary_.records.push_back(
-            outcome{p.coordinates, p.raw.key, "refused", "", -1, -1, d.reason});
+            outcome{p.coordinates, p.raw.key, outcome_status::refused, "", -1, -1, d.reason});
         return true;
       case decision::action::malformed:
+        ++summary_.malformed;
         fail(p, d.reason);
         return true;
       case decision::action::move:
@@ -129,23 +120,23 @@ class redrive_run {
       d.target_partition = -1;  // the origin partition is gone: partition by key
     }
     ++planned_;
-    if (o_.dry_run) {
+    if (r_.dry_run) {
       ++summary_.would_move;
-      summary_.records.push_back(outcome{p.coordinates, p.raw.key, "would_move", d.target_topic,
-                                         d.target_partition, -1, ""});
+      summary_.records.push_back(outcome{p.coordinates, p.raw.key, outcome_status::would_move,
+                                         d.target_topic, d.target_partition, -1, ""});
     } else {
       batch_.push_back(pending{std::move(p), std::move(d)});
       if (batch_.size() >= batch_size_) {
         flush();
       }
     }
-    return !(o_.limit && planned_ >= *o_.limit);
+    return !(r_.limit && planned_ >= *r_.limit);
   }
 
   void fail(const parked_record& p, const std::string& reason) {
     ++summary_.failed;
-    err_ << "redrive: " << reason << '\n';
-    summary_.records.push_back(outcome{p.coordinates, p.raw.key, "failed", "", -1, -1, reason});
+    summary_.records.push_back(
+        outcome{p.coordinates, p.raw.key, outcome_status::failed, "", -1, -1, reason});
   }
 
   // 0 when the topic does not exist; asked once per topic.
@@ -168,7 +159,7 @@ class redrive_run {
 
   // Once true, stays true: the run stops at the next batch boundary.
   bool stop_requested() {
-    if (!stopped_ && o_.stop_requested && o_.stop_requested()) {
+    if (!stopped_ && r_.stop_requested && r_.stop_requested()) {
       stopped_ = true;
     }
     return stopped_;
@@ -176,11 +167,11 @@ class redrive_run {
 
   // Sleeps in short steps so that a stop request is not held up by --rate.
   void pace() {
-    if (!o_.rate) {
+    if (!r_.rate) {
       return;
     }
     const auto due = started_ + milliseconds{static_cast<std::int64_t>(
-                                    static_cast<double>(committed_) * 1000.0 / *o_.rate)};
+                                    static_cast<double>(committed_) * 1000.0 / *r_.rate)};
     while (std::chrono::steady_clock::now() < due && !stop_requested()) {
       std::this_thread::sleep_until(std::min(due, std::chrono::steady_clock::now() + pace_step));
     }
@@ -190,13 +181,13 @@ class redrive_run {
   void start_producer() {
     producer_.reset();  // its open transaction aborted, before the next one fences it
     producer_ = std::make_unique<kafka::transactional_producer>(
-        o_.bootstrap, transactional_id_for(o_.from),
-        kafka::with_overrides(o_.connection, redrive_producer_properties(o_.timeout)));
+        r_.cluster.bootstrap, transactional_id_for(r_.from),
+        kafka::with_overrides(r_.cluster.connection, redrive_producer_properties(r_.timeout)));
     try {
-      producer_->init_transactions(o_.timeout);
+      producer_->init_transactions(r_.timeout);
     } catch (const kafka::kafka_error& e) {
-      throw setup_error("cannot start a transaction for '" + transactional_id_for(o_.from) +
-                        "' on " + o_.bootstrap + " (" + e.what() + ")");
+      throw setup_error("cannot start a transaction for '" + transactional_id_for(r_.from) +
+                        "' on " + r_.cluster.bootstrap + " (" + e.what() + ")");
     }
   }
 
@@ -257,15 +248,15 @@ class redrive_run {
                 (*acked)[i] = {partition, offset};
               }
             });
-        producer_->produce(o_.ledger_topic, RD_KAFKA_PARTITION_UA, p.coordinates,
+        producer_->produce(r_.ledger_topic, RD_KAFKA_PARTITION_UA, p.coordinates,
                            ledger_value(d.target_topic, d.target_partition, at));
       }
       producing = false;
       if (stop_requested()) {
-        producer_->abort(o_.timeout);
+        producer_->abort(r_.timeout);
         return std::nullopt;  // nothing of this batch became visible
       }
-      producer_->commit(o_.timeout);
+      producer_->commit(r_.timeout);
     } catch (const kafka::transaction_aborted& e) {
       // The broker refused a record of it (larger than the target takes, a topic it may not
       // write). librdkafka 2.0.2 has counted that record in the partition's sequence numbers,
@@ -278,7 +269,7 @@ class redrive_run {
     } catch (const kafka::kafka_error& e) {
       if (producing && e.code() != RD_KAFKA_RESP_ERR__FATAL) {
         // The producer refused a record at once: nothing of the batch is committed yet.
-        producer_->abort(o_.timeout);
+        producer_->abort(r_.timeout);
         return std::string{"the producer refused it ("} + e.what() + ")";
       }
       for (const auto& item : batch) {
@@ -292,15 +283,15 @@ class redrive_run {
     for (std::size_t i = 0; i < batch.size(); ++i) {
       ++summary_.moved;
       summary_.records.push_back(outcome{batch[i].record.coordinates, batch[i].record.raw.key,
-                                         "moved", batch[i].target.target_topic, (*acked)[i].first,
-                                         (*acked)[i].second, ""});
+                                         outcome_status::moved, batch[i].target.target_topic,
+                                         (*acked)[i].first, (*acked)[i].second, ""});
     }
     return std::nullopt;
   }
 
-  const options& o_;
+  const request& r_;
   kafka::range_reader& reader_;
-  std::ostream& err_;
+  const progress_callback& progress_;
   std::unique_ptr<kafka::transactional_producer> producer_;
   run_summary summary_;
   std::vector<pending> batch_;
@@ -314,9 +305,9 @@ class redrive_run {
 
 }  // namespace
 
-int move_records(const options& o, kafka::range_reader& reader, std::ostream& out,
-                 std::ostream& err) {
-  return redrive_run{o, reader, err}.execute(out);
+run_summary move_records(const request& r, const progress_callback& progress) {
+  kafka::range_reader reader{r.cluster, r.timeout};
+  return redrive_run{r, reader, progress}.execute();
 }
 
 }  // namespace courier::redrive

@@ -1,8 +1,8 @@
-#include "tools/redrive/parked_record.hpp"
+#include "core/redrive/parked_record.hpp"
 
 #include "core/retry/retry_headers.hpp"
-#include "tools/redrive/ledger.hpp"
-#include "tools/redrive/redrive_headers.hpp"
+#include "core/redrive/ledger.hpp"
+#include "core/redrive/redrive_headers.hpp"
 
 #include <charconv>
 #include <utility>
@@ -66,6 +66,14 @@ parked_record read_parked_record(record r) {
   }
   p.raw = std::move(r);
   return p;
+}
+
+std::string origin_of(const parked_record& r) {
+  if (!r.origin_topic) {
+    return "(none)";
+  }
+  return *r.origin_topic + ":" +
+         (r.origin_partition ? std::to_string(*r.origin_partition) : std::string{"?"});
 }
 
 }  // namespace courier::redrive

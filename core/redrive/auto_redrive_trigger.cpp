@@ -1,4 +1,4 @@
-#include "core/delivery/auto_redrive_trigger.hpp"
+#include "core/redrive/auto_redrive_trigger.hpp"
 
 #include <utility>
 

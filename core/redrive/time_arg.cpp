@@ -1,4 +1,4 @@
-#include "tools/redrive/time_arg.hpp"
+#include "core/redrive/time_arg.hpp"
 
 #include "core/time/civil_date.hpp"
 #include "core/time/duration.hpp"

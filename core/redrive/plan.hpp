@@ -1,7 +1,7 @@
 #pragma once
 
-#include "tools/redrive/filter.hpp"
-#include "tools/redrive/parked_record.hpp"
+#include "core/redrive/filter.hpp"
+#include "core/redrive/parked_record.hpp"
 
 #include <cstdint>
 #include <optional>

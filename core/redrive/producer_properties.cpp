@@ -1,4 +1,4 @@
-#include "tools/redrive/producer_properties.hpp"
+#include "core/redrive/producer_properties.hpp"
 
 #include "core/retry/rewrite_producer.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tools/redrive/parked_record.hpp"
+#include "core/redrive/parked_record.hpp"
 
 #include <cstdint>
 #include <optional>

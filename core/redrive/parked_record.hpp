@@ -25,4 +25,7 @@ struct parked_record {
 // their defaults.
 parked_record read_parked_record(record r);
 
+// "topic:partition" of its origin ("topic:?" without a partition), or "(none)".
+std::string origin_of(const parked_record& r);
+
 }  // namespace courier::redrive

@@ -1,4 +1,4 @@
-#include "tools/redrive/setup.hpp"
+#include "core/redrive/setup.hpp"
 
 #include "core/kafka/admin.hpp"
 #include "core/kafka/conf.hpp"
@@ -12,23 +12,23 @@
 namespace courier::redrive {
 namespace {
 
-std::string topic_problem(const options& o, const std::string& topic, const kafka::kafka_error& e) {
+std::string topic_problem(const request& r, const std::string& topic, const kafka::kafka_error& e) {
   if (e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
-    return "topic '" + topic + "' does not exist on " + o.bootstrap;
+    return "topic '" + topic + "' does not exist on " + r.cluster.bootstrap;
   }
-  return "cannot reach Kafka at " + o.bootstrap + " within " + format_duration(o.timeout) + " (" +
-         e.what() + ")";
+  return "cannot reach Kafka at " + r.cluster.bootstrap + " within " + format_duration(r.timeout) +
+         " (" + e.what() + ")";
 }
 
 // Ledger partitions; nothing when the ledger does not exist yet.
-std::optional<int> ledger_partitions(kafka::range_reader& reader, const options& o) {
+std::optional<int> ledger_partitions(kafka::range_reader& reader, const request& r) {
   try {
-    return reader.partition_count(o.ledger_topic);
+    return reader.partition_count(r.ledger_topic);
   } catch (const kafka::kafka_error& e) {
     if (e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
       return std::nullopt;
     }
-    throw setup_error(topic_problem(o, o.ledger_topic, e));
+    throw setup_error(topic_problem(r, r.ledger_topic, e));
   }
 }
 
@@ -40,28 +40,28 @@ std::int64_t now_ms() {
       .count();
 }
 
-int checked_partition_count(kafka::range_reader& reader, const options& o,
+int checked_partition_count(kafka::range_reader& reader, const request& r,
                             const std::string& topic) {
   try {
     return reader.partition_count(topic);
   } catch (const kafka::kafka_error& e) {
-    throw setup_error(topic_problem(o, topic, e));
+    throw setup_error(topic_problem(r, topic, e));
   }
 }
 
-int ensure_ledger(kafka::range_reader& reader, const options& o) {
-  if (const auto n = ledger_partitions(reader, o)) {
+int ensure_ledger(kafka::range_reader& reader, const request& r) {
+  if (const auto n = ledger_partitions(reader, r)) {
     return *n;
   }
   try {
     kafka::create_topics_with_config(
-        cluster_of(o), {kafka::new_topic_spec{o.ledger_topic, 1, {{"cleanup.policy", "compact"}}}},
-        o.timeout);
+        r.cluster, {kafka::new_topic_spec{r.ledger_topic, 1, {{"cleanup.policy", "compact"}}}},
+        r.timeout);
   } catch (const kafka::kafka_error& e) {
-    throw setup_error("cannot create the ledger topic '" + o.ledger_topic + "' (" + e.what() +
+    throw setup_error("cannot create the ledger topic '" + r.ledger_topic + "' (" + e.what() +
                       "); create it (compacted) and run again");
   }
-  return checked_partition_count(reader, o, o.ledger_topic);
+  return checked_partition_count(reader, r, r.ledger_topic);
 }
 
 ledger load_ledger(kafka::range_reader& reader, const std::string& topic, int partitions) {
@@ -75,13 +75,13 @@ ledger load_ledger(kafka::range_reader& reader, const std::string& topic, int pa
   return l;
 }
 
-ledger existing_ledger(kafka::range_reader& reader, const options& o) {
-  const auto n = ledger_partitions(reader, o);
-  return n ? load_ledger(reader, o.ledger_topic, *n) : ledger{};
+ledger existing_ledger(kafka::range_reader& reader, const request& r) {
+  const auto n = ledger_partitions(reader, r);
+  return n ? load_ledger(reader, r.ledger_topic, *n) : ledger{};
 }
 
-plan_settings settings_of(const options& o) {
-  return plan_settings{o.select, o.to, o.home_topics, o.max_redrives, o.force};
+plan_settings settings_of(const request& r) {
+  return plan_settings{r.select, r.to, r.home_topics, r.max_redrives, r.force};
 }
 
 }  // namespace courier::redrive
