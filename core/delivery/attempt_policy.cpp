@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <limits>
 
+#include "core/delivery/onward_move.hpp"
 #include "core/delivery/retry_after.hpp"
 #include "core/delivery/status_classifier.hpp"
 #include "core/model/idempotency_key.hpp"
 #include "core/retry/error_trace.hpp"
-#include "core/retry/receipt.hpp"
-#include "core/retry/retry_headers.hpp"
 
 namespace courier {
 namespace {
@@ -40,42 +38,7 @@ secret_redactor redactor_of(const attempt_policy_settings& s) {
   return secret_redactor{std::move(secrets)};
 }
 
-// The answer's text without the secrets; nothing when it holds none (no copy on the usual path).
-std::optional<attempt_answer> redacted(const attempt_answer& a, const secret_redactor& r,
-                                       const std::vector<std::string_view>& sent) {
-  const bool in_headers = std::any_of(a.response_headers.begin(), a.response_headers.end(),
-                                      [&](const auto& h) { return r.finds_any(h.second, sent); });
-  if (!in_headers && !r.finds_any(a.body, sent) && !r.finds_any(a.error_message, sent)) {
-    return std::nullopt;
-  }
-  attempt_answer clean = a;
-  clean.body = r.redact(a.body, sent);
-  clean.error_message = r.redact(a.error_message, sent);
-  for (auto& h : clean.response_headers) {
-    h.second = r.redact(h.second, sent);
-  }
-  return clean;
-}
-
-std::string failure_message(const attempt_answer& a) {
-  if (!a.error_message.empty()) {
-    return a.error_message;
-  }
-  return "the receiver answered " + std::to_string(a.status);
-}
-
 }  // namespace
-
-bool attempt_policy::coordinates::operator==(const coordinates& other) const {
-  return offset == other.offset && partition == other.partition && topic == other.topic;
-}
-
-std::size_t attempt_policy::coordinates_hash::operator()(const coordinates& c) const {
-  std::size_t h = std::hash<std::string_view>{}(c.topic);
-  h ^= std::hash<std::int64_t>{}(c.offset) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
-  h ^= std::hash<std::int32_t>{}(c.partition) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
-  return h;
-}
 
 attempt_policy::attempt_policy(attempt_policy_settings settings,
                                full_jitter_backoff::uniform_source uniform)
@@ -83,30 +46,18 @@ attempt_policy::attempt_policy(attempt_policy_settings settings,
       signing_(settings_.signing),
       redactor_(redactor_of(settings_)),
       backoff_(settings_.backoff, std::move(uniform)),
-      judge_(settings_.judge) {
-  if (settings_.adaptive) {
-    limit_.emplace(*settings_.adaptive);
-  }
-  if (settings_.retry_budget) {
-    budget_.emplace(*settings_.retry_budget);
-  }
-}
+      judge_(settings_.judge),
+      gate_(attempt_gate_settings{settings_.authenticated, settings_.rate_limit, settings_.adaptive,
+                                  settings_.retry_budget}) {}
 
-// While the breaker is known Closed and has been told no failure since the last success, a
-// success would reset a count that is already zero: it is not sent (one message per delivery
-// saved on the hot path). Probes, failures and the success after a failure always go.
+// One breaker event per delivery; the gate knows which outcomes the breaker need not hear.
 void attempt_policy::tell_breaker(bool success, const delivery& d, actions& out, bool gone,
                                   std::chrono::milliseconds retry_after, breaker_failure why) {
-  if (success && !d.probe && !failure_told_ && breaker_known_ == breaker_state::closed &&
-      d.breaker_generation == breaker_generation_) {
+  if (!gate_.tells_breaker(success, d.ticket)) {
     return;
   }
-  if (d.breaker_generation == breaker_generation_) {
-    // A stale outcome is dropped by the breaker: it neither counts a failure nor resets one.
-    failure_told_ = !success;
-  }
-  out.emplace_back(
-      breaker_outcome{success, d.probe, d.breaker_generation, gone, retry_after, std::move(why)});
+  out.emplace_back(breaker_outcome{success, d.ticket.probe, d.ticket.breaker_generation, gone,
+                                   retry_after, std::move(why)});
 }
 
 // A failed delivery for the breaker, with what the receiver asked for and why it failed.
@@ -119,30 +70,16 @@ void attempt_policy::tell_breaker_failure(const delivery& d, const attempt_answe
 
 // -- events -----------------------------------------------------------------------------------
 
-std::pair<delivery_id, attempt_policy::delivery&> attempt_policy::take(record r) {
-  const delivery_id id{next_id_++};
-  delivery d;
-  d.idempotency_key = idempotency_key_for(r);
-  d.rec = std::move(r);
-  delivery& taken = pending_.emplace(id, std::move(d)).first->second;
-  const coordinates at{taken.rec.topic, taken.rec.partition, taken.rec.offset};
-  // A record handed in twice: the index names the newest delivery, and its key must view that
-  // delivery's topic, not the older one's (insert_or_assign would keep the old key).
-  by_coordinates_.erase(at);
-  by_coordinates_.emplace(at, id);
-  return {id, taken};
-}
-
 attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
   accepted out;
-  out.id = take(std::move(r)).first;
+  out.id = pending_.take(std::move(r)).first;
   try_attempt(out.id, now, out.todo);
   return out;
 }
 
 attempt_policy::accepted attempt_policy::on_parked_record(record r, time_point now) {
   accepted out;
-  auto [id, d] = take(std::move(r));
+  auto [id, d] = pending_.take(std::move(r));
   out.id = id;
   attempt_answer why;
   why.id = id;
@@ -156,90 +93,46 @@ attempt_policy::accepted attempt_policy::on_parked_record(record r, time_point n
 attempt_policy::actions attempt_policy::on_permit(delivery_id id, const breaker_permit& permit,
                                                   time_point now) {
   actions out;
-  auto it = pending_.find(id);
-  if (it == pending_.end()) {
+  auto* d = pending_.find(id);
+  if (d == nullptr) {
     return out;
   }
-  if (!permit.granted) {
-    parked_.push_back(id);
-    return out;
-  }
-  it->second.breaker_generation = permit.generation;
-  send_attempt(id, it->second, permit.probe, now, out);
+  attempt_gate::take_permit(d->ticket, permit);
+  attempt(id, *d, now, out);
   return out;
 }
 
 attempt_policy::actions attempt_policy::on_answer(const attempt_answer& a, time_point now) {
-  if (pending_.count(a.id) == 0) {
+  const auto* d = pending_.find(a.id);
+  if (d == nullptr) {
     return {};
   }
-  if (attempts_out_ > 0) {
-    --attempts_out_;
-  }
-  sample_limit(a, now);
+  gate_.on_answer(a, now);
   // A partner (or its gateway) may echo the request: its text is kept (retry headers, trace,
   // logs, receipts) only without the route's secrets and the credential this attempt carried.
-  const auto clean =
-      redacted(a, redactor_, authorization_secrets(pending_.at(a.id).authorization_sent));
+  const auto clean = redacted(a, redactor_, authorization_secrets(d->authorization_sent));
   auto out = answer(clean ? *clean : a, now);
-  release_slots(now, out);
+  // The answer freed a slot: the oldest waiting for one asks again (a probe with its permit in
+  // hand goes; any other asks the breaker, so that while it is Open it is parked).
+  while (const auto next = gate_.next_for_slot()) {
+    try_attempt(*next, now, out);
+  }
   return out;
 }
 
-// The limit's clock is the events' wall clock seen as a steady one: it only measures windows
-// between answers, and a sample's latency comes measured with the answer.
-void attempt_policy::sample_limit(const attempt_answer& a, time_point now) {
-  if (!limit_) {
-    return;
-  }
-  sample_kind kind = sample_kind::other_failure;
-  if (a.status >= 200 && a.status < 300) {
-    kind = sample_kind::success;
-  } else if (a.status == 429 || a.status == 503 || a.transport == transport_error::timeout) {
-    kind = sample_kind::overload;
-  }
-  limit_->on_sample(
-      a.duration, kind, static_cast<int>(attempts_out_) + 1,
-      adaptive_limit::clock::time_point{
-          std::chrono::duration_cast<adaptive_limit::clock::duration>(now.time_since_epoch())});
-}
-
-// A record queued for a slot waited while the breaker may have changed: only a probe (its
-// permit in hand) goes straight out; any other asks again as try_attempt does (no round trip
-// while the breaker is known Closed; a permit otherwise, so that while it is Open the record
-// is parked and spends nothing).
-void attempt_policy::release_slots(time_point now, actions& out) {
-  while (!slot_wait_.empty() && (!limit_ || limit_->may_start(static_cast<int>(attempts_out_)))) {
-    const auto [id, probe] = slot_wait_.front();
-    slot_wait_.pop_front();
-    auto it = pending_.find(id);
-    if (it == pending_.end()) {
-      continue;
-    }
-    if (probe && probe_permit_holds(it->second)) {
-      send_attempt(id, it->second, /*probe=*/true, now, out);
-    } else {
-      try_attempt(id, now, out);
-    }
-  }
-}
-
-int attempt_policy::concurrency_limit() const { return limit_ ? limit_->limit() : 0; }
-
 attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_point now) {
   actions out;
-  auto it = pending_.find(a.id);
-  if (it == pending_.end()) {
+  auto* found = pending_.find(a.id);
+  if (found == nullptr) {
     return out;
   }
   ++counters_[answer_class_counter(a.status)];
   const auto id = a.id;
-  auto& d = it->second;
+  auto& d = *found;
   const auto now_ms = to_ms(now);
-  const auto verdict = judge_.judge(a.status, a.transport, d.probe);
+  const auto verdict = judge_.judge(a.status, a.transport, d.ticket.probe);
   const auto klass = error_class(a.status, a.transport);
-  flag_endpoint(a, out);
-  flag_gone(a, verdict, out);
+  flag_endpoint(a, verdict, out);
   if (verdict != answer_verdict::delivered) {
     d.trace.push_back(format_trace_entry(
         now_ms, klass + (a.error_message.empty() ? std::string{} : ": " + a.error_message)));
@@ -266,7 +159,7 @@ attempt_policy::actions attempt_policy::answer(const attempt_answer& a, time_poi
     case answer_verdict::dead_letter:
       // The receiver answered: it is up, so this counts as a success for the breaker.
       tell_breaker(true, d, out);
-      d.probe = false;
+      d.ticket.probe = false;
       ++counters_[delivery_counter::permanent];
       route_onward(id, d, /*permanent=*/true, klass, a, now, out);
       return out;
@@ -286,20 +179,18 @@ attempt_policy::actions attempt_policy::on_retry_due(delivery_id id, time_point 
 attempt_policy::actions attempt_policy::on_expedite(const record_position& position,
                                                     time_point now) {
   actions out;
-  const auto at =
-      by_coordinates_.find(coordinates{position.topic, position.partition, position.offset});
-  if (at == by_coordinates_.end()) {
+  const auto id = pending_.id_at(position);
+  if (!id) {
     return out;
   }
-  const auto id = at->second;
-  auto& d = pending_.at(id);
-  if (d.moving_on || d.expedited) {
+  auto& d = *pending_.find(*id);
+  if (d.moving_on() || d.expedited) {
     return out;
   }
   d.expedited = true;
   // While the breaker is Open nothing moves to a tier (DESIGN.md section 2): the record moves
   // at its next retriable failure, once the breaker let it try again.
-  if (d.in_backoff && !breaker_open_) {
+  if (d.in_backoff() && !gate_.breaker_open()) {
     ++counters_[delivery_counter::head_of_line_moves];
     out.emplace_back(log_line{log_level::info,
                               "head of line moved to a retry tier",
@@ -307,7 +198,7 @@ attempt_policy::actions attempt_policy::on_expedite(const record_position& posit
                                {"idempotency_key", d.idempotency_key},
                                {"attempts", std::int64_t{d.attempts}}},
                               /*per_record=*/true});
-    give_up(id, d, d.last_answer, d.last_error_class, now, out);
+    give_up(*id, d, d.last_answer, d.last_error_class, now, out);
   }
   return out;
 }
@@ -316,16 +207,7 @@ attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
                                                           std::uint64_t generation,
                                                           time_point now) {
   actions out;
-  breaker_open_ = to == breaker_state::open;
-  breaker_known_ = to;
-  breaker_generation_ = generation;
-  failure_told_ = false;  // a breaker that changed state counts afresh
-  if (breaker_open_) {
-    return out;
-  }
-  auto waiting = std::move(parked_);
-  parked_.clear();
-  for (const auto id : waiting) {
+  for (const auto id : gate_.on_breaker_change(to, generation)) {
     try_attempt(id, now, out);
   }
   return out;
@@ -333,67 +215,32 @@ attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
 
 attempt_policy::actions attempt_policy::on_token_due(time_point now) {
   actions out;
-  token_timer_armed_ = false;
-  while (!rate_wait_.empty()) {
-    const auto w = rate_wait_.front();
-    auto it = pending_.find(w.id);
-    if (it == pending_.end() || it->second.moving_on) {
-      rate_wait_.pop_front();
-      continue;
-    }
-    if (!bucket(now).try_take(now)) {
-      break;
-    }
-    rate_wait_.pop_front();
-    if (now > w.since) {
-      counters_[delivery_counter::rate_limited_us] += static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::microseconds>(now - w.since).count());
-    }
-    it->second.has_token = true;
-    if (w.probe && probe_permit_holds(it->second)) {
-      send_attempt(w.id, it->second, /*probe=*/true, now, out);
-    } else {
-      try_attempt(w.id, now, out);
-    }
+  gate_.on_token_timer();
+  const auto waiting = [this](delivery_id id) -> attempt_ticket* {
+    auto* d = pending_.find(id);
+    return d == nullptr || d->moving_on() ? nullptr : &d->ticket;
+  };
+  while (const auto next = gate_.next_for_token(now, waiting)) {
+    counters_[delivery_counter::rate_limited_us] +=
+        static_cast<std::uint64_t>(next->waited.count());
+    try_attempt(next->id, now, out);
   }
-  if (!rate_wait_.empty() && !token_timer_armed_) {
-    token_timer_armed_ = true;
-    out.emplace_back(schedule_token{bucket(now).until_next(now)});
+  if (const auto delay = gate_.token_timer(now)) {
+    out.emplace_back(schedule_token{*delay});
   }
   return out;
 }
 
 attempt_policy::actions attempt_policy::on_quota_share(int assigned, int topic_partitions,
                                                        time_point now) {
-  actions out;
-  if (!settings_.rate_limit || assigned <= 0) {
-    return out;
-  }
-  share_ = quota_share(assigned, topic_partitions);
-  const auto& q = *settings_.rate_limit;
-  bucket(now).set_rate(share_of(q), now);
-  return out;
+  gate_.set_share(assigned, topic_partitions, now);
+  return {};
 }
 
 attempt_policy::actions attempt_policy::on_credentials(std::string authorization, time_point now) {
   actions out;
-  if (authorization == authorization_ || authorization.empty()) {
-    return out;
-  }
-  authorization_ = std::move(authorization);
-  ++credentials_generation_;
-  auto waiting = std::move(credentials_wait_);
-  credentials_wait_.clear();
-  for (const auto& [id, probe] : waiting) {
-    auto it = pending_.find(id);
-    if (it == pending_.end() || it->second.moving_on) {
-      continue;
-    }
-    if (probe && probe_permit_holds(it->second)) {
-      send_attempt(id, it->second, /*probe=*/true, now, out);
-    } else {
-      try_attempt(id, now, out);
-    }
+  for (const auto id : gate_.on_credentials(std::move(authorization))) {
+    try_attempt(id, now, out);
   }
   return out;
 }
@@ -404,11 +251,11 @@ attempt_policy::actions attempt_policy::on_credentials_refreshed(
   if (fresh) {
     out = on_credentials(*fresh, now);
   }
-  auto it = pending_.find(id);
-  if (it == pending_.end() || it->second.moving_on) {
+  auto* found = pending_.find(id);
+  if (found == nullptr || found->moving_on()) {
     return out;
   }
-  auto& d = it->second;
+  auto& d = *found;
   if (fresh) {
     try_attempt(id, now, out);
     return out;
@@ -424,240 +271,148 @@ attempt_policy::actions attempt_policy::on_credentials_refreshed(
 
 attempt_policy::actions attempt_policy::on_onward_acked(delivery_id id) {
   actions out;
-  auto it = pending_.find(id);
-  if (it == pending_.end() || !it->second.moving_on) {
+  auto* found = pending_.find(id);
+  if (found == nullptr) {
     return out;
   }
-  auto& d = it->second;
-  if (d.receipt) {
-    ++counters_[delivery_counter::delivered];
-    finish(id, delivery_end::delivered, d.final_status, {}, out);
-    return out;
+  auto& d = *found;
+  switch (d.phase) {
+    case delivery_phase::writing_receipt:
+      ++counters_[delivery_counter::delivered];
+      finish(id, delivery_end::delivered, d.final_status, {}, out);
+      return out;
+    case delivery_phase::moving_to_tier:
+      ++counters_[delivery_counter::retried];
+      finish(id, delivery_end::retried, d.final_status, std::move(d.final_error_class), out);
+      return out;
+    case delivery_phase::dead_lettering:
+      ++counters_[delivery_counter::dead_lettered];
+      finish(id, delivery_end::dead_lettered, d.final_status, std::move(d.final_error_class), out);
+      return out;
+    case delivery_phase::arrived:
+    case delivery_phase::asking_breaker:
+    case delivery_phase::waiting_breaker:
+    case delivery_phase::waiting_credentials:
+    case delivery_phase::waiting_token:
+    case delivery_phase::waiting_slot:
+    case delivery_phase::in_flight:
+    case delivery_phase::refreshing_credentials:
+    case delivery_phase::backing_off:
+    case delivery_phase::waiting_budget:
+    case delivery_phase::held:
+      return out;  // nothing of it is on its way to the broker
   }
-  if (d.to_tier) {
-    ++counters_[delivery_counter::retried];
-  } else {
-    ++counters_[delivery_counter::dead_lettered];
-  }
-  finish(id, d.to_tier ? delivery_end::retried : delivery_end::dead_lettered, d.final_status,
-         std::move(d.final_error_class), out);
   return out;
 }
 
 attempt_policy::actions attempt_policy::on_onward_failed(delivery_id id, const std::string& why) {
   actions out;
-  auto it = pending_.find(id);
-  if (it == pending_.end()) {
+  if (pending_.find(id) == nullptr) {
     return out;
   }
   out.emplace_back(log_line{log_level::error,
                             "a retry/DLQ record was not acknowledged; its offset stays uncommitted",
                             {{"route", settings_.route}, {"error", why}}});
-  forget(it);
+  pending_.forget(id);
   return out;
 }
 
-// -- observers --------------------------------------------------------------------------------
+// -- the attempt cycle ------------------------------------------------------------------------
 
-const attempt_policy::delivery* attempt_policy::find(delivery_id id) const {
-  auto it = pending_.find(id);
-  return it == pending_.end() ? nullptr : &it->second;
-}
-
-std::size_t attempt_policy::in_flight() const { return pending_.size(); }
-
-std::size_t attempt_policy::parked() const { return parked_.size(); }
-
-bool attempt_policy::endpoint_blocked() const { return endpoint_blocked_; }
-
-bool attempt_policy::endpoint_gone() const { return endpoint_gone_; }
-
-// -- decisions --------------------------------------------------------------------------------
-
-// The SSRF guard's refusal is about the route's configuration: flagged once when it starts (the
-// held records log their own lines), cleared by the first answer that got through.
-void attempt_policy::flag_endpoint(const attempt_answer& a, actions& out) {
-  const bool blocked = a.transport == transport_error::ssrf_blocked;
-  if (blocked) {
+// The SSRF guard's refusal and 410 Gone are about the route, not the record: flagged once when
+// they start (the held records log their own lines).
+void attempt_policy::flag_endpoint(const attempt_answer& a, answer_verdict verdict, actions& out) {
+  if (a.transport == transport_error::ssrf_blocked) {
     ++counters_[delivery_counter::ssrf_blocked];
   }
-  if (blocked == endpoint_blocked_) {
-    return;
+  if (auto line = flags_.on_blocked(settings_.route, a)) {
+    out.emplace_back(std::move(*line));
   }
-  endpoint_blocked_ = blocked;
-  if (blocked) {
-    out.emplace_back(log_line{log_level::error,
-                              "route flagged: the SSRF guard refused its endpoint",
-                              {{"route", settings_.route},
-                               {"error_class", std::string{"ssrf_blocked"}},
-                               {"error", a.error_message}}});
-  } else {
-    out.emplace_back(log_line{log_level::info,
-                              "route unflagged: its endpoint is reachable",
-                              {{"route", settings_.route}}});
-  }
-}
-
-// 410 Gone: the receiver asks us to stop (Standard Webhooks: disable the endpoint). Flagged once
-// when it starts, cleared by the first 2xx (a probe got through); other answers leave it as is.
-void attempt_policy::flag_gone(const attempt_answer& a, answer_verdict verdict, actions& out) {
   if (verdict == answer_verdict::endpoint_gone) {
     ++counters_[delivery_counter::gone];
-    if (!endpoint_gone_) {
-      endpoint_gone_ = true;
-      out.emplace_back(log_line{log_level::error,
-                                "route flagged: the receiver answered 410 Gone",
-                                {{"route", settings_.route},
-                                 {"error_class", std::string{"http_410"}},
-                                 {"status", std::int64_t{a.status}}}});
-    }
-    return;
   }
-  if (verdict == answer_verdict::delivered && endpoint_gone_) {
-    endpoint_gone_ = false;
-    out.emplace_back(log_line{log_level::info,
-                              "route unflagged: the receiver delivers again",
-                              {{"route", settings_.route}}});
+  if (auto line = flags_.on_gone(settings_.route, a, verdict)) {
+    out.emplace_back(std::move(*line));
   }
 }
 
-// Every attempt needs the breaker's permit (implied while it is known Closed); while it is Open
-// the record waits, spending nothing.
-// The Half-Open probe holds its permit for its whole attempt sequence: one delivery is one
-// breaker event, however many attempts it took.
+// A record's next attempt, unless it is done or moved on to a tier while it waited for it.
 void attempt_policy::try_attempt(delivery_id id, time_point now, actions& out) {
-  auto it = pending_.find(id);
-  if (it == pending_.end() || it->second.moving_on) {
-    return;  // done, or moved on to a tier while it waited for this attempt
+  auto* d = pending_.find(id);
+  if (d != nullptr && !d->moving_on()) {
+    attempt(id, *d, now, out);
   }
-  it->second.in_backoff = false;
-  if (it->second.probe) {
-    if (probe_permit_holds(it->second)) {
-      send_attempt(id, it->second, /*probe=*/true, now, out);
+}
+
+// Any attempt but a record's first from its source topic is a retry: a retry tier's record was
+// tried before.
+attempt_kind attempt_policy::kind_of(const delivery& d) const {
+  if (d.total_attempts > 0) {
+    return attempt_kind::retry;
+  }
+  return settings_.topics.tier_index(d.rec.topic) >= 0 ? attempt_kind::tier_first
+                                                       : attempt_kind::first;
+}
+
+// The gate's one question for the attempt, and what its answer means here.
+void attempt_policy::attempt(delivery_id id, delivery& d, time_point now, actions& out) {
+  const bool refused_before = d.ticket.budget == budget_pass::ask;
+  const auto admitted = gate_.admit(id, d.ticket, kind_of(d), now);
+  switch (admitted.wait) {
+    case waiting_for::nothing:
+      post(id, d, admitted.probe_begins, now, out);
       return;
-    }
-    it->second.probe = false;  // the breaker moved on: this record asks like any other
-  }
-  if (breaker_known_ == breaker_state::closed) {
-    // No round trip to the breaker per attempt while it is Closed. Should it trip meanwhile,
-    // the attempts already under way carry the old generation and do not count toward the
-    // next state; the change message switches this back to permits.
-    it->second.breaker_generation = breaker_generation_;
-    send_attempt(id, it->second, /*probe=*/false, now, out);
-    return;
-  }
-  out.emplace_back(request_permit{id});
-}
-
-// A probe's permit lasts while the breaker that granted it has not changed since: once it has
-// (reopened after another probe failed, or closed), an attempt under it would go out while the
-// breaker is Open, and its outcome would be dropped as stale.
-bool attempt_policy::probe_permit_holds(const delivery& d) const {
-  return d.breaker_generation >= breaker_generation_;
-}
-
-// An attempt's gates, in order: the route's credentials (none sent before the first), the retry
-// budget (a retry tier's record over it moves on without an attempt), the rate limit's token
-// (waiting holds no connection), the adaptive limit's slot. A gate passed stays passed while the
-// record waits at a later one.
-void attempt_policy::send_attempt(delivery_id id, delivery& d, bool probe, time_point now,
-                                  actions& out) {
-  if (settings_.authenticated && authorization_.empty()) {
-    credentials_wait_.emplace_back(id, probe);
-    return;
-  }
-  if (budget_ && !probe && !d.budget_counted &&
-      (d.budget_wait || (d.total_attempts == 0 && is_retry(d)))) {
-    if (!budget_->may_retry(now)) {
+    case waiting_for::permit:
+      d.phase = delivery_phase::asking_breaker;
+      out.emplace_back(request_permit{id});
+      return;
+    case waiting_for::breaker:
+      d.phase = delivery_phase::waiting_breaker;  // spending nothing while it is Open
+      return;
+    case waiting_for::credentials:
+      d.phase = delivery_phase::waiting_credentials;
+      return;
+    case waiting_for::retry_budget: {
       attempt_answer none;
       none.id = id;
       none.error_message = "the route's retry budget is spent";
-      refuse_retry(id, d, none, d.budget_wait ? d.last_error_class : "retry_budget", now, out);
+      refuse_retry(id, d, none, refused_before ? d.last_error_class : "retry_budget", now, out);
       return;
     }
-    // Counted when granted, so the retries granted before any is sent share one room.
-    budget_->note_retry(now);
-    d.budget_counted = true;
-  }
-  d.budget_wait = false;
-  if (settings_.rate_limit && !d.has_token) {
-    // Behind every attempt already waiting (a probe goes first).
-    if (!rate_wait_.empty() || !bucket(now).try_take(now)) {
-      wait_for_token(id, probe, now, out);
+    case waiting_for::token:
+      d.phase = delivery_phase::waiting_token;
+      ++counters_[delivery_counter::rate_limited];
+      if (admitted.token_timer) {
+        out.emplace_back(schedule_token{*admitted.token_timer});
+      }
       return;
-    }
-    d.has_token = true;
+    case waiting_for::slot:
+      d.phase = delivery_phase::waiting_slot;
+      return;
   }
-  if (limit_ && !limit_->may_start(static_cast<int>(attempts_out_))) {
-    // Over the adaptive limit: the next free slot is its. A Half-Open probe goes first: the
-    // breaker waits for its answer alone.
-    if (probe) {
-      slot_wait_.emplace_front(id, probe);
-    } else {
-      slot_wait_.emplace_back(id, probe);
-    }
-    return;
-  }
-  ++attempts_out_;
-  d.has_token = false;
-  if (probe && !d.probe) {
+}
+
+// The attempt goes: signed afresh with its own time, with the route's headers and credentials.
+void attempt_policy::post(delivery_id id, delivery& d, bool probe_begins, time_point now,
+                          actions& out) {
+  d.phase = delivery_phase::in_flight;
+  if (probe_begins) {
     d.attempts = 0;  // the probe is a whole delivery, whatever it spent before the breaker opened
   }
-  if (budget_) {
-    if (!is_retry(d)) {
-      budget_->note_first(now);
-    } else if (!d.budget_counted) {
-      budget_->note_retry(now);  // one the budget does not gate: a probe, a held record's
-    }
-    d.budget_counted = false;
-  }
-  d.probe = probe;
   if (d.first_attempt_ms == 0) {
     d.first_attempt_ms = to_ms(now);
   }
   ++d.attempts;
   ++d.total_attempts;
   ++counters_[delivery_counter::attempts];
-  d.credentials_generation = credentials_generation_;
-  d.authorization_sent = authorization_;
+  d.credentials_generation = gate_.credentials_generation();
+  d.authorization_sent = gate_.authorization();
   const auto attempt_time =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
   auto request = make_delivery_request(d.rec, d.idempotency_key, signing_, settings_.content_type,
                                        attempt_time);
-  add_route_headers(request, d.rec, settings_.headers, authorization_);
+  add_route_headers(request, d.rec, settings_.headers, gate_.authorization());
   out.emplace_back(post_attempt{id, std::move(request)});
-}
-
-// Any attempt but a record's first from its source topic: a retry tier's record was tried before.
-bool attempt_policy::is_retry(const delivery& d) const {
-  return d.total_attempts > 0 || settings_.topics.tier_index(d.rec.topic) >= 0;
-}
-
-// This instance's share of the route's quota: its rate and its burst scaled alike.
-rate_limit_settings attempt_policy::share_of(const rate_limit_settings& q) const {
-  return rate_limit_settings{q.requests_per_second * share_,
-                             std::max(1.0, q.effective_burst() * share_)};
-}
-
-token_bucket& attempt_policy::bucket(time_point now) {
-  if (!bucket_) {
-    const auto& q = *settings_.rate_limit;
-    bucket_.emplace(share_of(q), now);
-  }
-  return *bucket_;
-}
-
-void attempt_policy::wait_for_token(delivery_id id, bool probe, time_point now, actions& out) {
-  if (probe) {
-    rate_wait_.push_front(rate_waiter{id, probe, now});
-  } else {
-    rate_wait_.push_back(rate_waiter{id, probe, now});
-  }
-  ++counters_[delivery_counter::rate_limited];
-  if (!token_timer_armed_) {
-    token_timer_armed_ = true;
-    out.emplace_back(schedule_token{bucket(now).until_next(now)});
-  }
 }
 
 // A retry over the budget: the record moves on to its next retry tier, from the last tier into
@@ -668,12 +423,7 @@ void attempt_policy::refuse_retry(delivery_id id, delivery& d, const attempt_ans
   ++counters_[delivery_counter::retry_budget_refused];
   if (settings_.topics.tiers.empty()) {
     const auto delay = backoff_.delay_after(std::max(1, d.attempts), retry_after_of(a, now));
-    if (!d.budget_wait) {
-      d.last_error_class = error_class;
-      d.last_answer = a;
-    }
-    d.budget_wait = true;
-    d.in_backoff = true;
+    d.phase = delivery_phase::waiting_budget;
     out.emplace_back(schedule_retry{id, delay});
     return;
   }
@@ -691,7 +441,7 @@ void attempt_policy::refuse_retry(delivery_id id, delivery& d, const attempt_ans
 // counts as one of the record's attempts. False: the 401 is judged as any answer (an endpoint
 // failure).
 bool attempt_policy::refresh_on_401(delivery_id id, delivery& d, time_point now, actions& out) {
-  if (d.credentials_generation != credentials_generation_) {
+  if (d.credentials_generation != gate_.credentials_generation()) {
     --d.attempts;
     try_attempt(id, now, out);
     return true;
@@ -702,11 +452,12 @@ bool attempt_policy::refresh_on_401(delivery_id id, delivery& d, time_point now,
   d.credentials_refreshed = true;
   --d.attempts;
   ++counters_[delivery_counter::credential_refreshes];
+  d.phase = delivery_phase::refreshing_credentials;
   out.emplace_back(log_line{log_level::info,
                             "the partner answered 401: asking for fresh credentials",
                             {{"route", settings_.route}, {"idempotency_key", d.idempotency_key}},
                             /*per_record=*/true});
-  out.emplace_back(refresh_credentials{id, authorization_});
+  out.emplace_back(refresh_credentials{id, gate_.authorization()});
   return true;
 }
 
@@ -717,22 +468,20 @@ void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_ans
     give_up(id, d, a, error_class, now, out);
     return;
   }
-  if (backoff_.may_retry(d.attempts) && budget_) {
-    if (!budget_->may_retry(now)) {
-      // Courier's own refusal, not a verdict on the endpoint: the breaker hears of it only
-      // when it waits for this record as its probe. (A partner failing every attempt still
-      // trips it: the retries the budget grants run out, and those are failed deliveries.)
-      if (d.probe) {
-        tell_breaker_failure(d, a, error_class, now, out);
-        d.probe = false;
-      }
-      refuse_retry(id, d, a, error_class, now, out);
-      return;
+  // Asked now, not when its backoff ran out: every record failing within one backoff would
+  // otherwise be granted the same room.
+  if (backoff_.may_retry(d.attempts) && !gate_.grant_retry(d.ticket, now)) {
+    // Courier's own refusal, not a verdict on the endpoint: the breaker hears of it only when it
+    // waits for this record as its probe. (A partner failing every attempt still trips it: the
+    // retries the budget grants run out, and those are failed deliveries.)
+    if (d.ticket.probe) {
+      tell_breaker_failure(d, a, error_class, now, out);
+      d.ticket.probe = false;
     }
-    // Counted now, not when its backoff ran out: every record failing within one backoff
-    // would otherwise be granted the same room.
-    budget_->note_retry(now);
-    d.budget_counted = true;
+    d.last_error_class = error_class;
+    d.last_answer = a;
+    refuse_retry(id, d, a, error_class, now, out);
+    return;
   }
   if (backoff_.may_retry(d.attempts)) {
     const auto delay = backoff_.delay_after(d.attempts, retry_after_of(a, now));
@@ -747,7 +496,7 @@ void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_ans
                                {"status", std::int64_t{a.status}},
                                {"delay_ms", std::int64_t{delay.count()}}},
                               /*per_record=*/true});
-    d.in_backoff = true;
+    d.phase = delivery_phase::backing_off;
     d.last_error_class = error_class;
     d.last_answer = a;
     out.emplace_back(schedule_retry{id, delay});
@@ -764,7 +513,7 @@ void attempt_policy::on_retriable(delivery_id id, delivery& d, const attempt_ans
 void attempt_policy::hold(delivery_id id, delivery& d, const attempt_answer& a,
                           const std::string& error_class, time_point now, actions& out, bool gone) {
   tell_breaker_failure(d, a, error_class, now, out, gone);
-  d.probe = false;
+  d.ticket.probe = false;
   --d.attempts;
   ++d.held_attempts;
   ++counters_[delivery_counter::endpoint_failures];
@@ -778,6 +527,7 @@ void attempt_policy::hold(delivery_id id, delivery& d, const attempt_answer& a,
                              {"held_attempts", std::int64_t{d.held_attempts}},
                              {"delay_ms", std::int64_t{delay.count()}}},
                             /*per_record=*/true});
+  d.phase = delivery_phase::held;
   out.emplace_back(schedule_retry{id, delay});
 }
 
@@ -786,54 +536,27 @@ void attempt_policy::hold(delivery_id id, delivery& d, const attempt_answer& a,
 void attempt_policy::give_up(delivery_id id, delivery& d, const attempt_answer& a,
                              const std::string& error_class, time_point now, actions& out) {
   tell_breaker_failure(d, a, error_class, now, out);
-  d.probe = false;
+  d.ticket.probe = false;
   route_onward(id, d, /*permanent=*/false, error_class, a, now, out);
 }
 
+// -- moving on --------------------------------------------------------------------------------
+
 void attempt_policy::write_receipt(delivery_id id, delivery& d, const attempt_answer& a,
                                    time_point now, actions& out) {
-  d.moving_on = true;
-  d.receipt = true;
+  d.phase = delivery_phase::writing_receipt;
   d.final_status = a.status;
-  receipt r;
-  r.route = settings_.route;
-  r.origin = d.rec.position();
-  r.attempts = d.total_attempts;
-  r.status = a.status;
-  r.first_attempt_ms = d.first_attempt_ms;
-  r.delivered_ms = to_ms(now);
-  r.response_headers = a.response_headers;
-  r.instance = settings_.instance;
-  if (find_header(d.rec.headers, origin_topic_header)) {
-    // A tier's copy or a redriven record: where it first appeared, the attempts before and the
-    // first failure (its first attempt was just before) are in its headers.
-    try {
-      const auto state = read_retry_state(d.rec.headers);
-      if (state.from) {
-        r.origin = record_position{state.from->topic, state.from->partition, state.from->offset};
-      }
-      // Saturated: a tier record's count is at most INT_MAX already (retry_headers.cpp).
-      r.attempts = static_cast<int>(std::min<std::int64_t>(
-          std::int64_t{r.attempts} + state.total_attempts, std::numeric_limits<int>::max()));
-      if (state.first_failure_ms) {
-        r.first_attempt_ms = *state.first_failure_ms;
-      }
-    } catch (const header_error&) {
-      // Written by hand or by something else: the receipt names the copy as it is.
-    }
-  }
-  onward_record onward;
-  onward.produce.topic = settings_.topics.receipts;
-  onward.produce.partition = d.rec.partition;
-  onward.produce.key = d.idempotency_key;
-  onward.produce.value = encode_receipt(r);
-  onward.from = d.rec.position();
-  onward.tag = to_integer(id);
-  out.emplace_back(
-      produce_onward{id,
-                     destination{destination::kind::receipt, -1, settings_.topics.receipts,
-                                 std::chrono::milliseconds{0}},
-                     std::move(onward)});
+  receipt here;
+  here.route = settings_.route;
+  here.attempts = d.total_attempts;
+  here.status = a.status;
+  here.first_attempt_ms = d.first_attempt_ms;
+  here.delivered_ms = to_ms(now);
+  here.response_headers = a.response_headers;
+  here.instance = settings_.instance;
+  auto move = receipt_move(d.rec, d.idempotency_key, receipt_of(d.rec, std::move(here)),
+                           settings_.topics.receipts, to_integer(id));
+  out.emplace_back(produce_onward{id, std::move(move.to), std::move(move.onward)});
 }
 
 // Sends a record that is done with its in-process attempts to the next tier or the DLQ; the
@@ -841,64 +564,33 @@ void attempt_policy::write_receipt(delivery_id id, delivery& d, const attempt_an
 void attempt_policy::route_onward(delivery_id id, delivery& d, bool permanent,
                                   const std::string& error_class, const attempt_answer& a,
                                   time_point now, actions& out, bool stay_in_tiers) {
-  d.moving_on = true;
-  const auto now_ms = to_ms(now);
-  int current = settings_.topics.tier_index(d.rec.topic);
-  const int last = static_cast<int>(settings_.topics.tiers.size()) - 1;
-  if (stay_in_tiers && current == last) {
-    current = last - 1;  // into the last tier again
-  }
-  auto dest = next_destination(current, permanent, settings_.topics);
-  failure_info f;
-  f.error_class = error_class;
-  f.error_message = failure_message(a);
-  f.status = a.status;
-  f.response_excerpt = a.body;
-  f.trace = d.trace;
-  f.attempts = d.attempts;
-  f.failed_at_ms = now_ms;
-  d.to_tier = dest.what == destination::kind::tier;
+  auto move = failure_move(d.rec, settings_.route, settings_.topics,
+                           failure_of(a, error_class, d.trace, d.attempts, to_ms(now)), permanent,
+                           stay_in_tiers, to_integer(id));
+  const bool to_tier = move.to.what == destination::kind::tier;
+  d.phase = to_tier ? delivery_phase::moving_to_tier : delivery_phase::dead_lettering;
   d.final_status = a.status;
   d.final_error_class = error_class;
-  onward_record onward;
-  onward.produce.topic = dest.topic;
-  onward.produce.partition = d.rec.partition;
-  onward.produce.key = d.rec.key;
-  onward.produce.value = d.rec.value;
-  onward.produce.headers = retry_headers(d.rec, settings_.route, dest, f, now_ms);
-  onward.from = d.rec.position();
-  onward.tag = to_integer(id);
   out.emplace_back(log_line{log_level::warn,
-                            d.to_tier ? "record moved to a retry tier" : "record dead-lettered",
+                            to_tier ? "record moved to a retry tier" : "record dead-lettered",
                             {{"route", settings_.route},
                              {"idempotency_key", d.idempotency_key},
                              {"from", d.rec.topic},
-                             {"to", dest.topic},
+                             {"to", move.to.topic},
                              {"error_class", error_class},
                              {"status", std::int64_t{a.status}},
                              {"attempts", std::int64_t{d.attempts}}},
                             /*per_record=*/true});
-  out.emplace_back(produce_onward{id, std::move(dest), std::move(onward)});
+  out.emplace_back(produce_onward{id, std::move(move.to), std::move(move.onward)});
 }
 
 void attempt_policy::finish(delivery_id id, delivery_end how, int status, std::string error_class,
                             actions& out) {
-  auto it = pending_.find(id);
-  const auto& d = it->second;
+  const auto& d = *pending_.find(id);
   out.emplace_back(report_outcome{
       id, delivery_outcome{d.rec.position(), how, d.total_attempts, status, std::move(error_class)},
       d.rec.timestamp_ms});
-  forget(it);
-}
-
-void attempt_policy::forget(std::unordered_map<delivery_id, delivery>::iterator it) {
-  const auto& r = it->second.rec;
-  const auto at = by_coordinates_.find(coordinates{r.topic, r.partition, r.offset});
-  // The index names the newest delivery of a record that was handed in twice.
-  if (at != by_coordinates_.end() && at->second == it->first) {
-    by_coordinates_.erase(at);
-  }
-  pending_.erase(it);
+  pending_.forget(id);
 }
 
 }  // namespace courier

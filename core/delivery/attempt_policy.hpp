@@ -2,6 +2,10 @@
 
 // The delivery attempt policy of one route: which records are pending, and for each event what
 // must happen next (ask the breaker, post an attempt, wait, move the record on, report it).
+// Its parts: the pending deliveries and their phase (pending_deliveries.hpp), what may go now and
+// what waits for what (attempt_gate.hpp, asked once per attempt), where a record moves on to
+// (onward_move.hpp) and the route's endpoint flags (endpoint_flags.hpp); this class is the
+// attempt cycle between them.
 //
 // The shape is Zeek Broker's channel: the logic decides, the actor that owns it carries out.
 // Each event returns the list of actions it decided, in the order they must be carried out,
@@ -16,25 +20,25 @@
 // an attempt brings it: each attempt is signed afresh with its own webhook-timestamp), the random
 // source of the backoff through the constructor. No logging: log lines are actions too.
 
-#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "core/delivery/adaptive_limit.hpp"
 #include "core/delivery/answer_judge.hpp"
+#include "core/delivery/attempt_gate.hpp"
 #include "core/delivery/backoff.hpp"
 #include "core/delivery/breaker.hpp"
 #include "core/delivery/delivery_counters.hpp"
 #include "core/delivery/delivery_request.hpp"
+#include "core/delivery/endpoint_flags.hpp"
+#include "core/delivery/pending_deliveries.hpp"
 #include "core/delivery/retry_budget.hpp"
 #include "core/delivery/secret_redactor.hpp"
 #include "core/delivery/token_bucket.hpp"
@@ -87,37 +91,8 @@ class attempt_policy {
  public:
   using time_point = std::chrono::system_clock::time_point;
 
-  // One record on its way to the receiver.
-  struct delivery {
-    record rec;
-    std::string idempotency_key;
-    int attempts = 0;  // attempts of the current sequence
-    int total_attempts = 0;
-    int held_attempts = 0;  // answered with an endpoint failure: not counted in `attempts`
-    bool probe = false;
-    std::uint64_t breaker_generation = 0;  // of the permit of its latest attempt
-    // Head-of-line bound: `in_backoff` while a retriable failure waits for its next attempt,
-    // `expedited` once the consumer asked to move the record on (it does at its next retriable
-    // failure), `moving_on` once it is on its way to a tier or the DLQ (no more attempts).
-    bool in_backoff = false;
-    bool expedited = false;
-    bool moving_on = false;
-    bool has_token = false;              // the rate limit's token for its next attempt is taken
-    bool credentials_refreshed = false;  // a 401 of it asked for fresh credentials once
-    bool budget_wait = false;            // a retry over the budget waits (a route without tiers)
-    bool budget_counted = false;         // its next attempt was granted by the retry budget already
-    std::uint64_t credentials_generation = 0;  // of the Authorization its latest attempt carried
-    std::string authorization_sent;            // that Authorization: redacted from its answer
-    std::string last_error_class;
-    attempt_answer last_answer;
-    std::vector<std::string> trace;  // one entry per failed attempt, for the retry/DLQ headers
-    // Set once it is moving on: what its outcome reports when the broker acknowledged it.
-    bool to_tier = false;
-    bool receipt = false;  // delivered, its receipt on its way (routes[].receipts_topic)
-    std::int64_t first_attempt_ms = 0;  // Unix ms of its first attempt here (0: none yet)
-    int final_status = 0;
-    std::string final_error_class;
-  };
+  // One record on its way to the receiver (core/delivery/pending_deliveries.hpp).
+  using delivery = pending_delivery;
 
   using log_level = courier::log_level;
   using log_line = courier::log_line;
@@ -244,62 +219,54 @@ class attempt_policy {
 
   // -- observers ------------------------------------------------------------------------------
 
-  [[nodiscard]] const delivery* find(delivery_id id) const;
-  [[nodiscard]] std::size_t in_flight() const;
-  [[nodiscard]] std::size_t parked() const;
+  [[nodiscard]] const delivery* find(delivery_id id) const { return pending_.find(id); }
+  [[nodiscard]] std::size_t in_flight() const { return pending_.size(); }
+  [[nodiscard]] std::size_t parked() const { return gate_.parked(); }
   // Counters the policy keeps itself (core/delivery/delivery_counters.hpp); the shell
   // publishes them.
   [[nodiscard]] const delivery_counts& counts() const { return counters_; }
   // The route is flagged: its latest answer was the SSRF guard refusing the endpoint.
-  [[nodiscard]] bool endpoint_blocked() const;
+  [[nodiscard]] bool endpoint_blocked() const { return flags_.blocked(); }
   // The adaptive limit of attempts in flight; 0 when the route has none.
-  [[nodiscard]] int concurrency_limit() const;
+  [[nodiscard]] int concurrency_limit() const { return gate_.concurrency_limit(); }
   // Attempts posted and not answered yet, and attempts waiting for the adaptive limit.
-  [[nodiscard]] std::size_t attempts_out() const { return attempts_out_; }
-  [[nodiscard]] std::size_t waiting_for_limit() const { return slot_wait_.size(); }
+  [[nodiscard]] std::size_t attempts_out() const { return gate_.attempts_out(); }
+  [[nodiscard]] std::size_t waiting_for_limit() const { return gate_.waiting_for_limit(); }
   // The route is flagged: the receiver answered 410 Gone and no 2xx came since.
-  [[nodiscard]] bool endpoint_gone() const;
+  [[nodiscard]] bool endpoint_gone() const { return flags_.gone(); }
   // Attempts waiting for a token of the rate limit, and for the route's first credentials.
-  [[nodiscard]] std::size_t waiting_for_rate() const { return rate_wait_.size(); }
-  [[nodiscard]] std::size_t waiting_for_credentials() const { return credentials_wait_.size(); }
-  // The requests a second this instance may send now (its share of the quota); 0: no limit.
-  [[nodiscard]] double rate_limit() const {
-    return settings_.rate_limit ? settings_.rate_limit->requests_per_second * share_ : 0;
+  [[nodiscard]] std::size_t waiting_for_rate() const { return gate_.waiting_for_rate(); }
+  [[nodiscard]] std::size_t waiting_for_credentials() const {
+    return gate_.waiting_for_credentials();
   }
+  // The requests a second this instance may send now (its share of the quota); 0: no limit.
+  [[nodiscard]] double rate_limit() const { return gate_.rate_limit(); }
 
  private:
-  // A record's place; `topic` views the topic of the delivery in pending_ the entry names
-  // (a node of pending_ never moves), so neither an insert nor a lookup copies the string.
-  struct coordinates {
-    std::string_view topic;
-    std::int32_t partition = 0;
-    std::int64_t offset = 0;
-    bool operator==(const coordinates& other) const;
-  };
-  struct coordinates_hash {
-    std::size_t operator()(const coordinates& c) const;
-  };
-
-  void flag_endpoint(const attempt_answer& a, actions& out);
-  void flag_gone(const attempt_answer& a, answer_verdict verdict, actions& out);
+  // -- the attempt cycle --
   void try_attempt(delivery_id id, time_point now, actions& out);
-  [[nodiscard]] bool probe_permit_holds(const delivery& d) const;
-  void send_attempt(delivery_id id, delivery& d, bool probe, time_point now, actions& out);
-  [[nodiscard]] bool is_retry(const delivery& d) const;
-  void wait_for_token(delivery_id id, bool probe, time_point now, actions& out);
-  token_bucket& bucket(time_point now);
-  [[nodiscard]] rate_limit_settings share_of(const rate_limit_settings& q) const;
-  void refuse_retry(delivery_id id, delivery& d, const attempt_answer& a,
-                    const std::string& error_class, time_point now, actions& out);
+  void attempt(delivery_id id, delivery& d, time_point now, actions& out);
+  void post(delivery_id id, delivery& d, bool probe_begins, time_point now, actions& out);
+  [[nodiscard]] attempt_kind kind_of(const delivery& d) const;
+  actions answer(const attempt_answer& a, time_point now);
+  void flag_endpoint(const attempt_answer& a, answer_verdict verdict, actions& out);
   bool refresh_on_401(delivery_id id, delivery& d, time_point now, actions& out);
   void on_retriable(delivery_id id, delivery& d, const attempt_answer& a,
+                    const std::string& error_class, time_point now, actions& out);
+  void refuse_retry(delivery_id id, delivery& d, const attempt_answer& a,
                     const std::string& error_class, time_point now, actions& out);
   void hold(delivery_id id, delivery& d, const attempt_answer& a, const std::string& error_class,
             time_point now, actions& out, bool gone = false);
   void give_up(delivery_id id, delivery& d, const attempt_answer& a, const std::string& error_class,
                time_point now, actions& out);
-  // A new delivery of `r`, indexed by its coordinates.
-  std::pair<delivery_id, delivery&> take(record r);
+  void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false,
+                    std::chrono::milliseconds retry_after = std::chrono::milliseconds{0},
+                    breaker_failure why = {});
+  void tell_breaker_failure(const delivery& d, const attempt_answer& a,
+                            const std::string& error_class, time_point now, actions& out,
+                            bool gone = false);
+
+  // -- moving on --
   // Delivered with receipts on: the receipt goes to the receipts topic, and the outcome to the
   // consumer once the broker acknowledged it.
   void write_receipt(delivery_id id, delivery& d, const attempt_answer& a, time_point now,
@@ -308,50 +275,16 @@ class attempt_policy {
                     const attempt_answer& a, time_point now, actions& out,
                     bool stay_in_tiers = false);
   void finish(delivery_id id, delivery_end how, int status, std::string error_class, actions& out);
-  void tell_breaker(bool success, const delivery& d, actions& out, bool gone = false,
-                    std::chrono::milliseconds retry_after = std::chrono::milliseconds{0},
-                    breaker_failure why = {});
-  void tell_breaker_failure(const delivery& d, const attempt_answer& a,
-                            const std::string& error_class, time_point now, actions& out,
-                            bool gone = false);
-  actions answer(const attempt_answer& a, time_point now);
-  void sample_limit(const attempt_answer& a, time_point now);
-  void release_slots(time_point now, actions& out);
-  void forget(std::unordered_map<delivery_id, delivery>::iterator it);
 
   attempt_policy_settings settings_;
   request_signing signing_;
   secret_redactor redactor_;
   full_jitter_backoff backoff_;
   answer_judge judge_;
-  std::unordered_map<delivery_id, delivery> pending_;
-  std::unordered_map<coordinates, delivery_id, coordinates_hash> by_coordinates_;
-  std::deque<delivery_id> parked_;  // waiting for the breaker to leave Open
-  bool breaker_open_ = false;       // as the breaker's latest state change said
-  bool endpoint_blocked_ = false;
-  bool endpoint_gone_ = false;
-  // The breaker's state and generation as its latest change said; unknown before the first.
-  std::optional<breaker_state> breaker_known_;
-  std::uint64_t breaker_generation_ = 0;
-  bool failure_told_ = false;  // a failure went to the breaker since the last success did
-  std::optional<adaptive_limit> limit_;
-  std::size_t attempts_out_ = 0;                        // posted, not answered
-  std::deque<std::pair<delivery_id, bool>> slot_wait_;  // (id, probe) over the limit
-  std::uint64_t next_id_ = 1;
+  attempt_gate gate_;
+  endpoint_flags flags_;
+  pending_deliveries pending_;
   delivery_counts counters_;
-  std::optional<token_bucket> bucket_;  // made at its first use, at share_ of the quota
-  double share_ = 1.0;
-  struct rate_waiter {
-    delivery_id id{};
-    bool probe = false;
-    time_point since;
-  };
-  std::deque<rate_waiter> rate_wait_;  // waiting for a token, oldest first (a probe first)
-  bool token_timer_armed_ = false;
-  std::optional<retry_budget> budget_;
-  std::string authorization_;
-  std::uint64_t credentials_generation_ = 0;                   // counts on_credentials values
-  std::deque<std::pair<delivery_id, bool>> credentials_wait_;  // (id, probe) before the first
 };
 
 }  // namespace courier

@@ -85,4 +85,20 @@ std::vector<std::string_view> authorization_secrets(std::string_view authorizati
   return out;
 }
 
+std::optional<attempt_answer> redacted(const attempt_answer& a, const secret_redactor& r,
+                                       const std::vector<std::string_view>& also) {
+  const bool in_headers = std::any_of(a.response_headers.begin(), a.response_headers.end(),
+                                      [&](const auto& h) { return r.finds_any(h.second, also); });
+  if (!in_headers && !r.finds_any(a.body, also) && !r.finds_any(a.error_message, also)) {
+    return std::nullopt;
+  }
+  attempt_answer clean = a;
+  clean.body = r.redact(a.body, also);
+  clean.error_message = r.redact(a.error_message, also);
+  for (auto& h : clean.response_headers) {
+    h.second = r.redact(h.second, also);
+  }
+  return clean;
+}
+
 }  // namespace courier

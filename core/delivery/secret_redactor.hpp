@@ -1,9 +1,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/model/attempt_answer.hpp"
 
 namespace courier {
 
@@ -41,5 +44,10 @@ class secret_redactor {
 // What an Authorization value gives away: the whole value ("Bearer abc") and its credential
 // ("abc", after the scheme), as a partner may echo either.
 std::vector<std::string_view> authorization_secrets(std::string_view authorization);
+
+// A partner's answer (body, error message, header values) without the secrets and `also`;
+// nothing when it holds none (no copy on the usual path).
+std::optional<attempt_answer> redacted(const attempt_answer& a, const secret_redactor& r,
+                                       const std::vector<std::string_view>& also);
 
 }  // namespace courier

@@ -217,7 +217,7 @@ TEST(AttemptPolicy, RetriesARetriableAnswerAfterItsBackoffThenDelivers) {
   const auto failed = p.on_answer(answer(id, 503), t0);
   ASSERT_EQ(kinds(failed), "log retry") << "no breaker event for one attempt of a delivery";
   EXPECT_EQ(only<policy::schedule_retry>(failed).delay, 100ms);
-  EXPECT_TRUE(p.find(id)->in_backoff);
+  EXPECT_TRUE(p.find(id)->in_backoff());
 
   next_attempt(p, id);
   const auto failed_again = p.on_answer(answer(id, 0, transport_error::timeout), t0);
@@ -561,7 +561,7 @@ TEST(AttemptPolicy, ADeniedPermitParksTheRecordUntilTheBreakerLeavesOpen) {
   EXPECT_EQ(kinds(p.on_permit(in.id, breaker_permit{false, false, 4}, t0)), "");
   const auto closed = p.on_breaker_change(breaker_state::closed, 13, t0);
   EXPECT_EQ(kinds(closed), "post") << "a Closed breaker grants every attempt: no permit asked";
-  EXPECT_EQ(p.find(in.id)->breaker_generation, 13U);
+  EXPECT_EQ(p.find(in.id)->ticket.breaker_generation, 13U);
 }
 
 TEST(AttemptPolicy, WhileTheBreakerIsKnownClosedAttemptsAskNoPermitAndCarryItsGeneration) {
@@ -603,7 +603,7 @@ TEST(AttemptPolicy, AProbeHoldsItsPermitForItsWholeSequenceAndStartsItAfresh) {
   EXPECT_EQ(kinds(p.on_retry_due(id, t0)), "permit");
   EXPECT_EQ(kinds(p.on_permit(id, breaker_permit{true, /*probe=*/true, 8}, t0)), "post");
   EXPECT_EQ(p.find(id)->attempts, 1) << "the probe's sequence starts afresh";
-  EXPECT_TRUE(p.find(id)->probe);
+  EXPECT_TRUE(p.find(id)->ticket.probe);
   p.on_answer(answer(id, 503), t0);
   const auto again = p.on_retry_due(id, t0);
   ASSERT_EQ(kinds(again), "post") << "the probe asks no new permit";
@@ -624,7 +624,7 @@ TEST(AttemptPolicy, AProbeAnsweredUnauthorizedGivesUpItsPermit) {
   p.on_permit(in.id, breaker_permit{true, true, 5}, t0);
   const auto refused = p.on_answer(answer(in.id, 401), t0);
   EXPECT_TRUE(only<policy::breaker_outcome>(refused).probe);
-  EXPECT_FALSE(p.find(in.id)->probe);
+  EXPECT_FALSE(p.find(in.id)->ticket.probe);
   EXPECT_EQ(kinds(p.on_retry_due(in.id, t0)), "permit")
       << "its next attempt asks the breaker again";
 }
@@ -709,7 +709,7 @@ TEST(AttemptPolicy, ExpediteLeavesHeldAndParkedRecordsAlone) {
   const auto held = start(p, make_record(1));
   p.on_answer(answer(held, 401), t0);
   EXPECT_EQ(kinds(p.on_expedite({source, 0, 1}, t0)), "") << "held: waits for the endpoint";
-  EXPECT_FALSE(p.find(held)->moving_on);
+  EXPECT_FALSE(p.find(held)->moving_on());
 
   auto parked = p.on_record(make_record(2), t0);
   p.on_permit(parked.id, breaker_permit{false, false, 1}, t0);
@@ -892,7 +892,7 @@ TEST(AttemptPolicy, AProbeWhoseBreakerReopenedAsksForAPermitAgain) {
   p.on_breaker_change(breaker_state::open, 3, t0);  // a's failure reopened it
   p.on_answer(answer(b, 503), t0);
   EXPECT_EQ(kinds(p.on_retry_due(b, t0)), "permit") << "not an attempt while Open";
-  EXPECT_FALSE(p.find(b)->probe);
+  EXPECT_FALSE(p.find(b)->ticket.probe);
   EXPECT_TRUE(p.on_permit(b, breaker_permit{false, false, 3}, t0).empty());
   EXPECT_EQ(p.parked(), 1U) << "it waits, spending nothing, until the breaker changes";
 }
