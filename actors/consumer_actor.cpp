@@ -27,6 +27,8 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   st.metrics = std::move(metrics);
   st.io.emplace(self, std::move(delivery));
   st.core.emplace(st.settings.core, *st.io);
+  st.revoke_io.emplace(self);
+  st.drain.emplace(*st.core, *st.revoke_io, st.settings.revoke_drain_timeout);
   // Behind: more than twice the route's bound waits in Kafka (in flight and the prefetch
   // count in the lag too, up to about the bound when caught up).
   st.starvation.emplace(static_cast<std::int64_t>(2 * st.settings.core.max_in_flight));
@@ -75,7 +77,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       for (const auto& o : outcomes) {
         s.core->complete(o.record.partition_of(), o.record.offset, o.end, now);
       }
-      finish_revoke(self, false);
+      s.drain->on_outcomes(now);
       if (s.core->commit_due()) {
         commit_moved(self, kafka::commit_mode::async);
       }
@@ -110,9 +112,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       }
     },
     [=](revoke_deadline_atom, std::uint64_t n) {
-      if (!self->state.closed && n == self->state.revokes) {
-        finish_revoke(self, true);
-      }
+      self->state.drain->on_deadline(n, unix_now_ms());
     },
     [=](blocked_atom, const onward_blocked& b) {
       auto& s = self->state;

@@ -14,6 +14,7 @@
 #include "actors/route_metrics.hpp"
 #include "core/flow/consumer_core.hpp"
 #include "core/flow/fetch_starvation.hpp"
+#include "core/flow/revoke_drain.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/kafka/group_consumer.hpp"
 
@@ -59,6 +60,23 @@ struct consumer_actor_settings {
   tier_scan scan_tiers;
 };
 
+struct consumer_actor_state;
+
+// The revoke drain's I/O (carried out in actors/consumer_loop.cpp): the last commit of the
+// partitions given up, librdkafka's complete_revoke, the deadline timer, the log lines, and what
+// follows a give-up (statuses, the quota share, a drain that may end).
+class consumer_revoke_io final : public revoke_backend {
+ public:
+  explicit consumer_revoke_io(caf::stateful_actor<consumer_actor_state>* self) : self_(self) {}
+  void commit_final(const std::vector<partition_id>& ps) override;
+  void complete_revoke() override;
+  void arm_deadline(std::chrono::milliseconds after, std::uint64_t n) override;
+  void revoked(const revoke_report& r) override;
+
+ private:
+  caf::stateful_actor<consumer_actor_state>* self_;
+};
+
 struct consumer_actor_state {
   static inline const char* name = "courier.consumer";
   consumer_actor_settings settings;
@@ -74,10 +92,9 @@ struct consumer_actor_state {
   // The characters of a commit's metadata the offset map may take: halved each time the broker
   // refuses one as too large (offset.metadata.max.bytes set below 4,096).
   std::size_t offset_map_budget = default_offset_map_budget;
-  // Partitions revoked and waiting for their records in flight (on_revoked answered `later`).
-  std::vector<partition_id> revoking;
-  std::int64_t revoke_started_ms = 0;
-  std::uint64_t revokes = 0;      // tells a revoke's deadline from an earlier revoke's
+  // The drain on revoke, driving the core: what waits for its records in flight.
+  std::optional<consumer_revoke_io> revoke_io;
+  std::optional<revoke_drain> drain;
   bool waiting_for_room = false;  // the poll loop stopped until an outcome frees room
   bool idle_timer_armed = false;
   bool draining = false;

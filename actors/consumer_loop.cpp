@@ -101,7 +101,7 @@ void close_consumer(self_ptr self) {
     return;
   }
   st.closed = true;
-  finish_revoke(self, true);
+  st.drain->close(unix_now_ms());
   st.io->flush();
   try {
     st.kafka->commit(st.core->commit_points(st.offset_map_budget, st.core->assignment()),
@@ -309,17 +309,7 @@ void scan_tiers(self_ptr self, const std::vector<assigned_partition>& ps) {
 
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
   auto& st = self->state;
-  // The member given these partitions has moved on: a revoke of its topics still waiting ends
-  // here (another member's, split_consumer, goes on waiting).
-  const bool same_member = std::any_of(ps.begin(), ps.end(), [&](const assigned_partition& a) {
-    return std::any_of(st.revoking.begin(), st.revoking.end(), [&](const partition_id& r) {
-      return st.settings.core.gated_topics.count(r.topic) ==
-             st.settings.core.gated_topics.count(a.partition.topic);
-    });
-  });
-  if (same_member) {
-    finish_revoke(self, true);
-  }
+  st.drain->before_assign(ps, unix_now_ms());
   st.core->assign(ps, unix_now_ms());
   scan_tiers(self, ps);
   publish(self);
@@ -344,108 +334,14 @@ void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
   }
 }
 
-namespace {
-
-// Commits the partitions' last commit points (synchronously: they are given up next), then
-// forgets them.
-void give_up(self_ptr self, const std::vector<partition_id>& ps) {
-  auto& st = self->state;
-  try {
-    st.kafka->commit(st.core->commit_points(st.offset_map_budget, ps), kafka::commit_mode::sync);
-  } catch (const kafka::kafka_error& e) {
-    ++st.metrics->actors[route_counter::commit_failures];
-    log::warn("offset commit on revoke failed",
-              {{"route", st.settings.route}, {"error", e.what()}});
-  }
-  st.core->revoke(ps);
-}
-
-void after_revoke(self_ptr self) {
-  auto& st = self->state;
-  publish(self);
-  tell_quota_share(self);
-  if (st.draining && st.core->outstanding() == 0) {
-    // Nothing left to finish: leave now rather than wait for the next assignment (from a
-    // message: this may run within librdkafka's poll).
-    self->send(self, drain_deadline_atom::value);
-  }
-}
-
-}  // namespace
-
 kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost) {
-  auto& st = self->state;
-  if (lost || st.closed) {
-    finish_revoke(self, true);
+  switch (self->state.drain->on_revoked(ps, lost, unix_now_ms())) {
+    case revoke_drain::answer::now:
+      return kafka::revoke_timing::now;
+    case revoke_drain::answer::later:
+      return kafka::revoke_timing::later;
   }
-  if (lost) {
-    // The session timed out: another member may have the partitions now, and the group refuses
-    // this member's commits. What it finished is kept (consumer_core::assign uses it if it gets
-    // them back and nobody committed meanwhile).
-    st.core->revoke(ps);
-    log::warn("partitions lost",
-              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
-    after_revoke(self);
-    return kafka::revoke_timing::now;
-  }
-  if (st.closed) {
-    st.core->revoke(ps);  // close_consumer committed them
-    log::info("partitions revoked",
-              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
-    after_revoke(self);
-    return kafka::revoke_timing::now;
-  }
-  st.core->begin_revoke(ps);
-  const auto waiting = st.core->outstanding_of(ps);
-  if (waiting == 0) {
-    give_up(self, ps);
-    log::info("partitions revoked",
-              {{"route", st.settings.route}, {"partitions", log::compact_partition_list(ps)}});
-    after_revoke(self);
-    return kafka::revoke_timing::now;
-  }
-  if (!st.revoking.empty()) {
-    // The other member's revoke (the source's or the tiers', split_consumer) still waits: this
-    // one joins it and ends with it, by its deadline at the latest.
-    st.revoking.insert(st.revoking.end(), ps.begin(), ps.end());
-    log::info("partitions revoked: waiting for their records in flight",
-              {{"route", st.settings.route},
-               {"partitions", log::compact_partition_list(ps)},
-               {"in_flight", waiting},
-               {"joins_revoke_of_ms", unix_now_ms() - st.revoke_started_ms}});
-    return kafka::revoke_timing::later;
-  }
-  st.revoking = ps;
-  st.revoke_started_ms = unix_now_ms();
-  ++st.revokes;
-  self->delayed_send(self, st.settings.revoke_drain_timeout, revoke_deadline_atom::value,
-                     st.revokes);
-  log::info("partitions revoked: waiting for their records in flight",
-            {{"route", st.settings.route},
-             {"partitions", log::compact_partition_list(ps)},
-             {"in_flight", waiting},
-             {"timeout_ms", st.settings.revoke_drain_timeout.count()}});
-  return kafka::revoke_timing::later;
-}
-
-void finish_revoke(self_ptr self, bool deadline) {
-  auto& st = self->state;
-  if (st.revoking.empty()) {
-    return;
-  }
-  const auto left = st.core->outstanding_of(st.revoking);
-  if (left > 0 && !deadline) {
-    return;
-  }
-  const auto ps = std::exchange(st.revoking, {});
-  give_up(self, ps);
-  st.kafka->complete_revoke();
-  // What did not finish is the next owner's: its outcome, when it comes, changes no commit.
-  log::info("partitions revoked", {{"route", st.settings.route},
-                                   {"partitions", log::compact_partition_list(ps)},
-                                   {"waited_ms", unix_now_ms() - st.revoke_started_ms},
-                                   {"left_in_flight", left}});
-  after_revoke(self);
+  return kafka::revoke_timing::now;
 }
 
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {
@@ -459,3 +355,70 @@ std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bo
 }
 
 }  // namespace courier::actors::consumer_loop
+
+namespace courier::actors {
+
+using consumer_loop::publish;
+
+void consumer_revoke_io::commit_final(const std::vector<partition_id>& ps) {
+  auto& st = self_->state;
+  try {
+    st.kafka->commit(st.core->commit_points(st.offset_map_budget, ps), kafka::commit_mode::sync);
+  } catch (const kafka::kafka_error& e) {
+    ++st.metrics->actors[route_counter::commit_failures];
+    log::warn("offset commit on revoke failed",
+              {{"route", st.settings.route}, {"error", e.what()}});
+  }
+}
+
+void consumer_revoke_io::complete_revoke() { self_->state.kafka->complete_revoke(); }
+
+void consumer_revoke_io::arm_deadline(std::chrono::milliseconds after, std::uint64_t n) {
+  self_->delayed_send(self_, after, revoke_deadline_atom::value, n);
+}
+
+void consumer_revoke_io::revoked(const revoke_report& r) {
+  auto& st = self_->state;
+  const auto partitions = log::compact_partition_list(r.partitions);
+  switch (r.what) {
+    case revoke_report::step::lost:
+      log::warn("partitions lost", {{"route", st.settings.route}, {"partitions", partitions}});
+      break;
+    case revoke_report::step::given_up:
+      if (r.waited_ms) {
+        // What did not finish is the next owner's: its outcome, when it comes, changes no commit.
+        log::info("partitions revoked", {{"route", st.settings.route},
+                                         {"partitions", partitions},
+                                         {"waited_ms", *r.waited_ms},
+                                         {"left_in_flight", r.in_flight}});
+      } else {
+        log::info("partitions revoked", {{"route", st.settings.route}, {"partitions", partitions}});
+      }
+      break;
+    case revoke_report::step::joined:
+      // The other member's revoke (the source's or the tiers', split_consumer) still waits: this
+      // one joins it and ends with it, by its deadline at the latest.
+      log::info("partitions revoked: waiting for their records in flight",
+                {{"route", st.settings.route},
+                 {"partitions", partitions},
+                 {"in_flight", r.in_flight},
+                 {"joins_revoke_of_ms", r.waited_ms.value_or(0)}});
+      return;
+    case revoke_report::step::waiting:
+      log::info("partitions revoked: waiting for their records in flight",
+                {{"route", st.settings.route},
+                 {"partitions", partitions},
+                 {"in_flight", r.in_flight},
+                 {"timeout_ms", st.settings.revoke_drain_timeout.count()}});
+      return;
+  }
+  publish(self_);
+  consumer_loop::tell_quota_share(self_);
+  if (st.draining && st.core->outstanding() == 0) {
+    // Nothing left to finish: leave now rather than wait for the next assignment (from a
+    // message: this may run within librdkafka's poll).
+    self_->send(self_, drain_deadline_atom::value);
+  }
+}
+
+}  // namespace courier::actors

@@ -41,13 +41,10 @@ void poll_turn(self_ptr self);
 // partitions hold (a warning at most once a minute, and courier_consumer_fetch_starved_total).
 void on_positions(self_ptr self, const std::vector<kafka::partition_position>& ps);
 
-// librdkafka's rebalance callbacks (they run inside poll). A revoke (not lost, not closing)
-// waits for the partitions' records handed out, up to revoke_drain_timeout: finish_revoke then
-// commits them and gives them up.
+// librdkafka's rebalance callbacks (they run inside poll). The state's revoke_drain decides
+// what a revoke waits for (core/flow/revoke_drain.hpp); consumer_revoke_io carries it out.
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps);
 kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost);
-// The revoke waiting, if any, once its records finished (`deadline`: or its time is up).
-void finish_revoke(self_ptr self, bool deadline);
 
 // A route-wide pause reason on or off; the partitions whose reasons changed, compacted for the
 // log (one entry a topic: "t[0-3,5]").

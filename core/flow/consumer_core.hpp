@@ -8,16 +8,14 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/flow/consumer_counters.hpp"
 #include "core/flow/due_gate.hpp"
-#include "core/flow/head_of_line.hpp"
-#include "core/flow/key_order.hpp"
-#include "core/flow/offset_tracker.hpp"
-#include "core/flow/partition_pauses.hpp"
 #include "core/flow/offset_map.hpp"
+#include "core/flow/ordered_intake.hpp"
+#include "core/flow/partition_book.hpp"
+#include "core/flow/partition_pauses.hpp"
 #include "core/model/delivery_end.hpp"
 #include "core/model/offset_commit.hpp"
 #include "core/model/partition_id.hpp"
@@ -95,11 +93,13 @@ struct partition_accounting {
 };
 
 // The consumer's protocol, with no I/O of its own (in the manner of Zeek Broker's
-// channel<Backend>): the book of assigned partitions (offset tracker, head-of-line guard, pause
-// reasons, records held in the due gate and in overflow, in-flight counts with O(1) totals),
-// the intake of fetched records, outcomes, revoke and drain. It decides; the backend carries
-// the decisions out. Single-threaded: the consumer actor calls it from its own thread (and
-// from librdkafka's rebalance callbacks, which run inside that thread's poll).
+// channel<Backend>): one partition_book per assigned partition (its offsets, head, hold and
+// wake), the ordered intake (ordered_intake: the books of key order and their followers), what
+// spans the partitions (pause reasons, the due gate, the route's overflow, in-flight counts
+// with O(1) totals), the memory of revoked partitions, the intake of fetched records, outcomes
+// and revoke. It decides; the backend carries the decisions out. Single-threaded: the consumer
+// actor calls it from its own thread (and from librdkafka's rebalance callbacks, which run inside
+// that thread's poll).
 //
 // A record is in flight from take() to complete(). In flight = handed to the delivery pool
 // (`outstanding`) + held in the due gate + held in overflow + held at its partition's bound.
@@ -113,8 +113,8 @@ struct partition_accounting {
 // partition delivers at its bound if more) pauses the partition, and it is resumed at half: what
 // is left covers the refetch.
 //
-// With ordering "key", every record with a key enters its source partition's key_order when
-// taken (a tier record by its courier.origin.* headers), and is handed out only when the book
+// With ordering "key", every record with a key enters its source partition's book of key order
+// when taken (a tier record by its courier.origin.* headers), and is handed out only when the book
 // says so: until then it is a follower, held here in flight (not outstanding) and uncommitted,
 // so a restart fetches it again and the tiers' records park its key again. A partition whose
 // book is over its bounds is paused (pause_reason::ordering).
@@ -220,11 +220,15 @@ class consumer_core {
   // Grows whenever a source partition's fetching is paused or resumed (fetch_starvation leaves
   // the wait for a resumed partition's refetch out).
   std::uint64_t source_pause_flips() const { return source_pause_flips_; }
+  // A retry-tier topic: its records pass the due gate (settings.gated_topics).
+  [[nodiscard]] bool gated(const std::string& topic) const {
+    return settings_.gated_topics.count(topic) != 0;
+  }
   bool assigned(const partition_id& p) const { return book_.count(p) != 0; }
   std::vector<partition_id> assignment() const;
   const consumer_counts& counts() const { return counts_; }
   // ordering "key": the books of key order kept, at most one per partition of the source topic.
-  std::size_t order_book_count() const { return orders_.size(); }
+  std::size_t order_book_count() const { return ordered_.book_count(); }
 
   // Per partition, for inspection: the commit point and what is in flight.
   struct partition_view {
@@ -258,36 +262,8 @@ class consumer_core {
   std::uint64_t pause_changes() const { return pause_changes_; }
 
  private:
-  // ordering "key": a source partition's book, and whether its ordering pause is on.
-  struct order_book {
-    key_order order;
-    bool over_bound = false;
-  };
-  using order_books = std::map<partition_id, order_book>;
-
-  struct partition_entry {
-    offset_tracker tracker;
-    head_of_line_guard head;
-    std::optional<std::int64_t> wake_armed_ms;  // the earliest wake_at still to fire
-    std::set<std::int64_t> blocked;             // offsets whose onward produce is failing
-    std::optional<std::int64_t> paused_since_ms;
-    std::deque<std::int64_t> overflowed;  // its records' offsets in overflow_, in order
-    // Fetched while its bound's worth was handed out: they go out first, in order, as its
-    // outcomes come back. All precede its records in overflow_.
-    std::deque<record> over_bound;
-    std::size_t handed_out = 0;  // its records with the delivery pool
-    // With a bound of its own: when each record with the delivery pool went out, and the mean
-    // time they spend there (moving), which tells how fast it delivers at its bound and so how
-    // large a hold pauses it.
-    std::map<std::int64_t, std::int64_t> sent_ms;
-    std::optional<double> pool_ms;
-    bool revoking = false;            // begin_revoke(): takes and hands out nothing
-    std::set<std::int64_t> withheld;  // tracked, never handed out, left to the next owner
-    // ordering "key": the book of each of its copies in one (by offset)
-    std::unordered_map<std::int64_t, order_books::value_type*> ordered;
-  };
   // What this consumer knows of a partition it no longer has: the offsets it finished above the
-  // commit point of its last tracker, and those still with the delivery pool (their outcomes
+  // commit point of its last book, and those still with the delivery pool (their outcomes
   // come and are added to `done`).
   struct former_partition {
     std::optional<std::int64_t> commit_point;  // its tracker's committable() at the revoke
@@ -295,46 +271,51 @@ class consumer_core {
     std::set<std::int64_t> handed_out;
   };
 
-  intake hand_out(partition_entry& e, record r, std::int64_t now_ms);
+  // -- route intake ---------------------------------------------------------------------------
+
+  // A retry-tier record: its due time, read and bounded (0: due now).
+  std::int64_t due_of(const record& r, std::int64_t now_ms);
+  intake hand_out(partition_book& e, record r, std::int64_t now_ms);
   // Hands the record to the delivery pool, or holds it as a follower (false).
-  bool send_out(partition_entry& e, record r, std::int64_t now_ms);
-  // ordering "key": the record enters its source partition's book (a record without a key, and
-  // a tier record whose origin is not the source partition of its own number, do not).
-  void enter_ordered(partition_entry& e, const record& r, std::int64_t now_ms);
-  // The source partition's book, made on first use.
-  order_books::value_type& book_of(const partition_id& origin);
-  // The ordered copy at `at` ended as `how`: what its book releases is handed out.
-  void finish_ordered(partition_entry& e, const partition_id& p, std::int64_t offset,
-                      delivery_end how, std::int64_t now_ms);
-  // The copies of a partition being revoked leave their books; what those release goes out.
-  void forget_ordered(const partition_id& p, partition_entry& e, std::int64_t now_ms);
+  bool send_out(partition_book& e, record r, std::int64_t now_ms);
+  // Hands out what the partition holds at its bound while it is below it and the route has room.
+  void release_over_bound(partition_book& e, std::int64_t now_ms);
+  // What begin_revoke withholds: the partition's records not handed out.
+  void withhold(const partition_id& p, partition_book& e);
+
+  // -- ordering "key" --------------------------------------------------------------------------
+
+  void enter_ordered(const record& r, std::int64_t now_ms);
+  // The ordered copy at `offset` ended as `how`: what its book releases is handed out.
+  void finish_ordered(const partition_id& p, std::int64_t offset, delivery_end how,
+                      std::int64_t now_ms);
   void hand_out_released(const std::vector<key_order::release>& released, std::int64_t now_ms);
   // The ordering pause of the book's source partition, on while the book is over its bounds.
   // `force`: the source partition was (re)assigned, its pause reasons set anew.
-  void update_ordering_pause(order_books::value_type& book, bool force = false);
-  // The partition has its bound's worth with the delivery pool.
-  [[nodiscard]] bool at_own_bound(const partition_entry& e) const;
-  // Hands out what the partition holds at its bound while it is below it and the route has room.
-  void release_over_bound(partition_entry& e, std::int64_t now_ms);
-  // The record at `offset` came back: its time with the delivery pool joins the mean.
-  void note_finished(std::int64_t offset, partition_entry& e, std::int64_t now_ms);
-  // The hold at which a partition at its own bound is paused.
-  [[nodiscard]] std::size_t large_hold(const partition_entry& e) const;
+  void update_ordering_pause(const partition_id& book, bool force = false);
+
+  // -- pauses, heads and wakes -----------------------------------------------------------------
+
   void apply(const partition_pauses::change& c);
   void mark_changed(const partition_id& p);
-  // The seed of a partition assigned again: what its offset map says, and what this consumer
+  void check_head(const partition_id& p, partition_book& e, std::int64_t now_ms);
+  // The partition's head is not handed out yet: its first record held in the due gate, in
+  // overflow waiting for room, at its own bound, or behind its key.
+  [[nodiscard]] bool head_waiting(const partition_id& p, const partition_book& e) const;
+  void update_backpressure(const partition_id& p, const partition_book& e);
+
+  // -- rebalance memory ------------------------------------------------------------------------
+
+  // The seed of a partition assigned: what its offset map says, and what this consumer
   // finished since, when the committed offset is the one it last saw.
   done_offsets seed_for(const assigned_partition& a);
-  void check_head(const partition_id& p, partition_entry& e, std::int64_t now_ms);
-  // The partition's head is not handed out yet: its first record held in the due gate, or in
-  // overflow waiting for room.
-  [[nodiscard]] bool head_waiting(const partition_id& p, const partition_entry& e) const;
-  void update_backpressure(const partition_id& p, const partition_entry& e);
-  void arm_wake(const partition_id& p, partition_entry& e);
+  // An outcome of a record handed out before a revoke: it counts for nothing but that memory.
+  bool finished_before_revoke(const partition_id& p, std::int64_t offset);
 
   consumer_core_settings settings_;
   consumer_backend& io_;
-  std::map<partition_id, partition_entry> book_;
+  partition_book_settings book_settings_;
+  std::map<partition_id, partition_book> book_;            // the assigned partitions
   std::map<partition_id, partition_accounting> accounts_;  // kept across revokes
   std::uint64_t pause_changes_ = 0;
   std::uint64_t source_pause_flips_ = 0;
@@ -350,13 +331,10 @@ class consumer_core {
   std::set<partition_id> changed_;  // assigned, changed since their last commit_points()
   std::size_t finished_since_commit_ = 0;
   std::size_t tracked_ = 0;     // the sum of the trackers' in_flight()
-  std::size_t withheld_ = 0;    // the sum of the entries' withheld
-  std::size_t over_bound_ = 0;  // the sum of the entries' over_bound
+  std::size_t withheld_ = 0;    // the sum of the books' withheld
+  std::size_t over_bound_ = 0;  // the sum of the books' holds
   std::size_t releasing_ = 0;   // let out of the gate by wake(), being handed out
-  // ordering "key": each source partition's book (by the source partition; never erased, as the
-  // partition entries point into it), and the followers held (in flight, not outstanding).
-  order_books orders_;
-  std::map<record_position, record> followers_;
+  ordered_intake ordered_;
   std::int64_t latest_now_ms_ = 0;  // the latest time a call brought
   consumer_counts counts_;
 };
