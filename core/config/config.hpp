@@ -86,7 +86,7 @@ using rate_limit_config = rate_limit_settings;
 
 // routes[].auto_redrive: the route redrives its DLQ's transiently failed records by itself once
 // its breaker has been Closed for a while after an Open period
-// (core/delivery/auto_redrive_trigger).
+// (core/redrive/auto_redrive_trigger).
 using auto_redrive_config = auto_redrive_settings;
 
 // Retries as a share of first attempts (routes[].retry_budget): a retry over it moves its record
