@@ -24,7 +24,6 @@
 
 #include "demo/topic_reader.hpp"
 #include "tests/integration/endless_partner.hpp"
-#include "tests/integration/process_rss.hpp"
 #include "tests/integration/stand.hpp"
 #include "tests/support/courier_json.hpp"
 #include "tests/support/courier_process.hpp"
@@ -128,7 +127,7 @@ TEST(BoundedReads,
   ASSERT_TRUE(port.has_value()) << courier.log();
   ASSERT_EQ(http_get(*port, "/healthz").status, 200);
 
-  const process_peak_rss_growth growth{courier.pid()};
+  const peak_rss_growth growth{proc_dir_of(courier.pid())};
   ASSERT_TRUE(growth.measured()) << "no VmRSS/VmHWM in /proc/" << courier.pid() << "/status";
   std::vector<admin_attack> attacks(connections);
   const auto start = std::chrono::steady_clock::now();
@@ -198,7 +197,7 @@ TEST(BoundedReads,
       },
       30s))
       << courier.log();
-  const process_peak_rss_growth growth{courier.pid()};
+  const peak_rss_growth growth{proc_dir_of(courier.pid())};
   ASSERT_TRUE(growth.measured()) << "no VmRSS/VmHWM in /proc/" << courier.pid() << "/status";
   const auto start = std::chrono::steady_clock::now();
   s.seed(records);

@@ -1,7 +1,10 @@
 #pragma once
 
-// The process's resident memory, read from /proc/self/status (Linux): how a test shows that
-// something costs bounded memory. VmRSS is the resident set now, VmHWM its peak.
+// A process's resident memory, read from /proc/<pid>/status (Linux): how a test shows that
+// something costs bounded memory. VmRSS is the resident set now, VmHWM its peak. By default the
+// test's own process (/proc/self); a child of the same user (a `courier run`) by its pid.
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <fstream>
@@ -9,12 +12,17 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace courier::testing {
 
-// A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); nothing when it cannot be read.
-inline std::optional<std::size_t> status_kib(std::string_view field) {
-  std::ifstream status{"/proc/self/status"};
+// The /proc directory of `pid`.
+inline std::string proc_dir_of(pid_t pid) { return "/proc/" + std::to_string(pid); }
+
+// A field of <proc_dir>/status in KiB ("VmRSS", "VmHWM"); nothing when it cannot be read.
+inline std::optional<std::size_t> status_kib(std::string_view field,
+                                             const std::string& proc_dir = "/proc/self") {
+  std::ifstream status{proc_dir + "/status"};
   std::string line;
   while (std::getline(status, line)) {
     if (line.size() > field.size() && line.compare(0, field.size(), field) == 0 &&
@@ -30,10 +38,10 @@ inline std::optional<std::size_t> status_kib(std::string_view field) {
   return std::nullopt;
 }
 
-// Resets VmHWM to the current VmRSS (writing "5" to /proc/self/clear_refs, Linux 4.0 and
+// Resets VmHWM to the current VmRSS (writing "5" to <proc_dir>/clear_refs, Linux 4.0 and
 // later). False when the kernel refuses: the peak then still counts from the process's start.
-inline bool reset_peak_rss() {
-  std::ofstream clear_refs{"/proc/self/clear_refs"};
+inline bool reset_peak_rss(const std::string& proc_dir = "/proc/self") {
+  std::ofstream clear_refs{proc_dir + "/clear_refs"};
   clear_refs << "5";
   clear_refs.flush();
   return clear_refs.good();
@@ -58,15 +66,21 @@ inline constexpr bool rss_under_sanitizer = false;
 // from the process's start, so the growth reads high, never low (and describe() says so).
 class peak_rss_growth {
  public:
-  peak_rss_growth() : peak_reset_(reset_peak_rss()), baseline_kib_(status_kib("VmRSS")) {}
+  explicit peak_rss_growth(std::string proc_dir = "/proc/self")
+      : proc_dir_(std::move(proc_dir)),
+        peak_reset_(reset_peak_rss(proc_dir_)),
+        baseline_kib_(status_kib("VmRSS", proc_dir_)) {}
 
-  // False when /proc/self/status has no VmRSS/VmHWM (not Linux): nothing was measured.
-  bool measured() const { return baseline_kib_.has_value() && status_kib("VmHWM").has_value(); }
+  // False when the status has no VmRSS/VmHWM (not Linux, or the process is gone): nothing was
+  // measured.
+  bool measured() const {
+    return baseline_kib_.has_value() && status_kib("VmHWM", proc_dir_).has_value();
+  }
 
   std::size_t baseline_kib() const { return baseline_kib_.value_or(0); }
 
   std::size_t growth_kib() const {
-    const std::size_t peak = status_kib("VmHWM").value_or(0);
+    const std::size_t peak = status_kib("VmHWM", proc_dir_).value_or(0);
     return peak > baseline_kib() ? peak - baseline_kib() : 0;
   }
 
@@ -85,6 +99,7 @@ class peak_rss_growth {
   }
 
  private:
+  std::string proc_dir_;
   bool peak_reset_;
   std::optional<std::size_t> baseline_kib_;
 };
