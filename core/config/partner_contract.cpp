@@ -1,17 +1,15 @@
-// The checks of a route's partner contract (rate_limit, retry_budget, headers, auth,
-// forward_record_headers, credentials over http://), part of validate()
-// (config_validation.cpp).
+// The rules of a route's partner contract that span fields (headers, forward_record_headers,
+// auth, credentials over http://), part of validate() (config_validation.cpp); each field's
+// own checks are in its field list (config_fields.hpp).
 
 #include "core/config/partner_contract.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cmath>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
+#include "core/config/config_fields.hpp"
 #include "core/config/config_key.hpp"
 #include "core/http/endpoint.hpp"
 #include "core/time/duration.hpp"
@@ -19,14 +17,10 @@
 namespace courier::config_detail {
 namespace {
 
-std::string show(double d) { return nlohmann::json(d).dump(); }
-
 // Distinct by role: the header's name, and the config key that names it in errors.
 // NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 void check_header_name(const std::string& name, const std::string& key, bool authenticated) {
-  if (!is_token(name)) {
-    throw config_error{key, "is not a valid HTTP header name"};
-  }
+  header_token(key, name);
   if (const auto why = reserved_header(name)) {
     throw config_error{key, std::string{*why}};
   }
@@ -46,33 +40,33 @@ void check_cleartext(const route_config& r, const std::string& path) {
   if (r.allow_insecure_http) {
     return;
   }
-  const std::string a = join_key(path, "auth");
-  const auto refuse = [&](const std::string& key, const std::string& what) {
-    throw config_error{key, "would send " + what +
-                                " in cleartext over http://; use https:// or set " +
-                                join_key(path, "allow_insecure_http") + ": true"};
+  const auto key = [&](const auto& member) { return join_key(path, key_path(r, member)); };
+  const auto refuse = [&](const std::string& k, const std::string& what) {
+    throw config_error{k, "would send " + what +
+                              " in cleartext over http://; use https:// or set " +
+                              key(r.allow_insecure_http) + ": true"};
   };
   if (r.auth.oauth2 && is_cleartext(r.auth.oauth2->token_url)) {
-    refuse(join_key(join_key(a, "oauth2"), "token_url"),
+    refuse(key(r.auth.oauth2->token_url),
            "the OAuth2 client secret (HTTP Basic) and the tokens it gets");
   }
   if (!is_cleartext(r.url)) {
     return;
   }
   if (!r.auth.bearer_token_file.empty()) {
-    refuse(join_key(a, "bearer_token_file"), "the bearer token to the route's url");
+    refuse(key(r.auth.bearer_token_file), "the bearer token to the route's url");
   }
   if (r.auth.oauth2) {
-    refuse(join_key(a, "oauth2"), "the OAuth2 access token to the route's url");
+    refuse(key(r.auth.oauth2), "the OAuth2 access token to the route's url");
   }
   for (const auto& h : r.headers) {
     if (h.source != "inline") {
-      refuse(join_key(join_key(path, "headers"), h.name),
+      refuse(join_key(key(r.headers), h.name),
              "a header value from a secret (" + h.source + ") to the route's url");
     }
   }
   if (r.url_source != "inline") {
-    refuse(join_key(path, "url"), "a url read from a secret (" + r.url_source + ")");
+    refuse(key(r.url), "a url read from a secret (" + r.url_source + ")");
   }
 }
 
@@ -137,36 +131,8 @@ std::optional<std::string_view> reserved_header(std::string_view name) {
 }
 
 void validate_partner_contract(const route_config& r, const std::string& path) {
-  if (r.rate_limit) {
-    const std::string q = join_key(path, "rate_limit");
-    const auto& l = *r.rate_limit;
-    if (!(l.requests_per_second > 0) || !std::isfinite(l.requests_per_second)) {
-      throw config_error{join_key(q, "requests_per_second"),
-                         "must be a number above 0, got " + show(l.requests_per_second)};
-    }
-    if (l.burst != 0 && !(l.burst >= 1 && std::isfinite(l.burst))) {
-      throw config_error{
-          join_key(q, "burst"),
-          "must be at least 1 request (0 or unset: one second of requests), got " + show(l.burst)};
-    }
-  }
-  if (r.retry_budget) {
-    const std::string b = join_key(path, "retry_budget");
-    const auto& rb = *r.retry_budget;
-    if (!(rb.ratio >= 0) || !std::isfinite(rb.ratio)) {
-      throw config_error{join_key(b, "ratio"), "must be 0 or more, got " + show(rb.ratio)};
-    }
-    if (rb.window < std::chrono::seconds{1}) {
-      throw config_error{join_key(b, "window"),
-                         "must be at least 1s, got " + format_duration(rb.window)};
-    }
-    if (!(rb.min_per_second >= 0) || !std::isfinite(rb.min_per_second)) {
-      throw config_error{join_key(b, "min_per_second"),
-                         "must be 0 or more, got " + show(rb.min_per_second)};
-    }
-  }
   const bool authenticated = r.auth.any();
-  const std::string hs = join_key(path, "headers");
+  const std::string hs = join_key(path, key_path(r, r.headers));
   for (std::size_t i = 0; i < r.headers.size(); ++i) {
     const auto& h = r.headers[i];
     const std::string key = join_key(hs, h.name);
@@ -186,7 +152,7 @@ void validate_partner_contract(const route_config& r, const std::string& path) {
       throw config_error{key, "its value (" + h.source + ") is empty"};
     }
   }
-  const std::string fw = join_key(path, "forward_record_headers");
+  const std::string fw = join_key(path, key_path(r, r.forward_record_headers));
   for (std::size_t i = 0; i < r.forward_record_headers.size(); ++i) {
     const auto& name = r.forward_record_headers[i];
     const std::string key = fw + "[" + std::to_string(i) + "]";
@@ -198,19 +164,6 @@ void validate_partner_contract(const route_config& r, const std::string& path) {
       if (equals_ignoring_case(h.name, name)) {
         throw config_error{key, "is also a static header (routes[].headers." + h.name + ")"};
       }
-    }
-  }
-  const std::string a = join_key(path, "auth");
-  if (r.auth.oauth2) {
-    const std::string o = join_key(a, "oauth2");
-    const auto& c = *r.auth.oauth2;
-    if (c.token_url.rfind("https://", 0) != 0 && c.token_url.rfind("http://", 0) != 0) {
-      throw config_error{join_key(o, "token_url"),
-                         "must start with http:// or https:// and name a host, got " +
-                             in_quotes(http::display_url(c.token_url))};
-    }
-    if (c.client_id.empty()) {
-      throw config_error{join_key(o, "client_id"), "must not be empty"};
     }
   }
   check_cleartext(r, path);

@@ -1,6 +1,6 @@
 #pragma once
 
-// Internal to courier::config: the checks of a route's partner contract (validate() calls it),
+// Internal to courier::config: the rules of a route's partner contract (validate() calls them),
 // and the header names a route may not set, which the request builder relies on.
 
 #include <optional>
@@ -23,9 +23,9 @@ std::optional<std::string_view> reserved_header(std::string_view name);
 // A static header value as a forwarded one must be to be sent: visible ASCII, space and tab.
 bool is_plain_header_value(std::string_view v);
 
-// rate_limit, retry_budget, headers, auth and forward_record_headers of route `r` at `path`
-// ("routes[0]"), and credentials over http:// (refused unless allow_insecure_http); throws
-// config_error naming the key. Values of headers are never quoted.
+// The rules of route `r` at `path` ("routes[0]") that span fields: headers against auth and
+// each other, forward_record_headers against both, and credentials over http:// (refused unless
+// allow_insecure_http); throws config_error naming the key. Values of headers are never quoted.
 void validate_partner_contract(const route_config& r, const std::string& path);
 
 }  // namespace courier::config_detail
