@@ -6,7 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/metrics/exposition.hpp"
-#include "topology/admin_routes.hpp"
+#include "topology/admin_snapshot.hpp"
 
 namespace courier::topology {
 

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "actors/route_metrics.hpp"
-#include "topology/admin_routes.hpp"
+#include "topology/admin_metrics_page.hpp"
 
 int main() {
   using namespace courier;

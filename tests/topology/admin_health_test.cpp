@@ -1,0 +1,73 @@
+#include "topology/admin_health.hpp"
+
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "actors/route_metrics.hpp"
+#include "tests/topology/admin_route_samples.hpp"
+
+namespace courier::topology {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+TEST(AdminReadiness, NotReadyWhileTheBrokerIsUnreachable) {
+  auto r = busy_route();
+  r.broker_reachable = false;
+  const auto v = readiness({r}, false);
+  EXPECT_FALSE(v.ok);
+  const auto body = json::parse(v.body);
+  EXPECT_EQ(body.at("reason"), "the broker is unreachable");
+  EXPECT_EQ(body.at("routes"), json::array({"shipments"}));
+  r.broker_reachable = true;
+  EXPECT_TRUE(readiness({r}, false).ok);
+}
+
+TEST(AdminReadiness, NotReadyBeforeTheFirstAssignment) {
+  auto r = busy_route();
+  r.assigned = false;
+  const auto v = readiness({r}, false);
+  EXPECT_FALSE(v.ok);
+  const auto body = json::parse(v.body);
+  EXPECT_THAT(body.at("reason").get<std::string>(), HasSubstr("assignment"));
+  EXPECT_EQ(body.at("routes"), json::array({"shipments"}));
+}
+
+TEST(AdminReadiness, ReadyOnceEveryRouteWasAssigned) {
+  auto other = busy_route();
+  other.name = "invoices";
+  EXPECT_TRUE(readiness({busy_route(), other}, false).ok);
+  other.assigned = false;
+  EXPECT_FALSE(readiness({busy_route(), other}, false).ok);
+}
+
+TEST(AdminReadiness, NotReadyWhileDrainingOrStopping) {
+  auto r = busy_route();
+  EXPECT_FALSE(readiness({r}, true).ok);
+  r.draining = true;
+  const auto v = readiness({r}, false);
+  EXPECT_FALSE(v.ok);
+  EXPECT_THAT(json::parse(v.body).at("reason").get<std::string>(), HasSubstr("drain"));
+}
+
+TEST(AdminLiveness, HealthyOnlyWhenEveryActorAnswered) {
+  using kind = actor_answer::kind;
+  EXPECT_TRUE(liveness({{"breaker of route a", kind::answered}}, std::chrono::seconds{1}).ok);
+  const auto dead =
+      liveness({{"breaker of route a", kind::answered}, {"consumer of route a", kind::down}},
+               std::chrono::seconds{1});
+  EXPECT_FALSE(dead.ok);
+  EXPECT_EQ(json::parse(dead.body).at("down"), json::array({"consumer of route a"}));
+  const auto stuck =
+      liveness({{"delivery_pool of route a", kind::timed_out}}, std::chrono::seconds{1});
+  EXPECT_FALSE(stuck.ok);
+  EXPECT_THAT(json::parse(stuck.body).at("reason").get<std::string>(), HasSubstr("1000 ms"));
+}
+
+}  // namespace
+}  // namespace courier::topology

@@ -1,0 +1,68 @@
+#include "topology/admin_health.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "topology/admin_json.hpp"
+
+namespace courier::topology {
+
+using nlohmann::json;
+
+verdict readiness(const std::vector<route_snapshot>& routes, bool stopping) {
+  json waiting = json::array();
+  json draining = json::array();
+  for (const auto& r : routes) {
+    if (r.draining) {
+      draining.push_back(r.name);
+    } else if (!r.assigned) {
+      waiting.push_back(r.name);
+    }
+  }
+  if (stopping || !draining.empty()) {
+    return {false, json_body({{"status", "not ready"},
+                              {"reason", "stopping: the consumers drain"},
+                              {"draining", draining}})};
+  }
+  if (!waiting.empty()) {
+    return {false, json_body({{"status", "not ready"},
+                              {"reason", "waiting for the first partition assignment"},
+                              {"routes", waiting}})};
+  }
+  json unreachable = json::array();
+  for (const auto& r : routes) {
+    if (!r.broker_reachable) {
+      unreachable.push_back(r.name);
+    }
+  }
+  if (!unreachable.empty()) {
+    return {false, json_body({{"status", "not ready"},
+                              {"reason", "the broker is unreachable"},
+                              {"routes", unreachable}})};
+  }
+  return {true, json_body({{"status", "ready"}})};
+}
+
+verdict liveness(const std::vector<actor_answer>& answers, std::chrono::milliseconds bound) {
+  json down = json::array();
+  json silent = json::array();
+  for (const auto& a : answers) {
+    if (a.what == actor_answer::kind::down) {
+      down.push_back(a.name);
+    } else if (a.what == actor_answer::kind::timed_out) {
+      silent.push_back(a.name);
+    }
+  }
+  if (!down.empty()) {
+    return {false,
+            json_body({{"status", "unhealthy"}, {"reason", "an actor is down"}, {"down", down}})};
+  }
+  if (!silent.empty()) {
+    return {false, json_body({{"status", "unhealthy"},
+                              {"reason", "an actor did not answer within " +
+                                             std::to_string(bound.count()) + " ms"},
+                              {"not_answering", silent}})};
+  }
+  return {true, json_body({{"status", "healthy"}, {"actors", answers.size()}})};
+}
+
+}  // namespace courier::topology

@@ -1,0 +1,151 @@
+#include "topology/admin_metrics_page.hpp"
+
+#include "core/metrics/exposition.hpp"
+#include "topology/admin_partitions.hpp"
+
+namespace courier::topology {
+namespace {
+
+using metrics::exposition;
+using metrics::family_type;
+
+// A counter table's families, one sample per route and row.
+template <class E>
+void counters(exposition& e, const std::vector<route_snapshot>& routes,
+              metrics::counter_array<E, std::uint64_t> route_snapshot::*table) {
+  const auto& rows = metrics::counter_table<E>::rows;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    if (i == 0 || rows[i - 1].metric != row.metric) {
+      e.family(row.metric, row.help, family_type::counter);
+    }
+    for (const auto& r : routes) {
+      metrics::labels l{{"route", r.name}};
+      if (!row.label.empty()) {
+        l.emplace_back(std::string{row.label}, std::string{row.label_value});
+      }
+      const std::uint64_t n = (r.*table).at_index(i);
+      if (row.scale == 1) {
+        e.sample(row.metric, l, n);
+      } else {
+        e.sample(row.metric, l, static_cast<double>(n) * row.scale);
+      }
+    }
+  }
+}
+
+template <class T>
+void gauge(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
+           std::string_view help, T route_snapshot::*field) {
+  e.family(name, help, family_type::gauge);
+  for (const auto& r : routes) {
+    e.sample(name, {{"route", r.name}}, static_cast<double>(r.*field));
+  }
+}
+
+// A histogram family, one series per route that has the histogram.
+void histogram(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
+               std::string_view help, const metrics::histogram* route_snapshot::*field) {
+  e.family(name, help, family_type::histogram);
+  for (const auto& r : routes) {
+    if (const auto* h = r.*field) {
+      h->render(e, name, {{"route", r.name}});
+    }
+  }
+}
+}  // namespace
+
+std::string render_metrics(const std::vector<route_snapshot>& routes,
+                           std::string_view build_version, const router_snapshot& router) {
+  exposition e;
+  e.family("courier_retry_records_produced_total",
+           "Retry-tier and DLQ records the broker acknowledged.", family_type::counter);
+  e.sample("courier_retry_records_produced_total", {}, router.produced);
+  e.family("courier_retry_records_produced_by_destination_total",
+           "Retry-tier and DLQ records the broker acknowledged, by destination topic and "
+           "courier.error.class.",
+           family_type::counter);
+  for (const auto& [key, n] : router.produced_by) {
+    e.sample("courier_retry_records_produced_by_destination_total",
+             {{"topic", key.first}, {"error_class", key.second}}, n);
+  }
+  e.family("courier_retry_produce_failures_total",
+           "Failed tries to write a retry-tier or DLQ record (each is tried again; its "
+           "partition is held meanwhile).",
+           family_type::counter);
+  e.sample("courier_retry_produce_failures_total", {}, router.produce_failures);
+  e.family("courier_retry_records_failing", "Retry-tier and DLQ records whose latest try failed.",
+           family_type::gauge);
+  e.sample("courier_retry_records_failing", {}, static_cast<double>(router.records_failing));
+  e.family("courier_retry_producer_rebuilds_total",
+           "Producer rebuilds after a fatal idempotent-producer error.", family_type::counter);
+  e.sample("courier_retry_producer_rebuilds_total", {}, router.producer_rebuilds);
+  counters(e, routes, &route_snapshot::consumer);
+  counters(e, routes, &route_snapshot::deliveries);
+  counters(e, routes, &route_snapshot::actors);
+  gauge(e, routes, "courier_endpoint_blocked",
+        "1 while the SSRF guard refuses the route's endpoint (records are held).",
+        &route_snapshot::endpoint_blocked);
+  gauge(e, routes, "courier_endpoint_gone",
+        "1 while the route is flagged gone: a 410 and no 2xx since (the breaker stays open).",
+        &route_snapshot::endpoint_gone);
+  gauge(e, routes, "courier_breaker_state", "Circuit breaker state: 0 closed, 1 open, 2 half-open.",
+        &route_snapshot::breaker_state);
+  gauge(e, routes, "courier_partitions_paused", "Partitions paused now.",
+        &route_snapshot::paused_partitions);
+  gauge(e, routes, "courier_in_flight", "Records in flight (taken, not yet done).",
+        &route_snapshot::in_flight);
+  gauge(e, routes, "courier_concurrency_limit",
+        "The adaptive limit of HTTP attempts in flight (adaptive_concurrency); 0 when off.",
+        &route_snapshot::concurrency_limit);
+  gauge(e, routes, "courier_rate_limit_requests_per_second",
+        "This instance's share of the route's rate limit (routes[].rate_limit) in requests a "
+        "second; 0 when the route has none.",
+        &route_snapshot::rate_limit);
+  gauge(e, routes, "courier_attempts_in_flight",
+        "HTTP attempts posted and not answered yet (records waiting for a token, a slot, the "
+        "breaker or their backoff are in courier_in_flight, not here).",
+        &route_snapshot::attempts_in_flight);
+  gauge(e, routes, "courier_rate_limit_waiting",
+        "Attempts waiting for a token of the route's rate limit (queued, holding no connection).",
+        &route_snapshot::rate_limit_waiting);
+  gauge(e, routes, "courier_credentials_waiting",
+        "Attempts waiting for the route's first credentials (routes[].auth).",
+        &route_snapshot::credentials_waiting);
+  gauge(e, routes, "courier_consumer_assigned",
+        "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
+  gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
+        &route_snapshot::draining);
+  e.family("courier_route_paused",
+           "1 while the route is paused as a whole, by reason (operator: POST "
+           "/routes/<name>/pause until /resume).",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    e.sample("courier_route_paused", {{"route", r.name}, {"reason", "operator"}},
+             std::uint64_t{r.operator_paused ? 1U : 0U});
+  }
+  render_partition_metrics(e, routes);
+  histogram(e, routes, "courier_delivery_request_duration_seconds",
+            "HTTP attempts by duration, from the request handed to the client to its answer.",
+            &route_snapshot::request_seconds);
+  histogram(e, routes, "courier_delivery_latency_seconds",
+            "Delivered records by latency, from the record's Kafka timestamp to the webhook's 2xx "
+            "(retry tiers included).",
+            &route_snapshot::delivery_seconds);
+  histogram(e, routes, "courier_consumer_fetch_latency_seconds",
+            "Records taken from a route's source topics by the time from the record's Kafka "
+            "timestamp to courier's poll (producer, broker, fetch and prefetch queue).",
+            &route_snapshot::fetch_seconds);
+  e.family("courier_route_info",
+           "A route's topics; the value is always 1 (alerts join it for the topic names).",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    e.sample("courier_route_info",
+             {{"route", r.name}, {"topic", r.topic}, {"dlq_topic", r.dlq_topic}}, std::uint64_t{1});
+  }
+  e.family("courier_build_info", "courier's version; the value is always 1.", family_type::gauge);
+  e.sample("courier_build_info", {{"version", std::string{build_version}}}, std::uint64_t{1});
+  return e.text();
+}
+
+}  // namespace courier::topology

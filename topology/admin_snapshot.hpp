@@ -1,0 +1,62 @@
+#pragma once
+
+// What the admin plane reads of a route and of the retry router at scrape time: their counters
+// and gauges, loaded once per request (relaxed loads: no lock, nothing allocated per record).
+// The pages (/metrics, /state) and the readiness verdict are pure functions of these.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/route_metrics.hpp"
+#include "actors/router_metrics.hpp"
+
+namespace courier::topology {
+
+// One route's counters and gauges, read from its route_metrics at scrape time (relaxed loads:
+// no lock, nothing allocated per record).
+struct route_snapshot {
+  std::string name;
+  std::string topic;
+  std::string dlq_topic;
+  // The route's counter tables (actors/route_metrics.hpp), loaded.
+  delivery_counts deliveries;
+  consumer_counts consumer;
+  metrics::counter_array<actors::route_counter, std::uint64_t> actors;
+  int breaker_state = 0;  // courier::breaker_state: 0 closed, 1 open, 2 half-open
+  std::int64_t in_flight = 0;
+  int concurrency_limit = 0;             // the adaptive limit; 0: the route has none
+  double rate_limit = 0;                 // this instance's share of routes[].rate_limit; 0: none
+  std::int64_t rate_limit_waiting = 0;   // attempts waiting for a token
+  std::int64_t attempts_in_flight = 0;   // HTTP attempts posted, not answered
+  std::int64_t credentials_waiting = 0;  // attempts waiting for the route's first credentials
+  std::int64_t paused_partitions = 0;
+  bool assigned = false;
+  bool draining = false;
+  bool operator_paused = false;  // POST /routes/<name>/pause, until /resume
+  bool broker_reachable = true;
+  bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now
+  bool endpoint_gone = false;         // the receiver answered 410 and no 2xx came since
+  std::int64_t breaker_since_ms = 0;  // the breaker's last change (0: closed since start)
+  std::vector<actors::partition_report> partitions;
+  const metrics::histogram* request_seconds = nullptr;   // rendered when set
+  const metrics::histogram* delivery_seconds = nullptr;  // rendered when set
+  const metrics::histogram* fetch_seconds = nullptr;     // rendered when set
+};
+
+route_snapshot snapshot_of(std::string name, const actors::route_metrics& m);
+
+// The retry router's counters (one router for every route).
+struct router_snapshot {
+  std::uint64_t produced = 0;
+  std::uint64_t produce_failures = 0;
+  std::int64_t records_failing = 0;
+  std::uint64_t producer_rebuilds = 0;
+  std::map<std::pair<std::string, std::string>, std::uint64_t> produced_by;  // (topic, class)
+};
+
+router_snapshot snapshot_of(const actors::router_metrics& m);
+
+}  // namespace courier::topology
