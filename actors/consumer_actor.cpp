@@ -70,40 +70,10 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
         poll_turn(self);
       }
     },
-    [=](outcome_atom, const outcome_batch& outcomes) {
-      auto& s = self->state;
-      const auto now = unix_now_ms();
-      // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
-      for (const auto& o : outcomes) {
-        s.core->complete(o.record.partition_of(), o.record.offset, o.end, now);
-      }
-      s.drain->on_outcomes(now);
-      if (s.core->commit_due()) {
-        commit_moved(self, kafka::commit_mode::async);
-      }
-      publish(self);
-      if (s.waiting_for_room && s.core->refill_due()) {
-        s.waiting_for_room = false;
-        self->send(self, poll_atom::value);
-      }
-      check_drained(self);
-    },
+    [=](outcome_atom, const outcome_batch& outcomes) { on_outcomes(self, outcomes); },
     [=](pause_atom, pause_reason reason) { return set_route_reason(self, reason, true); },
     [=](resume_atom, pause_reason reason) { return set_route_reason(self, reason, false); },
-    [=](drain_atom) {
-      auto& s = self->state;
-      if (s.draining) {
-        return;
-      }
-      s.draining = true;
-      s.metrics->draining = true;
-      set_route_reason(self, pause_reason::shutdown, true);
-      log::info("draining", {{"route", s.settings.route},
-                             {"in_flight", s.core->outstanding()},
-                             {"timeout_ms", s.settings.drain_timeout.count()}});
-      self->delayed_send(self, s.settings.drain_timeout, drain_deadline_atom::value);
-      check_drained(self);
-    },
+    [=](drain_atom) { start_drain(self); },
     [=](drain_deadline_atom) { close_consumer(self); },
     [=](commit_atom) {
       if (!self->state.closed) {
@@ -114,26 +84,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
     [=](revoke_deadline_atom, std::uint64_t n) {
       self->state.drain->on_deadline(n, unix_now_ms());
     },
-    [=](blocked_atom, const onward_blocked& b) {
-      auto& s = self->state;
-      const auto p = b.from.partition_of();
-      if (s.core->set_blocked(p, b.from.offset, b.blocked)) {
-        publish(self);
-        if (b.blocked) {
-          log::error(
-            "partition held: one of its records cannot be written to a retry tier or "
-            "the DLQ; it is produced again until the topic is fixed",
-            {{"route", s.settings.route},
-             {"partition", name_of(p)},
-             {"offset", b.from.offset},
-             {"destination", b.destination},
-             {"reason", b.reason}});
-        } else {
-          log::info("partition resumed: its held record was written",
-                    {{"route", s.settings.route}, {"partition", name_of(p)}});
-        }
-      }
-    },
+    [=](blocked_atom, const onward_blocked& b) { on_blocked(self, b); },
     [=](followers_atom, const record_position& at) {
       return followers_value(self->state.core->later_of_key(at));
     },

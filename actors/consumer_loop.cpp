@@ -344,6 +344,62 @@ kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& 
   return kafka::revoke_timing::now;
 }
 
+void on_outcomes(self_ptr self, const outcome_batch& outcomes) {
+  auto& s = self->state;
+  const auto now = unix_now_ms();
+  // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
+  for (const auto& o : outcomes) {
+    s.core->complete(o.record.partition_of(), o.record.offset, o.end, now);
+  }
+  s.drain->on_outcomes(now);
+  if (s.core->commit_due()) {
+    commit_moved(self, kafka::commit_mode::async);
+  }
+  publish(self);
+  if (s.waiting_for_room && s.core->refill_due()) {
+    s.waiting_for_room = false;
+    self->send(self, poll_atom::value);
+  }
+  check_drained(self);
+}
+
+void start_drain(self_ptr self) {
+  auto& s = self->state;
+  if (s.draining) {
+    return;
+  }
+  s.draining = true;
+  s.metrics->draining = true;
+  set_route_reason(self, pause_reason::shutdown, true);
+  log::info("draining", {{"route", s.settings.route},
+                         {"in_flight", s.core->outstanding()},
+                         {"timeout_ms", s.settings.drain_timeout.count()}});
+  self->delayed_send(self, s.settings.drain_timeout, drain_deadline_atom::value);
+  check_drained(self);
+}
+
+void on_blocked(self_ptr self, const onward_blocked& b) {
+  auto& s = self->state;
+  const auto p = b.from.partition_of();
+  if (!s.core->set_blocked(p, b.from.offset, b.blocked)) {
+    return;
+  }
+  publish(self);
+  if (b.blocked) {
+    log::error(
+      "partition held: one of its records cannot be written to a retry tier or "
+      "the DLQ; it is produced again until the topic is fixed",
+      {{"route", s.settings.route},
+       {"partition", name_of(p)},
+       {"offset", b.from.offset},
+       {"destination", b.destination},
+       {"reason", b.reason}});
+  } else {
+    log::info("partition resumed: its held record was written",
+              {{"route", s.settings.route}, {"partition", name_of(p)}});
+  }
+}
+
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {
   auto names = log::compact_partition_list(self->state.core->set_route_reason(reason, on));
   if (reason == pause_reason::operator_request) {

@@ -46,6 +46,16 @@ void on_positions(self_ptr self, const std::vector<kafka::partition_position>& p
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps);
 kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost);
 
+// The delivery pool's outcomes: the core completes them, a revoke waiting may end, a commit may
+// be due, a full route may refill, a drain may be done.
+void on_outcomes(self_ptr self, const outcome_batch& outcomes);
+// drain_atom: stop fetching (the shutdown reason), finish what is in flight up to drain_timeout,
+// then close.
+void start_drain(self_ptr self);
+// The delivery pool's notice that a record of the partition cannot be written onward, or can
+// again.
+void on_blocked(self_ptr self, const onward_blocked& b);
+
 // A route-wide pause reason on or off; the partitions whose reasons changed, compacted for the
 // log (one entry a topic: "t[0-3,5]").
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on);

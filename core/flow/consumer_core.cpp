@@ -1,13 +1,11 @@
 #include "core/flow/consumer_core.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "core/retry/provenance.hpp"
-#include "core/retry/retry_headers.hpp"
 
 namespace courier {
 
@@ -70,34 +68,7 @@ done_offsets consumer_core::seed_for(const assigned_partition& a) {
         break;
     }
   }
-  auto former = former_.find(p);
-  if (former == former_.end()) {
-    if (a.committed) {
-      last_committed_[p] = *a.committed;
-    }
-    return seed;
-  }
-  // Nobody committed since this consumer last did (or last found committed): what it finished
-  // meanwhile is still ahead of the commit point, and done.
-  const auto last = last_committed_.find(p);
-  if (a.committed && last != last_committed_.end() && last->second == *a.committed &&
-      former->second.commit_point) {
-    seed.add(*a.committed, *former->second.commit_point);
-    for (const auto& [begin, end] : former->second.done.runs()) {
-      seed.add(begin, end);
-    }
-    seed.erase_below(*a.committed);
-  }
-  // The records still with the delivery pool are fetched again: their outcomes, when they
-  // come, are the old copies'.
-  for (const auto offset : former->second.handed_out) {
-    orphans_[p].insert(offset);
-  }
-  former_.erase(former);
-  if (a.committed) {
-    last_committed_[p] = *a.committed;
-  }
-  return seed;
+  return memory_.assigned(p, a.committed, std::move(seed));
 }
 
 void consumer_core::begin_revoke(const std::vector<partition_id>& ps) {
@@ -161,7 +132,7 @@ void consumer_core::revoke(const std::vector<partition_id>& ps) {
     accounts_[p].released += t.in_flight();
     tracked_ -= t.in_flight();
     withheld_ -= e.withheld_count();
-    former_[p] = former_partition{t.committable(), t.done_above_commit(), e.handed_out_offsets()};
+    memory_.revoked(p, {t.committable(), t.done_above_commit(), e.handed_out_offsets()});
     changed_.erase(p);
     book_.erase(it);
     pauses_.revoke(p);  // the librdkafka wrapper resumes a revoked partition before giving it up
@@ -211,9 +182,12 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   if (!gated(r.topic)) {
     result = hand_out(e, std::move(r), now_ms);
   } else {
-    const auto due = due_of(r, now_ms);
+    const auto due = read_due(r, now_ms, settings_.longest_retry_delay);
+    if (due.malformed) {
+      io_.malformed_due(r, *due.malformed);
+    }
     const bool was_holding = gate_.holds(p);
-    if (auto admitted = gate_.admit(std::move(r), due, now_ms)) {
+    if (auto admitted = gate_.admit(std::move(r), due.due_ms, now_ms)) {
       result = hand_out(e, std::move(*admitted), now_ms);
     } else if (!was_holding) {
       apply(pauses_.set(p, pause_reason::retry_due, true));
@@ -223,27 +197,6 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   update_backpressure(p, e);
   check_head(p, e, now_ms);
   return result;
-}
-
-std::int64_t consumer_core::due_of(const record& r, std::int64_t now_ms) {
-  std::int64_t due = 0;
-  try {
-    due = read_retry_state(r.headers).due_ms.value_or(0);
-  } catch (const header_error& err) {
-    io_.malformed_due(r, err.what());
-  }
-  // Written in other units, by a clock far off or by hand (up to INT64_MAX): held, it would
-  // stop its partition for as long, and its wake-up time would overflow.
-  const auto latest_due = now_ms + (settings_.longest_retry_delay + due_skew_allowance).count();
-  if (due > latest_due) {
-    io_.malformed_due(r, "due time " + std::to_string(due) +
-                             " is more than the longest retry "
-                             "delay and " +
-                             std::to_string(due_skew_allowance.count() / 1000) + " s after now (" +
-                             std::to_string(now_ms) + ")");
-    due = 0;
-  }
-  return due;
 }
 
 void consumer_core::enter_scanned(const record& r, std::int64_t now_ms) {
@@ -260,7 +213,7 @@ void consumer_core::enter_scanned(const record& r, std::int64_t now_ms) {
 
 bool consumer_core::complete(const partition_id& p, std::int64_t offset, delivery_end how,
                              std::int64_t now_ms) {
-  if (finished_before_revoke(p, offset)) {
+  if (memory_.finished_before_revoke(p, offset)) {
     return false;
   }
   auto it = book_.find(p);
@@ -294,30 +247,6 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
   update_backpressure(p, e);
   check_head(p, e, now_ms);
   return true;
-}
-
-bool consumer_core::finished_before_revoke(const partition_id& p, std::int64_t offset) {
-  if (auto f = former_.find(p); f != former_.end()) {
-    // Handed out before a revoke, and the partition not assigned here since: finished, which
-    // a later assignment may use (seed_for), but it counts for nothing else.
-    if (f->second.handed_out.erase(offset) != 0) {
-      f->second.done.add(offset, offset + 1);
-      return true;
-    }
-  }
-  if (auto o = orphans_.find(p); o != orphans_.end()) {
-    if (auto copy = o->second.find(offset); copy != o->second.end()) {
-      // Handed out before a revoke. Should the partition be assigned again with that record
-      // in flight anew, the two copies' outcomes look alike: the first one to come is taken
-      // for the old copy's, so the offset completes when both are in, never before its copy.
-      o->second.erase(copy);
-      if (o->second.empty()) {
-        orphans_.erase(o);
-      }
-      return true;
-    }
-  }
-  return false;
 }
 
 void consumer_core::release_overflow(std::int64_t now_ms) {
@@ -425,7 +354,7 @@ std::vector<offset_commit> consumer_core::commit_points(std::size_t budget,
 
 void consumer_core::committed(const commit_outcome& o) {
   if (o.error.empty()) {
-    last_committed_[o.partition] = o.offset;
+    memory_.committed(o.partition, o.offset);
   } else if (book_.count(o.partition) != 0) {
     changed_.insert(o.partition);  // with the next commit
   }
@@ -440,8 +369,6 @@ std::size_t consumer_core::outstanding() const {
   return tracked_ - overflow_.size() - gate_.size() - releasing_ - withheld_ - over_bound_ -
          ordered_.follower_count();
 }
-
-std::size_t consumer_core::in_flight() const { return tracked_; }
 
 bool consumer_core::source_paused() const {
   return std::any_of(book_.begin(), book_.end(), [&](const auto& entry) {
@@ -552,10 +479,6 @@ void consumer_core::release_over_bound(partition_book& e, std::int64_t now_ms) {
     --over_bound_;
     send_out(e, std::move(*r), now_ms);
   }
-}
-
-std::vector<std::int64_t> consumer_core::later_of_key(const record_position& at) const {
-  return ordered_.later_of_key(at);
 }
 
 void consumer_core::enter_ordered(const record& r, std::int64_t now_ms) {

@@ -16,6 +16,7 @@
 #include "core/flow/ordered_intake.hpp"
 #include "core/flow/partition_book.hpp"
 #include "core/flow/partition_pauses.hpp"
+#include "core/flow/rebalance_memory.hpp"
 #include "core/model/delivery_end.hpp"
 #include "core/model/offset_commit.hpp"
 #include "core/model/partition_id.hpp"
@@ -73,10 +74,6 @@ struct consumer_core_settings {
   // The route's source topic: with ordering "key", the only topic whose partitions have a book.
   std::string source_topic;
 };
-
-// How far a tier record's due time may lie beyond now plus the longest retry delay: clocks of
-// courier instances set a little apart.
-constexpr std::chrono::milliseconds due_skew_allowance{5 * 60 * 1000};
 
 // One partition's records since this consumer first had it. The identity
 // consumed = delivered + retried + dead_lettered + released + already_done + in flight holds at
@@ -145,7 +142,9 @@ class consumer_core {
   [[nodiscard]] std::size_t outstanding_of(const std::vector<partition_id>& ps) const;
   // Ordering "key": the source offsets of the records of its key after the record whose copy is
   // at `at`, not yet delivered or dead-lettered (what its DLQ record names); none unordered.
-  [[nodiscard]] std::vector<std::int64_t> later_of_key(const record_position& at) const;
+  [[nodiscard]] std::vector<std::int64_t> later_of_key(const record_position& at) const {
+    return ordered_.later_of_key(at);
+  }
 
   // What to commit: the commit point and offset map (at most `budget` characters) of every
   // assigned partition that changed since its last commit, or of `only` (changed or not).
@@ -210,8 +209,8 @@ class consumer_core {
   // a thirty-second of the bound stays unused while the route is full.
   bool refill_due() const { return room() >= refill_batch(); }
   std::size_t refill_batch() const;
-  std::size_t outstanding() const;  // handed to the delivery pool, not finished
-  std::size_t in_flight() const;    // outstanding + gated + overflow
+  std::size_t outstanding() const;                    // handed to the delivery pool, not finished
+  std::size_t in_flight() const { return tracked_; }  // outstanding + gated + overflow
   std::size_t paused_count() const { return pauses_.paused_count(); }
   // Whether a partition of a source topic (not a retry tier) is paused, for whatever reason: a
   // retry tier waiting for a due record is routine, a source partition paused is a wait courier
@@ -262,19 +261,8 @@ class consumer_core {
   std::uint64_t pause_changes() const { return pause_changes_; }
 
  private:
-  // What this consumer knows of a partition it no longer has: the offsets it finished above the
-  // commit point of its last book, and those still with the delivery pool (their outcomes
-  // come and are added to `done`).
-  struct former_partition {
-    std::optional<std::int64_t> commit_point;  // its tracker's committable() at the revoke
-    done_offsets done;
-    std::set<std::int64_t> handed_out;
-  };
-
   // -- route intake ---------------------------------------------------------------------------
 
-  // A retry-tier record: its due time, read and bounded (0: due now).
-  std::int64_t due_of(const record& r, std::int64_t now_ms);
   intake hand_out(partition_book& e, record r, std::int64_t now_ms);
   // Hands the record to the delivery pool, or holds it as a follower (false).
   bool send_out(partition_book& e, record r, std::int64_t now_ms);
@@ -304,13 +292,9 @@ class consumer_core {
   [[nodiscard]] bool head_waiting(const partition_id& p, const partition_book& e) const;
   void update_backpressure(const partition_id& p, const partition_book& e);
 
-  // -- rebalance memory ------------------------------------------------------------------------
-
   // The seed of a partition assigned: what its offset map says, and what this consumer
-  // finished since, when the committed offset is the one it last saw.
+  // finished since, when the committed offset is the one it last saw (rebalance_memory).
   done_offsets seed_for(const assigned_partition& a);
-  // An outcome of a record handed out before a revoke: it counts for nothing but that memory.
-  bool finished_before_revoke(const partition_id& p, std::int64_t offset);
 
   consumer_core_settings settings_;
   consumer_backend& io_;
@@ -322,12 +306,7 @@ class consumer_core {
   partition_pauses pauses_;
   due_gate gate_;
   std::deque<record> overflow_;
-  // Per partition, the offsets handed out before a revoke whose outcomes are still to come,
-  // once the partition is assigned again (a multiset: revoked twice while in flight twice).
-  std::map<partition_id, std::multiset<std::int64_t>> orphans_;
-  std::map<partition_id, former_partition> former_;
-  // The last offset committed (or found committed at an assignment), per partition.
-  std::map<partition_id, std::int64_t> last_committed_;
+  rebalance_memory memory_;
   std::set<partition_id> changed_;  // assigned, changed since their last commit_points()
   std::size_t finished_since_commit_ = 0;
   std::size_t tracked_ = 0;     // the sum of the trackers' in_flight()

@@ -1,6 +1,29 @@
 #include "core/flow/due_gate.hpp"
 
+#include <string>
+
+#include "core/retry/retry_headers.hpp"
+
 namespace courier {
+
+due_reading read_due(const record& r, std::int64_t now_ms,
+                     std::chrono::milliseconds longest_retry_delay) {
+  due_reading out;
+  try {
+    out.due_ms = read_retry_state(r.headers).due_ms.value_or(0);
+  } catch (const header_error& err) {
+    out.malformed = err.what();
+  }
+  const auto latest_due = now_ms + (longest_retry_delay + due_skew_allowance).count();
+  if (out.due_ms > latest_due) {
+    out.malformed = "due time " + std::to_string(out.due_ms) +
+                    " is more than the longest retry delay and " +
+                    std::to_string(due_skew_allowance.count() / 1000) + " s after now (" +
+                    std::to_string(now_ms) + ")";
+    out.due_ms = 0;
+  }
+  return out;
+}
 
 std::optional<record> due_gate::admit(record r, std::int64_t due_ms, std::int64_t now_ms) {
   const partition_id p{r.topic, r.partition};

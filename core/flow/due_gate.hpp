@@ -1,16 +1,35 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
 
 namespace courier {
+
+// How far a tier record's due time may lie beyond now plus the longest retry delay: clocks of
+// courier instances set a little apart.
+constexpr std::chrono::milliseconds due_skew_allowance{5 * 60 * 1000};
+
+// A retry-tier record's due time as the gate waits for it (0: due now), and, when that is not
+// what its courier.retry.due header says, why.
+struct due_reading {
+  std::int64_t due_ms = 0;
+  std::optional<std::string> malformed;
+};
+// A header that does not parse, or a time further ahead than now, the longest retry delay and
+// due_skew_allowance (written in other units, by a clock far off or by hand, up to INT64_MAX:
+// held, it would stop its partition for as long, and its wake-up time would overflow), is due
+// now.
+due_reading read_due(const record& r, std::int64_t now_ms,
+                     std::chrono::milliseconds longest_retry_delay);
 
 // Holds retry-tier records until their due time (DESIGN.md section 5). Per partition, records
 // leave in offset order: once a partition holds a record that is not yet due, every later

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
 namespace courier {
 namespace {
 
@@ -73,6 +76,27 @@ TEST(DueGate, DropForgetsARevokedPartition) {
   EXPECT_EQ(g.size(), 1U);
   EXPECT_FALSE(g.holds({"brew.shipments.v1.retry-5s", 0}));
   EXPECT_TRUE(g.admit(at(0, 3), 900, 1000).has_value());
+}
+
+TEST(DueGate, ReadsADueTimeAndTakesOneBeyondTheLongestDelayAndSkewAsDueNow) {
+  auto r = at(0, 1);
+  EXPECT_EQ(read_due(r, 1000, std::chrono::seconds{5}).due_ms, 0) << "no header: due now";
+  r.headers = {{"courier.retry.due", "6000"}};
+  const auto due = read_due(r, 1000, std::chrono::seconds{5});
+  EXPECT_EQ(due.due_ms, 6000);
+  EXPECT_FALSE(due.malformed);
+
+  const auto too_far = std::to_string(1000 + 5000 + due_skew_allowance.count() + 1);
+  r.headers = {{"courier.retry.due", too_far}};
+  const auto far = read_due(r, 1000, std::chrono::seconds{5});
+  EXPECT_EQ(far.due_ms, 0);
+  ASSERT_TRUE(far.malformed);
+  EXPECT_NE(far.malformed->find("after now (1000)"), std::string::npos) << *far.malformed;
+
+  r.headers = {{"courier.retry.due", "soon"}};
+  const auto broken = read_due(r, 1000, std::chrono::seconds{5});
+  EXPECT_EQ(broken.due_ms, 0);
+  EXPECT_TRUE(broken.malformed);
 }
 
 }  // namespace
