@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 
 #include "core/delivery/onward_move.hpp"
 #include "core/delivery/retry_after.hpp"
