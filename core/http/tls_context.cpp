@@ -1,7 +1,10 @@
 #include "core/http/tls_context.hpp"
 
 #include <cerrno>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -27,9 +30,26 @@ std::string openssl_reason(const boost::system::error_code& ec) {
   return reason.empty() ? "unknown OpenSSL error" : reason;
 }
 
-// Reading the file ourselves first gives "No such file or directory" instead of OpenSSL's
-// "system lib".
+// No PEM file courier loads is larger: a CA bundle of every public root is about 200 KiB. A
+// larger file is a mistake (or /dev/zero), refused before OpenSSL reads it.
+constexpr std::uintmax_t largest_tls_file = std::uintmax_t{4} * 1024 * 1024;
+
+// Checked before OpenSSL reads it: a regular file (a FIFO would hang start-up, a device never
+// end), not larger than largest_tls_file, and readable (which names errno's reason instead of
+// OpenSSL's "system lib").
 void require_readable(const std::string& field, const std::string& what, const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw tls_setup_error(field, what + " '" + path + "' is not a regular file");
+  }
+  if (!ec && std::filesystem::is_regular_file(status)) {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > largest_tls_file) {
+      throw tls_setup_error(field, what + " '" + path + "' is larger than 4 MiB (" +
+                                       std::to_string(size) + " bytes)");
+    }
+  }
   std::ifstream in{path, std::ios::binary};
   if (!in) {
     throw tls_setup_error(field, "cannot read " + what + " '" + path +

@@ -2,9 +2,11 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -22,6 +24,7 @@
 #include "core/http/client.hpp"
 #include "core/http/endpoint.hpp"
 #include "core/http/io_runner.hpp"
+#include "core/http/tls_context.hpp"
 #include "mock_webhook/server.hpp"
 #include "tests/core/http/scripted_server.hpp"
 #include "tests/support/response_waiter.hpp"
@@ -235,6 +238,44 @@ TEST_F(HttpsClient, AClientKeyThatDoesNotMatchItsCertificateIsRefusedUpFront) {
     EXPECT_EQ(e.field(), "client_key_file");
     EXPECT_THAT(e.what(), HasSubstr("key values mismatch"));
   }
+}
+
+// A TLS file is an operator's input: a FIFO would hang start-up in OpenSSL's read, /dev/zero
+// never end; both, and a file larger than any PEM file, are refused naming the field first.
+TEST(TlsContext, AFifoADeviceOrAHugeFileIsRefusedBeforeOpenSslReadsIt) {
+  const courier::testing::temp_dir dir{"tls-files"};
+  const auto fifo = dir.path() / "ca.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto huge = dir.path() / "ca.pem";
+  {
+    std::ofstream out{huge, std::ios::binary};
+    out << std::string(5 * 1024 * 1024, 'A');
+  }
+  const auto refused = [](tls_settings s) -> std::string {
+    try {
+      (void)make_tls_context(s);
+    } catch (const tls_setup_error& e) {
+      return e.field() + ": " + e.what();
+    }
+    return "accepted";
+  };
+  tls_settings fifo_ca;
+  fifo_ca.ca_file = fifo.string();
+  EXPECT_THAT(refused(fifo_ca),
+              HasSubstr("ca_file: CA file '" + fifo.string() + "' is not a regular file"));
+  tls_settings device_key;
+  device_key.client_cert_file = huge.string();
+  device_key.client_key_file = "/dev/zero";
+  EXPECT_THAT(refused(device_key), HasSubstr("client_cert_file: client certificate '" +
+                                             huge.string() + "' is larger than 4 MiB"));
+  tls_settings huge_ca;
+  huge_ca.ca_file = huge.string();
+  EXPECT_THAT(refused(huge_ca), HasSubstr("is larger than 4 MiB"));
+  const auto small = dir.path() / "client.pem";
+  std::ofstream{small} << "not a certificate";
+  device_key.client_cert_file = small.string();
+  EXPECT_THAT(refused(device_key),
+              HasSubstr("client_key_file: client key '/dev/zero' is not a regular file"));
 }
 
 }  // namespace
