@@ -152,7 +152,8 @@ void fields(F& f, http_config& x) {
   f("timeout", x.timeout, positive);
   f("connect_timeout", x.connect_timeout, positive);
   f("max_response_bytes", x.max_response_bytes, positive);
-  f("max_header_bytes", x.max_header_bytes, positive, at_most{1024 * 1024, "1048576 (1 MiB)"});
+  f("max_header_bytes", x.max_header_bytes, positive,
+    at_most{std::int64_t{1024} * 1024, "1048576 (1 MiB)"});
   // An answer waiting holds its record's slot: a long wait caps the route (Little's law).
   f("gather_answers", x.gather_answers, at_most_duration{std::chrono::milliseconds{100}});
   f("max_connection_age", x.max_connection_age, positive);
@@ -278,22 +279,27 @@ class key_finder {
     const std::string key = join_key(prefix_, name);
     if (holds(member)) {
       found_ = key;
-    } else if constexpr (is_section_v<T>) {
-      key_finder inner{target_, key};
-      fields(inner, member);
-      found_ = std::move(inner.found_);
+      return;
+    }
+    if constexpr (is_section_v<T>) {
+      search(key, member);
     } else if constexpr (is_optional<T>::value) {
       if (member.has_value()) {
-        key_finder inner{target_, key};
-        fields(inner, *member);
-        found_ = std::move(inner.found_);
+        search(key, *member);
       }
     }
   }
 
-  std::optional<std::string> found_;
+  const std::optional<std::string>& found() const { return found_; }
 
  private:
+  template <class Section>
+  void search(const std::string& key, Section& section) {
+    key_finder inner{target_, key};
+    fields(inner, section);
+    found_ = std::move(inner.found_);
+  }
+
   template <class T>
   bool holds(const T& member) const {
     if constexpr (std::is_same_v<T, sourced_text> || std::is_same_v<T, secret_or_file> ||
@@ -308,6 +314,7 @@ class key_finder {
 
   const Target* target_;
   std::string prefix_;
+  std::optional<std::string> found_;
 };
 
 // The key of `member` (a member of `section`, at any depth) relative to the section:
@@ -317,7 +324,7 @@ std::string key_path(const Section& section, const Member& member) {
   key_finder<Member> finder{&member, {}};
   // The finder only reads; fields() takes the section as the reader's writable one.
   fields(finder, const_cast<Section&>(section));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
-  return finder.found_.value_or("<unknown key>");
+  return finder.found().value_or("<unknown key>");
 }
 
 }  // namespace courier::config_detail

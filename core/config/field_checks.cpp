@@ -123,6 +123,8 @@ void not_2xx(const std::string& key, int status) {
   }
 }
 
+// A check's parameters are the key and its value, as every check's are.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 void header_token(const std::string& key, const std::string& name) {
   if (!is_token(name)) {
     throw config_error{key, "is not a valid HTTP header name"};

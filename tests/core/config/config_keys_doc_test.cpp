@@ -15,7 +15,7 @@
 namespace courier {
 namespace {
 
-std::string trimmed(std::string s) {
+std::string trimmed(const std::string& s) {
   const auto first = s.find_first_not_of(" `");
   const auto last = s.find_last_not_of(" `");
   return first == std::string::npos ? std::string{} : s.substr(first, last - first + 1);
@@ -62,6 +62,7 @@ bool is_number(const std::string& s, double& out) {
 
 // The cell shows `value`: as it is, or followed by what it means ("0 (one second of requests)"),
 // or as the same number ("2.0" for 2).
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters): named at every call
 bool shows(const std::string& cell, const std::string& value) {
   const std::string c = trimmed(cell);
   if (c == value || c.rfind(value + " ", 0) == 0) {
