@@ -1,4 +1,4 @@
-#include "topology/admin_routes.hpp"
+#include "admin/endpoints.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -9,24 +9,24 @@
 #include "actors/messages.hpp"
 #include "core/log/json_log.hpp"
 #include "core/version.hpp"
-#include "topology/admin_json.hpp"
-#include "topology/admin_metrics_page.hpp"
-#include "topology/admin_state_page.hpp"
+#include "admin/json_body.hpp"
+#include "admin/metrics_page.hpp"
+#include "admin/state_page.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 using nlohmann::json;
 
-admin_endpoints::admin_endpoints(caf::actor_system& system, const pipeline& p,
+admin_endpoints::admin_endpoints(caf::actor_system& system, service_handles service,
                                  std::string admin_token, std::chrono::milliseconds ping_bound)
     : system_(system),
+      routes_(std::move(service.routes)),
       admin_token_(std::move(admin_token)),
-      router_(p.router_metrics()),
-      actors_(p.actors()),
+      router_(std::move(service.router)),
+      actors_(std::move(service.actors)),
       ping_bound_(ping_bound) {
-  for (const auto& g : p.routes()) {
-    routes_.push_back({g.name, g.topic, g.dlq_topic, g.metrics, g.consumer, g.auto_redrive});
-    route_names_.push_back(g.name);
+  for (const auto& r : routes_) {
+    route_names_.push_back(r.name);
   }
 }
 
@@ -68,7 +68,7 @@ std::vector<actor_answer> admin_endpoints::ping() const {
 
 admin_reply admin_endpoints::carry_out(const route_command& command) const {
   const auto it = std::find_if(routes_.begin(), routes_.end(),
-                               [&](const route_source& r) { return r.name == command.route; });
+                               [&](const route_handle& r) { return r.name == command.route; });
   if (it == routes_.end()) {
     return {404, "application/json", json_body({{"error", "no such route"}}), {}};
   }
@@ -116,7 +116,7 @@ admin_reply admin_endpoints::carry_out(const route_command& command) const {
   return render_route_controlled(command, changed);
 }
 
-admin_reply admin_endpoints::carry_out_auto_redrive(const route_source& route,
+admin_reply admin_endpoints::carry_out_auto_redrive(const route_handle& route,
                                                     route_action action) const {
   if (!route.auto_redrive) {
     return {404,
@@ -210,4 +210,4 @@ admin_reply admin_endpoints::handle(std::string_view method, std::string_view ta
   return {v.ok ? 200 : 503, "application/json", v.body};
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -1,10 +1,10 @@
 #pragma once
 
 // The admin listener's endpoints (DESIGN.md section 7): GET /metrics, /healthz, /readyz and
-// /state, and the route commands under /routes/<name>/ (topology/route_control.hpp). The pages
-// and verdicts are pure functions of snapshots (admin_metrics_page, admin_state_page,
-// admin_health); admin_endpoints takes the snapshots from a running pipeline, dispatches a
-// request and carries a route command out.
+// /state, and the route commands under /routes/<name>/ (admin/route_control.hpp). The pages
+// and verdicts are pure functions of snapshots (metrics_page, state_page, health);
+// admin_endpoints takes the snapshots from the service's handles (route_handle.hpp), dispatches
+// a request and carries a route command out.
 
 #include <atomic>
 #include <chrono>
@@ -18,13 +18,13 @@
 
 #include "actors/route_metrics.hpp"
 #include "actors/router_metrics.hpp"
-#include "topology/admin_exchange.hpp"
-#include "topology/admin_health.hpp"
-#include "topology/admin_snapshot.hpp"
-#include "topology/pipeline.hpp"
-#include "topology/route_control.hpp"
+#include "admin/exchange.hpp"
+#include "admin/health.hpp"
+#include "admin/route_control.hpp"
+#include "admin/route_handle.hpp"
+#include "admin/snapshot.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 // How long POST /routes/<name>/pause or /resume waits for the route's consumer to answer.
 inline constexpr std::chrono::milliseconds route_control_bound{5000};
@@ -33,13 +33,13 @@ inline constexpr std::chrono::milliseconds route_control_bound{5000};
 // answer: the listener's command thread serves the other commands too.
 inline constexpr std::chrono::milliseconds auto_redrive_bound{2000};
 
-// What the listener serves, for a running pipeline. handle() runs on one of the listener's two
+// What the listener serves, for a running service. handle() runs on one of the listener's two
 // handler threads (admin_lane), maybe on both at once: /healthz blocks its thread for at most
 // ping_bound, a pause or resume the other for at most route_control_bound.
 // `admin_token` (admin.token): the bearer token route control requires; empty: it is refused.
 class admin_endpoints {
  public:
-  admin_endpoints(caf::actor_system& system, const pipeline& p, std::string admin_token = {},
+  admin_endpoints(caf::actor_system& system, service_handles service, std::string admin_token = {},
                   std::chrono::milliseconds ping_bound = std::chrono::seconds{1});
 
   admin_reply handle(const admin_request& req) const;
@@ -56,20 +56,12 @@ class admin_endpoints {
 
  private:
   caf::actor_system& system_;
-  struct route_source {
-    std::string name;
-    std::string topic;
-    std::string dlq_topic;
-    std::shared_ptr<actors::route_metrics> metrics;
-    caf::actor consumer;
-    caf::actor auto_redrive;  // none without routes[].auto_redrive
-  };
   // Sends the command to the route's consumer and waits for its answer (route_control_bound).
   admin_reply carry_out(const route_command& command) const;
   // Asks the route's auto-redrive for its preview or its stop (auto_redrive_bound).
-  admin_reply carry_out_auto_redrive(const route_source& route, route_action action) const;
+  admin_reply carry_out_auto_redrive(const route_handle& route, route_action action) const;
 
-  std::vector<route_source> routes_;
+  std::vector<route_handle> routes_;
   std::vector<std::string> route_names_;
   std::string admin_token_;
   std::shared_ptr<actors::router_metrics> router_;
@@ -78,4 +70,4 @@ class admin_endpoints {
   std::atomic<bool> stopping_{false};
 };
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace courier::topology {
+namespace courier::admin {
 
 // Views into the listener's parsed request: valid while the handler runs.
 struct admin_request {
@@ -25,4 +25,4 @@ struct admin_reply {
   std::vector<std::pair<std::string, std::string>> headers{};
 };
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -1,10 +1,10 @@
-#include "topology/admin_health.hpp"
+#include "admin/health.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "topology/admin_json.hpp"
+#include "admin/json_body.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 using nlohmann::json;
 
@@ -65,4 +65,4 @@ verdict liveness(const std::vector<actor_answer>& answers, std::chrono::millisec
   return {true, json_body({{"status", "healthy"}, {"actors", answers.size()}})};
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "topology/admin_snapshot.hpp"
+#include "admin/snapshot.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 // A check's answer: ok (200) or not (503), and a JSON body that says why.
 struct verdict {
@@ -32,4 +32,4 @@ struct actor_answer {
 // actor answers "down" at once, a stuck one times out).
 verdict liveness(const std::vector<actor_answer>& answers, std::chrono::milliseconds bound);
 
-}  // namespace courier::topology
+}  // namespace courier::admin

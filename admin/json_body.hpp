@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-namespace courier::topology {
+namespace courier::admin {
 
 inline std::string json_body(const nlohmann::json& j) { return j.dump() + "\n"; }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

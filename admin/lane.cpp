@@ -1,6 +1,6 @@
-#include "topology/admin_lane.hpp"
+#include "admin/lane.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 admin_lane lane_of(std::string_view target) {
   const auto path = target.substr(0, target.find('?'));
@@ -10,4 +10,4 @@ admin_lane lane_of(std::string_view target) {
   return admin_lane::command;
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

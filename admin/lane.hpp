@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-namespace courier::topology {
+namespace courier::admin {
 
 enum class admin_lane {
   monitoring,  // /healthz, /readyz, /metrics: bounded, read-only
@@ -17,4 +17,4 @@ enum class admin_lane {
 // The lane of a request target (its query, if any, is ignored).
 [[nodiscard]] admin_lane lane_of(std::string_view target);
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -1,4 +1,4 @@
-#include "topology/admin_listener.hpp"
+#include "admin/listener.hpp"
 
 #include <chrono>
 #include <optional>
@@ -13,9 +13,9 @@
 #include <boost/system/system_error.hpp>
 
 #include "core/log/json_log.hpp"
-#include "topology/admin_session.hpp"
+#include "admin/session.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -193,4 +193,4 @@ std::optional<admin_listener> open_admin_listener(const admin_config& cfg) {
   return std::optional<admin_listener>{std::in_place, *where};
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

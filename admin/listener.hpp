@@ -1,12 +1,12 @@
 #pragma once
 
 // The admin HTTP listener: a small Boost.Beast server on its own thread and io_context, so a
-// scrape never shares a thread with delivery. Serves what a handler answers (admin_routes), on
+// scrape never shares a thread with delivery. Serves what a handler answers (endpoints.hpp), on
 // two handler threads of its own: one for /healthz, /readyz and /metrics, one for the rest
 // (admin_lane), so a probe never waits behind a slow command. The Authorization header reaches
 // the handler and nothing else: the listener logs no request.
 //
-// Bounded for anyone who can reach the port (admin_session.hpp has the figures): a request is
+// Bounded for anyone who can reach the port (session.hpp has the figures): a request is
 // read into a buffer with a maximum, at most 64 connections are kept and at most 8 of them from
 // one remote address, an idle kept-alive connection is closed after 5 s or when a newer
 // connection needs its slot, and a connection that finds every slot busy is answered 503.
@@ -21,10 +21,10 @@
 
 #include "core/config/config.hpp"
 #include "core/http/io_runner.hpp"
-#include "topology/admin_exchange.hpp"
-#include "topology/admin_slots.hpp"
+#include "admin/exchange.hpp"
+#include "admin/slots.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 using admin_handler = std::function<admin_reply(const admin_request& request)>;
 
@@ -66,4 +66,4 @@ class admin_listener {
 // admin.listen: nothing for "off", else a bound listener (throws config_error as above).
 std::optional<admin_listener> open_admin_listener(const admin_config& cfg);
 
-}  // namespace courier::topology
+}  // namespace courier::admin

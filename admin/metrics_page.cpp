@@ -1,9 +1,9 @@
-#include "topology/admin_metrics_page.hpp"
+#include "admin/metrics_page.hpp"
 
 #include "core/metrics/exposition.hpp"
-#include "topology/admin_partitions.hpp"
+#include "admin/partitions_page.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using metrics::exposition;
@@ -148,4 +148,4 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   return e.text();
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "topology/admin_snapshot.hpp"
+#include "admin/snapshot.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 inline constexpr std::string_view prometheus_content_type = "text/plain; version=0.0.4";
 
@@ -18,4 +18,4 @@ inline constexpr std::string_view prometheus_content_type = "text/plain; version
 std::string render_metrics(const std::vector<route_snapshot>& routes,
                            std::string_view build_version, const router_snapshot& router = {});
 
-}  // namespace courier::topology
+}  // namespace courier::admin

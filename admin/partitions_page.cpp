@@ -1,4 +1,4 @@
-#include "topology/admin_partitions.hpp"
+#include "admin/partitions_page.hpp"
 
 #include <map>
 #include <string>
@@ -8,7 +8,7 @@
 #include "core/flow/partition_pauses.hpp"
 #include "core/time/civil_date.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using metrics::family_type;
@@ -163,4 +163,4 @@ nlohmann::json partitions_json(const route_snapshot& r) {
   return out;
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -6,9 +6,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/metrics/exposition.hpp"
-#include "topology/admin_snapshot.hpp"
+#include "admin/snapshot.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 // courier_partition_records_total{route,topic,partition,state}, courier_partition_in_flight,
 // courier_consumer_lag, courier_committed_offset, courier_partition_high_watermark and
@@ -18,4 +18,4 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
 // The route's "partitions" array for /state.
 nlohmann::json partitions_json(const route_snapshot& r);
 
-}  // namespace courier::topology
+}  // namespace courier::admin

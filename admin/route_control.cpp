@@ -1,4 +1,4 @@
-#include "topology/route_control.hpp"
+#include "admin/route_control.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <openssl/crypto.h>
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using nlohmann::json;
@@ -180,4 +180,4 @@ admin_reply render_route_controlled(const route_command& done,
                           {"partitions_changed", partitions_changed}});
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

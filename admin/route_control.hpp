@@ -11,9 +11,9 @@
 #include <variant>
 #include <vector>
 
-#include "topology/admin_exchange.hpp"
+#include "admin/exchange.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 // POST /routes/<name>/pause, POST /routes/<name>/resume, GET /routes/<name>/auto-redrive (the
 // auto-redrive's state and a dry run of what an event fired now would move) and
@@ -57,4 +57,4 @@ bool bearer_matches(std::string_view authorization, std::string_view token);
 admin_reply render_route_controlled(const route_command& done,
                                     const std::vector<std::string>& partitions_changed);
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -1,4 +1,4 @@
-#include "topology/admin_session.hpp"
+#include "admin/session.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -12,9 +12,9 @@
 #include <boost/beast/http/write.hpp>
 
 #include "core/version.hpp"
-#include "topology/admin_lane.hpp"
+#include "admin/lane.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -280,4 +280,4 @@ void admin_session::close() {
   stream_.close();
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -1,8 +1,8 @@
 #pragma once
 
 // One connection of the admin listener (admin_listener.hpp), and the state its connections
-// share: the slot book (admin_slots), the handler and the handler threads. Everything here runs
-// on the listener's strand except the handler, which runs on its lane's thread (admin_lane).
+// share: the slot book (slots.hpp), the handler and the handler threads. Everything here runs
+// on the listener's strand except the handler, which runs on its lane's thread (lane.hpp).
 
 #include <array>
 #include <chrono>
@@ -22,11 +22,11 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-#include "topology/admin_exchange.hpp"
-#include "topology/admin_listener.hpp"
-#include "topology/admin_slots.hpp"
+#include "admin/exchange.hpp"
+#include "admin/listener.hpp"
+#include "admin/slots.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 // -- limits ---
 
@@ -136,4 +136,4 @@ void refuse_at_capacity(boost::asio::ip::tcp::socket&& socket,
 // closes too, for at most admin_linger_timeout. `keep` lives until then.
 void linger_and_close(boost::beast::tcp_stream& stream, std::shared_ptr<void> keep);
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -1,8 +1,8 @@
-#include "topology/admin_slots.hpp"
+#include "admin/slots.hpp"
 
 #include <stdexcept>
 
-namespace courier::topology {
+namespace courier::admin {
 
 admin_slots::admin_slots(admin_slot_limits limits) : limits_(limits) {
   if (limits_.total == 0 || limits_.per_peer == 0) {
@@ -96,4 +96,4 @@ std::optional<admin_slot_id> admin_slots::oldest_idle(const std::string* peer) c
   return oldest;
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

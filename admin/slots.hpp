@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-namespace courier::topology {
+namespace courier::admin {
 
 struct admin_slot_limits {
   std::size_t total = 64;
@@ -90,4 +90,4 @@ class admin_slots {
   admin_slot_counts counts_;
 };
 
-}  // namespace courier::topology
+}  // namespace courier::admin

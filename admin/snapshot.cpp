@@ -1,8 +1,8 @@
-#include "topology/admin_snapshot.hpp"
+#include "admin/snapshot.hpp"
 
 #include <atomic>
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 constexpr auto relaxed = std::memory_order_relaxed;
@@ -47,4 +47,4 @@ router_snapshot snapshot_of(const actors::router_metrics& m) {
                          m.producer_rebuilds.load(), m.produced_by()};
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

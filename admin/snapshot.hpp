@@ -13,7 +13,7 @@
 #include "actors/route_metrics.hpp"
 #include "actors/router_metrics.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 // One route's counters and gauges, read from its route_metrics at scrape time (relaxed loads:
 // no lock, nothing allocated per record).
@@ -59,4 +59,4 @@ struct router_snapshot {
 
 router_snapshot snapshot_of(const actors::router_metrics& m);
 
-}  // namespace courier::topology
+}  // namespace courier::admin

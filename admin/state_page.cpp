@@ -1,12 +1,12 @@
-#include "topology/admin_state_page.hpp"
+#include "admin/state_page.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "core/time/civil_date.hpp"
-#include "topology/admin_json.hpp"
-#include "topology/admin_partitions.hpp"
+#include "admin/json_body.hpp"
+#include "admin/partitions_page.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using nlohmann::json;
@@ -96,4 +96,4 @@ std::string render_state(const std::vector<route_snapshot>& routes,
   return json_body(out);
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -6,12 +6,12 @@
 #include <string_view>
 #include <vector>
 
-#include "topology/admin_snapshot.hpp"
+#include "admin/snapshot.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 // /state: per route the breaker, in-flight, paused partitions, readiness and counters. Built
 // from the snapshots only: no configuration value (and so no hmac_secret) can appear in it.
 std::string render_state(const std::vector<route_snapshot>& routes, std::string_view build_version);
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -14,8 +14,9 @@
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
-#include "topology/admin_listener.hpp"
-#include "topology/admin_routes.hpp"
+#include "admin/endpoints.hpp"
+#include "admin/listener.hpp"
+#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/supervisor.hpp"
 #include "demo/progress_bar.hpp"
@@ -26,6 +27,10 @@
 
 namespace courier::demo {
 
+using admin::admin_endpoints;
+using admin::admin_listener;
+using admin::admin_request;
+using admin::open_admin_listener;
 using topology::demo_options;
 using topology::pipeline;
 using topology::pipeline_options;
@@ -103,7 +108,7 @@ int run_demo(const demo_options& options, courier_config cfg) {
   }
   auto& route = cfg.routes.at(0);
   // Like `courier run`: a bad admin.listen or a port in use is a start-up error (exit 2).
-  auto admin = topology::open_admin_listener(cfg.admin);
+  auto admin = open_admin_listener(cfg.admin);
   if (admin) {
     log::info("admin listener bound", {{"listen", cfg.admin.listen}, {"port", admin->port()}});
   }
@@ -161,9 +166,9 @@ int run_demo(const demo_options& options, courier_config cfg) {
     // Supervised like `courier run`: an actor that dies ends the demo, named, with exit 1.
     topology::supervisor sup{system, p};
     // Declared after the pipeline and stopped before it: its handlers ping the pipeline's actors.
-    std::optional<topology::admin_endpoints> endpoints;
+    std::optional<admin_endpoints> endpoints;
     struct admin_stopper {
-      std::optional<topology::admin_listener>& admin;
+      std::optional<admin_listener>& admin;
       ~admin_stopper() {
         if (admin) {
           admin->stop();
@@ -171,9 +176,8 @@ int run_demo(const demo_options& options, courier_config cfg) {
       }
     } stop_admin_first{admin};
     if (admin) {
-      endpoints.emplace(system, p, cfg.admin.token);
-      admin->serve(
-          [&e = *endpoints](const topology::admin_request& request) { return e.handle(request); });
+      endpoints.emplace(system, topology::admin_handles_of(p), cfg.admin.token);
+      admin->serve([&e = *endpoints](const admin_request& request) { return e.handle(request); });
     }
     const auto& metrics = *p.routes().front().metrics;
     progress_bar bar{stderr, options.records, options.progress};

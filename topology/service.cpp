@@ -13,14 +13,21 @@
 #include "core/http/io_failure.hpp"
 #include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
-#include "topology/admin_listener.hpp"
-#include "topology/admin_routes.hpp"
+#include "admin/endpoints.hpp"
+#include "admin/listener.hpp"
+#include "topology/admin_handles.hpp"
 #include "topology/credentials.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/supervisor.hpp"
 #include "topology/topics.hpp"
 
 namespace courier::topology {
+
+using admin::admin_endpoints;
+using admin::admin_listener;
+using admin::admin_request;
+using admin::open_admin_listener;
+
 namespace {
 
 // Where a stop signal goes: before start() has a supervisor, it ends the process (exit 0,
@@ -186,7 +193,7 @@ int run_service(const courier_config& cfg) {
     return sup->handle();
   });
   if (admin) {
-    endpoints.emplace(system, *p, cfg.admin.token);
+    endpoints.emplace(system, admin_handles_of(*p), cfg.admin.token);
     admin->serve([&e = *endpoints](const admin_request& request) { return e.handle(request); });
   }
   log::info("courier running", {{"brokers", cfg.kafka.brokers},

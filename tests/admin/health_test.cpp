@@ -1,4 +1,4 @@
-#include "topology/admin_health.hpp"
+#include "admin/health.hpp"
 
 #include <string>
 #include <vector>
@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/route_metrics.hpp"
-#include "tests/topology/admin_route_samples.hpp"
+#include "tests/admin/route_samples.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using ::testing::HasSubstr;
@@ -70,4 +70,4 @@ TEST(AdminLiveness, HealthyOnlyWhenEveryActorAnswered) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::admin

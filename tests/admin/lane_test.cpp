@@ -1,8 +1,8 @@
-#include "topology/admin_lane.hpp"
+#include "admin/lane.hpp"
 
 #include <gtest/gtest.h>
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 TEST(AdminLane, ProbesAndScrapesGoToTheMonitoringLane) {
@@ -20,4 +20,4 @@ TEST(AdminLane, CommandsAndEverythingElseGoToTheCommandLane) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -28,9 +28,9 @@
 #include "tests/support/http_get.hpp"
 #include "tests/support/raw_client.hpp"
 #include "tests/support/wait_until.hpp"
-#include "topology/admin_listener.hpp"
+#include "admin/listener.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using namespace std::chrono_literals;
@@ -361,4 +361,4 @@ TEST(AdminListener, OutOfDescriptorsItRetriesInsteadOfSpinningAndServesOnceItCan
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::admin

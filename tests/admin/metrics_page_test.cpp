@@ -1,4 +1,4 @@
-#include "topology/admin_metrics_page.hpp"
+#include "admin/metrics_page.hpp"
 
 #include <string>
 #include <vector>
@@ -9,9 +9,9 @@
 
 #include "actors/route_metrics.hpp"
 #include "actors/router_metrics.hpp"
-#include "tests/topology/admin_route_samples.hpp"
+#include "tests/admin/route_samples.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using ::testing::HasSubstr;
@@ -195,4 +195,4 @@ TEST(AdminMetrics, AnOrderedPartitionShowsItsParkedKeysFollowersAndOldestPark) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -1,9 +1,9 @@
 // Prints /metrics as the admin listener renders it, for two routes with busy counters and one
-// idle, for `promtool check metrics` (the ctest topology.admin.promtool).
+// idle, for `promtool check metrics` (the ctest admin.promtool).
 #include <iostream>
 
 #include "actors/route_metrics.hpp"
-#include "topology/admin_metrics_page.hpp"
+#include "admin/metrics_page.hpp"
 
 int main() {
   using namespace courier;
@@ -24,7 +24,6 @@ int main() {
   busy.partitions.publish(
       std::vector<courier::kafka::partition_position>{{"brew.shipments.v1", 0, 5, 12, 7}});
   const actors::route_metrics idle;
-  std::cout << topology::render_metrics(
-      {topology::snapshot_of("shipments", busy), topology::snapshot_of("in\"voi\\ces", idle)},
-      "0.1.0");
+  std::cout << admin::render_metrics(
+      {admin::snapshot_of("shipments", busy), admin::snapshot_of("in\"voi\\ces", idle)}, "0.1.0");
 }

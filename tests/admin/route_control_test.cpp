@@ -1,4 +1,4 @@
-#include "topology/route_control.hpp"
+#include "admin/route_control.hpp"
 
 #include <string>
 #include <variant>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using ::testing::HasSubstr;
@@ -188,4 +188,4 @@ TEST(RouteControl, TheAnswerNamesTheRouteItsStateAndThePartitionsChanged) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::admin

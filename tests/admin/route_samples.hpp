@@ -6,9 +6,9 @@
 
 #include "actors/partition_board.hpp"
 #include "actors/route_metrics.hpp"
-#include "topology/admin_snapshot.hpp"
+#include "admin/snapshot.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 
 inline route_snapshot busy_route() {
   actors::route_metrics m;
@@ -73,4 +73,4 @@ inline route_snapshot ordered_route() {
   return s;
 }
 
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -1,13 +1,13 @@
 // The admin listener's slot book, without sockets: who gets a slot, whose idle connection makes
 // room, and when a connection is refused.
 
-#include "topology/admin_slots.hpp"
+#include "admin/slots.hpp"
 
 #include <vector>
 
 #include <gtest/gtest.h>
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using verdict = admission::verdict;
@@ -117,4 +117,4 @@ TEST(AdminSlots, RefusesLimitsOfZero) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::admin

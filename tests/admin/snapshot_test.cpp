@@ -1,4 +1,4 @@
-#include "topology/admin_snapshot.hpp"
+#include "admin/snapshot.hpp"
 
 #include <string>
 #include <vector>
@@ -9,10 +9,10 @@
 
 #include "actors/route_metrics.hpp"
 #include "actors/router_metrics.hpp"
-#include "topology/admin_metrics_page.hpp"
-#include "topology/admin_state_page.hpp"
+#include "admin/metrics_page.hpp"
+#include "admin/state_page.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using ::testing::HasSubstr;
@@ -128,4 +128,4 @@ TEST(AdminCounters, EveryRowOfEveryCounterTableIsInMetricsAndState) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::admin

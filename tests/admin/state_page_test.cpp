@@ -1,4 +1,4 @@
-#include "topology/admin_state_page.hpp"
+#include "admin/state_page.hpp"
 
 #include <string>
 #include <vector>
@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/route_metrics.hpp"
-#include "topology/admin_metrics_page.hpp"
-#include "tests/topology/admin_route_samples.hpp"
+#include "admin/metrics_page.hpp"
+#include "tests/admin/route_samples.hpp"
 
-namespace courier::topology {
+namespace courier::admin {
 namespace {
 
 using nlohmann::json;
@@ -108,4 +108,4 @@ TEST(AdminState, FlagsARouteWhoseReceiverAnsweredGone) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::admin

@@ -14,8 +14,9 @@
 #include "tests/support/http_get.hpp"
 #include "tests/support/metrics_text.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "topology/admin_listener.hpp"
-#include "topology/admin_routes.hpp"
+#include "admin/listener.hpp"
+#include "admin/endpoints.hpp"
+#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -31,10 +32,10 @@ TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
   stand s{2};
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  topology::admin_endpoints endpoints{sys, p};
-  topology::admin_listener listener{{"127.0.0.1", 0}};
+  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
+  admin::admin_listener listener{{"127.0.0.1", 0}};
   ASSERT_NE(listener.port(), 0) << "port 0 reports the port the system picked";
-  listener.serve([&](const topology::admin_request& r) { return endpoints.handle(r); });
+  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
   const auto port = listener.port();
 
   // Before anything was fetched every series exists with 0.
@@ -169,9 +170,9 @@ TEST(AdminListener, HealthzNamesAnActorThatDied) {
   stand s{1};
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  topology::admin_endpoints endpoints{sys, p};
-  topology::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const topology::admin_request& r) { return endpoints.handle(r); });
+  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
+  admin::admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
   ASSERT_EQ(http_get(listener.port(), "/healthz").status, 200);
   {
     caf::scoped_actor self{sys};
@@ -191,7 +192,7 @@ TEST(AdminListener, HealthzNamesAnActorThatDied) {
 // `courier run` checks admin.listen before it starts anything: a port in use exits 2 naming the
 // key, well before the broker checks (whose broker here does not even exist).
 TEST(AdminListener, CourierRunExits2WhenTheAdminPortIsInUse) {
-  topology::admin_listener taken{{"127.0.0.1", 0}};
+  admin::admin_listener taken{{"127.0.0.1", 0}};
   const temp_dir dir{"admin-port-in-use", temp_dir::keep_if_failed};
   const auto path = dir.path() / "courier.json";
   std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1"}, "admin": {"listen": "127.0.0.1:)"

@@ -12,7 +12,8 @@
 #include "core/model/idempotency_key.hpp"
 #include "demo/topic_reader.hpp"
 #include "tests/integration/stand.hpp"
-#include "topology/admin_routes.hpp"
+#include "admin/endpoints.hpp"
+#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -104,7 +105,7 @@ TEST(EndpointFailures,
   s.seed(n);
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
-  const topology::admin_endpoints endpoints{sys, p};
+  const admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until(
       [&] {

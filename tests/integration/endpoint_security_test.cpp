@@ -13,7 +13,8 @@
 #include "tests/integration/stand.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_pki.hpp"
-#include "topology/admin_routes.hpp"
+#include "admin/endpoints.hpp"
+#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -100,7 +101,7 @@ TEST(EndpointSecurity, ALoopbackEndpointIsRefusedHeldAndFlaggedUnlessTheRouteAll
   s.seed(20);
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
-  const topology::admin_endpoints endpoints{sys, p};
+  const admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until(
       [&] {

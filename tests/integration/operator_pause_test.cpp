@@ -12,8 +12,9 @@
 #include "tests/integration/stand.hpp"
 #include "tests/support/http_get.hpp"
 #include "tests/support/metrics_text.hpp"
-#include "topology/admin_listener.hpp"
-#include "topology/admin_routes.hpp"
+#include "admin/listener.hpp"
+#include "admin/endpoints.hpp"
+#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -50,9 +51,9 @@ TEST(OperatorPause, APausedRouteFetchesNothingWhileItsLagGrowsAndItsResumeDelive
   s.cfg.admin.token = admin_token;
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  topology::admin_endpoints endpoints{sys, p, s.cfg.admin.token};
-  topology::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const topology::admin_request& r) { return endpoints.handle(r); });
+  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), s.cfg.admin.token};
+  admin::admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
   const auto port = listener.port();
   ASSERT_TRUE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s))
       << http_get(port, "/readyz").body;
@@ -166,9 +167,9 @@ TEST(OperatorPause, WithoutAConfiguredTokenPauseIsForbidden) {
   ASSERT_TRUE(s.cfg.admin.token.empty());
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  topology::admin_endpoints endpoints{sys, p, s.cfg.admin.token};
-  topology::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const topology::admin_request& r) { return endpoints.handle(r); });
+  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), s.cfg.admin.token};
+  admin::admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
   for (const std::string& authorization : {std::string{}, std::string{"Bearer anything"}}) {
     const auto r = http_post(listener.port(), pause_path, authorization);
     EXPECT_EQ(r.status, 403) << r.body;

@@ -6,11 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
-#include "topology/admin_listener.hpp"
+#include "admin/listener.hpp"
 #include "topology/cli.hpp"
 
 namespace courier::topology {
 namespace {
+
+using admin::admin_listener;
+using admin::open_admin_listener;
 
 using ::testing::HasSubstr;
 
