@@ -14,7 +14,7 @@ admission waits_for(waiting_for what) {
 
 }  // namespace
 
-attempt_gate::attempt_gate(attempt_gate_settings settings) : settings_(std::move(settings)) {
+attempt_gate::attempt_gate(attempt_gate_settings settings) : settings_(settings) {
   if (settings_.adaptive) {
     limit_.emplace(*settings_.adaptive);
   }

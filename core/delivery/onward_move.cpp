@@ -13,8 +13,11 @@ std::string failure_message(const attempt_answer& a) {
   return "the receiver answered " + std::to_string(a.status);
 }
 
+// Distinct by role: the attempts of this sequence and the time they ended.
 failure_info failure_of(const attempt_answer& a, std::string error_class,
-                        std::vector<std::string> trace, int attempts, std::int64_t now_ms) {
+                        std::vector<std::string> trace,
+                        int attempts,  // NOLINT(bugprone-easily-swappable-parameters)
+                        std::int64_t now_ms) {
   failure_info f;
   f.error_class = std::move(error_class);
   f.error_message = failure_message(a);

@@ -62,6 +62,8 @@ void revoke_drain::before_assign(const std::vector<assigned_partition>& ps, std:
 
 void revoke_drain::on_outcomes(std::int64_t now_ms) { finish(now_ms, false); }
 
+// Distinct by role: which wait the deadline was armed for, and the time now.
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
 void revoke_drain::on_deadline(std::uint64_t n, std::int64_t now_ms) {
   if (n == waits_) {
     finish(now_ms, true);
