@@ -3,7 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <new>
+#include <string>
+
+#include <boost/asio/post.hpp>
+
 #include "actors/messages.hpp"
+#include "core/http/io_failure.hpp"
+#include "core/http/io_runner.hpp"
 #include "tests/integration/stand.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/supervisor.hpp"
@@ -42,6 +49,28 @@ TEST(Supervisor, ReturnsTheSignalOfAStopRequestWhileEveryActorIsUp) {
   const auto cause = sup.wait();
   EXPECT_EQ(cause.what, topology::stop_cause::kind::signal);
   EXPECT_EQ(cause.signal, 15);
+  const auto& report = p.stop();
+  EXPECT_TRUE(report.clean()) << (report.problems.empty() ? "" : report.problems.front());
+}
+
+// An allocation failure on an io thread (a hostile peer's bytes) reaches the supervisor as
+// `courier run` wires it (http::set_io_failure_handler -> (stop_atom, what)), which stops the
+// process the supervised way: io_failed, with what was thrown.
+TEST(Supervisor, ABadAllocOnAnIoThreadStopsTheProcessAsAnIoFailure) {
+  stand s{1};
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, topology::pipeline_options{1s, 3}};
+  topology::supervisor sup{sys, p};
+  const auto previous = http::set_io_failure_handler([&sup](const std::string& what) {
+    caf::anon_send(sup.handle(), actors::stop_atom::value, what);
+  });
+  http::io_runner io{1};
+  boost::asio::post(io.context(), [] { throw std::bad_alloc{}; });
+  const auto cause = sup.wait_for(10s);
+  http::set_io_failure_handler(previous);
+  ASSERT_TRUE(cause.has_value()) << "the io thread's failure never reached the supervisor";
+  EXPECT_EQ(cause->what, topology::stop_cause::kind::io_failed);
+  EXPECT_NE(cause->reason.find("bad_alloc"), std::string::npos) << cause->reason;
   const auto& report = p.stop();
   EXPECT_TRUE(report.clean()) << (report.problems.empty() ? "" : report.problems.front());
 }
