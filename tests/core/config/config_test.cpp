@@ -13,6 +13,7 @@
 
 #include "tests/support/fake_env.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/core/config/config_error_of.hpp"
 
 namespace courier {
 namespace {
@@ -34,17 +35,7 @@ json minimal_route() {
 
 json doc_with_route(const json& route) { return {{"routes", json::array({route})}}; }
 
-// The config_error a callable throws; fails the test when it throws nothing.
-template <class F>
-config_error error_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a config_error";
-  return config_error{"", ""};
-}
+using testing::error_of;
 
 config_error parse_error_of(const json& doc) {
   return error_of([&] { parse_config(doc); });

@@ -14,6 +14,7 @@
 #include "core/config/config.hpp"
 #include "tests/support/fake_env.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/core/config/config_error_of.hpp"
 
 namespace courier {
 namespace {
@@ -35,16 +36,7 @@ json route(const json& extra = json::object()) {
 
 json doc(const json& r) { return {{"routes", json::array({r})}}; }
 
-template <class F>
-config_error error_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a config_error";
-  return config_error{"", ""};
-}
+using testing::error_of;
 
 config_error validate_error_of(const json& r) {
   return error_of([&] { validate(parse_config(doc(r))); });

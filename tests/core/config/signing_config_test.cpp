@@ -11,6 +11,7 @@
 #include "core/config/config.hpp"
 #include "tests/support/fake_env.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/core/config/config_error_of.hpp"
 
 namespace courier {
 namespace {
@@ -34,16 +35,7 @@ json route(json extra = json::object()) {
 
 courier_config parsed(const json& r) { return parse_config({{"routes", json::array({r})}}); }
 
-template <class F>
-config_error error_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a config_error";
-  return config_error{"", ""};
-}
+using testing::error_of;
 
 config_error validation_error(const json& r) {
   return error_of([&] { validate(parsed(r)); });
