@@ -32,6 +32,7 @@
 #include "tests/support/raw_client.hpp"
 #include "tests/support/rss.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/log_lines.hpp"
 
 namespace courier::testing {
 namespace {
@@ -50,18 +51,6 @@ constexpr std::size_t rss_growth_bound_kib = (rss_under_sanitizer ? 256 : 50) * 
 std::filesystem::path write_run_config(courier_config cfg, const std::filesystem::path& dir) {
   cfg.kafka.properties["fetch.wait.max.ms"] = "10";
   return write_config(cfg, dir);
-}
-
-// The admin port of a running courier, from its "admin listener bound" log line.
-std::optional<std::uint16_t> admin_port(const std::string& log) {
-  std::istringstream lines{log};
-  for (std::string line; std::getline(lines, line);) {
-    const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.value("event", "") == "admin listener bound" && j.contains("port")) {
-      return j.at("port").get<std::uint16_t>();
-    }
-  }
-  return std::nullopt;
 }
 
 double deliveries(const std::string& metrics, const std::string& outcome) {

@@ -19,6 +19,7 @@
 #include "tests/support/courier_process.hpp"
 #include "tests/support/http_get.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/log_lines.hpp"
 
 namespace courier::testing {
 namespace {
@@ -96,18 +97,6 @@ TEST(Secrets, HelpShowsNoSecretFromTheEnvironment) {
     EXPECT_NE(log.find("--"), std::string::npos) << "help was printed: " << log;
     expect_no_secret(log, args.front() + " --help");
   }
-}
-
-// The admin port of a running courier, from its "admin listener bound" log line.
-std::optional<std::uint16_t> admin_port(const std::string& log) {
-  std::istringstream lines{log};
-  for (std::string line; std::getline(lines, line);) {
-    const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.value("event", "") == "admin listener bound" && j.contains("port")) {
-      return j.at("port").get<std::uint16_t>();
-    }
-  }
-  return std::nullopt;
 }
 
 TEST(Secrets, ARunningCourierShowsNoSecretInItsLogStateOrMetrics) {
