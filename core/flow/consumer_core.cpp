@@ -170,7 +170,8 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   ++counts_[consumer_counter::consumed];
   ++accounts_[p].consumed;
   latest_now_ms_ = now_ms;
-  if (!gated(r.topic)) {
+  const bool from_source = !gated(r.topic);
+  if (from_source) {
     // A source record: whatever courier.* provenance it carries was written by its producer.
     if (const auto names = drop_untrusted_provenance(r.headers); !names.empty()) {
       ++counts_[consumer_counter::untrusted_provenance];
@@ -179,7 +180,7 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   }
   enter_ordered(r, now_ms);
   intake result = intake::gated;
-  if (!gated(r.topic)) {
+  if (from_source) {
     result = hand_out(e, std::move(r), now_ms);
   } else {
     const auto due = read_due(r, now_ms, settings_.longest_retry_delay);

@@ -13,6 +13,11 @@ bool is_provenance_header(std::string_view name) {
       origin_offset_header, origin_timestamp_header, attempts_header,
       retry_tier_header,    retry_due_header,        first_failure_header,
       last_failure_header,  followers_header,        error_trace_header};
+  // Every source record's headers pass here: most are not courier's at all.
+  static constexpr std::string_view courier_prefix = "courier.";
+  if (name.substr(0, courier_prefix.size()) != courier_prefix) {
+    return false;
+  }
   if (name.substr(0, error_header_prefix.size()) == error_header_prefix) {
     return true;
   }
