@@ -96,6 +96,7 @@ TEST(Backpressure, AnAdaptiveLimitBacksOffOnOverloadAnswersAndLosesNothing) {
         return s.receiver->snapshot().ok >= n;
       },
       90s);
+  ASSERT_TRUE(s.wait_group_settled(m));
   p.stop();
   ASSERT_TRUE(all) << "delivered: " << s.receiver->snapshot().ok << " of " << n;
   EXPECT_GT(highest, 0) << "the route published its limit";

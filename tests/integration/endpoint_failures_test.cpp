@@ -40,6 +40,7 @@ TEST(EndpointFailures,
   s.receiver->set_secret("the-rotated-secret");  // the partner catches up with the rotation
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 100; }, 60s))
       << "delivered: " << s.receiver->snapshot().ok;
+  ASSERT_TRUE(s.wait_group_settled(m));
   p.stop();
   EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
   EXPECT_EQ(m.deliveries[delivery_counter::retried].load(), 0U);
@@ -76,6 +77,7 @@ TEST(EndpointFailures,
       60s))
       << "delivered " << s.receiver->snapshot().ok << ", dead-lettered "
       << m.deliveries[delivery_counter::dead_lettered].load();
+  ASSERT_TRUE(s.wait_group_settled(m));
   p.stop();
 
   // Accounting: every seeded record was delivered or is in the DLQ, never both, once each.
@@ -138,6 +140,7 @@ TEST(EndpointFailures,
   EXPECT_FALSE(m.endpoint_gone.load());
   const auto after = nlohmann::json::parse(endpoints.handle("GET", "/state").body);
   EXPECT_EQ(after.at("routes").at(0).at("flags"), nlohmann::json::array()) << after.dump();
+  ASSERT_TRUE(s.wait_group_settled(m));
   p.stop();
 
   // Accounting: every record delivered exactly once, none in the DLQ.

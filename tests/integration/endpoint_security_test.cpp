@@ -47,6 +47,7 @@ TEST(EndpointSecurity, DeliversEveryRecordOverVerifiedHttpsAndCommitsThem) {
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 100; }, 60s))
       << "delivered: " << s.receiver->snapshot().ok;
+  ASSERT_TRUE(s.wait_group_settled(m));
   p.stop();
   EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
@@ -81,6 +82,7 @@ TEST(EndpointSecurity, ACertificateThatDoesNotVerifyEndsAsTlsAndLosesNoRecord) {
     ASSERT_TRUE(
         wait_until([&] { return m.deliveries[delivery_counter::dead_lettered].load() >= n; }, 60s))
         << "dead-lettered: " << m.deliveries[delivery_counter::dead_lettered].load();
+    ASSERT_TRUE(s.wait_group_settled(m));
     p.stop();
     EXPECT_EQ(s.receiver->snapshot().total, 0U) << "no request went out unverified";
     const auto dlq = demo::read_topic(s.cfg.kafka.brokers, s.dlq, n, 20s, fast_group());
@@ -139,6 +141,7 @@ TEST(EndpointSecurity, ALoopbackEndpointDeliversWhenTheRouteAllowsPrivateTargets
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{2s, 3}};
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 20; }, 30s));
+  ASSERT_TRUE(s.wait_group_settled(m));
   p.stop();
   EXPECT_FALSE(m.endpoint_blocked.load());
   EXPECT_EQ(m.deliveries[delivery_counter::ssrf_blocked].load(), 0U);

@@ -53,6 +53,7 @@ void expect_every_seeded_record_delivered_once_and_committed(stand& s, int parti
   topology::pipeline p{sys, s.cfg, {}};
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= n; }, 60s))
       << "delivered at the receiver: " << s.receiver->snapshot().ok;
+  ASSERT_TRUE(s.wait_group_settled(*p.routes().front().metrics));
   p.stop();
 
   const auto st = s.receiver->snapshot();

@@ -11,6 +11,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
+#include "actors/route_metrics.hpp"
 #include "core/config/config.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
@@ -72,6 +73,27 @@ struct stand {
       sum += offset;
     }
     return sum;
+  }
+
+  // Whether the route's consumer holds every partition of its source and its retry tiers (both
+  // group members assigned) within `within`. A test that counts commits after stop() waits for
+  // it first: a stop during a rebalance leaves the last commit to the partitions' next owner,
+  // which at-least-once allows, and librdkafka's mock coordinator takes the session timeout less
+  // 1 s a round, so a member whose JoinGroup came after the first generation formed keeps the
+  // group rebalancing for up to three rounds (15 s), longer than a leaving commit waits for it.
+  bool wait_group_settled(const actors::route_metrics& m,
+                          std::chrono::seconds within = std::chrono::seconds{30}) const {
+    const auto& r = cfg.routes.front();
+    const auto want = static_cast<std::size_t>(partitions_) * (1 + r.retry_tiers.size());
+    return wait_until(
+        [&] {
+          std::size_t held = 0;
+          for (const auto& p : m.partitions.snapshot()) {
+            held += p.assigned ? 1 : 0;
+          }
+          return held == want;
+        },
+        within);
   }
 
   const std::string topic = "brew.shipments.v1";
