@@ -12,11 +12,11 @@
 #include "core/log/log_output.hpp"
 #include "core/version.hpp"
 #include "demo/demo.hpp"
-#include "topology/audit_command.hpp"
-#include "topology/cli.hpp"
+#include "app/audit_command.hpp"
+#include "app/cli.hpp"
 #include "topology/kafka_log.hpp"
 #include "topology/preflight.hpp"
-#include "topology/service.hpp"
+#include "app/service.hpp"
 
 namespace {
 
@@ -28,8 +28,8 @@ std::optional<std::string> read_env(const char* name) {
 }
 
 // The configuration the command will run with, checked as far as it can be before start.
-courier::courier_config checked_config(const courier::topology::cli_command& cmd) {
-  auto cfg = courier::topology::resolve_config(cmd, read_env);
+courier::courier_config checked_config(const courier::app::cli_command& cmd) {
+  auto cfg = courier::app::resolve_config(cmd, read_env);
   courier::topology::check_before_start(cfg);
   return cfg;
 }
@@ -37,8 +37,8 @@ courier::courier_config checked_config(const courier::topology::cli_command& cmd
 }  // namespace
 
 int main(int argc, char** argv) {
-  using courier::topology::cli_command;
-  const auto parsed = courier::topology::parse_cli(argc, argv);
+  using courier::app::cli_command;
+  const auto parsed = courier::app::parse_cli(argc, argv);
   if (!parsed.command) {
     std::fprintf(parsed.exit_code == 0 ? stdout : stderr, "%s\n", parsed.message.c_str());
     return parsed.exit_code;
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
         std::printf("courier %s\n", courier::version);
         return 0;
       case cli_command::kind::run:
-        return courier::topology::run_service(checked_config(cmd));
+        return courier::app::run_service(checked_config(cmd));
       case cli_command::kind::config_check: {
         const auto cfg = checked_config(cmd);
         std::printf("courier: %s: valid (%zu route%s)\n", cmd.config_path.string().c_str(),
@@ -82,12 +82,11 @@ int main(int argc, char** argv) {
         return 0;
       }
       case cli_command::kind::topics_ensure:
-        return courier::topology::run_topics_ensure(checked_config(cmd), cmd.source_partitions);
+        return courier::app::run_topics_ensure(checked_config(cmd), cmd.source_partitions);
       case cli_command::kind::audit:
-        return courier::topology::run_audit(courier::topology::resolve_config(cmd, read_env),
-                                            cmd.audit);
+        return courier::app::run_audit(courier::app::resolve_config(cmd, read_env), cmd.audit);
       case cli_command::kind::demo:
-        return courier::demo::run_demo(cmd.demo, courier::topology::resolve_config(cmd, read_env));
+        return courier::demo::run_demo(cmd.demo, courier::app::resolve_config(cmd, read_env));
     }
   } catch (const courier::config_error& e) {
     std::fprintf(stderr, "courier: configuration error: %s\n", e.what());

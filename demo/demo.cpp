@@ -9,16 +9,12 @@
 #include <set>
 
 #include "actors/messages.hpp"
-#include "actors/system_config.hpp"
 #include "core/log/json_log.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
-#include "admin/endpoints.hpp"
 #include "admin/listener.hpp"
-#include "topology/admin_handles.hpp"
-#include "topology/pipeline.hpp"
-#include "topology/supervisor.hpp"
+#include "topology/runtime.hpp"
 #include "demo/progress_bar.hpp"
 #include "demo/shipments.hpp"
 #include "demo/topic_reader.hpp"
@@ -27,12 +23,7 @@
 
 namespace courier::demo {
 
-using admin::admin_endpoints;
-using admin::admin_listener;
-using admin::admin_request;
 using admin::open_admin_listener;
-using topology::demo_options;
-using topology::pipeline;
 using topology::pipeline_options;
 using topology::required_topics;
 namespace {
@@ -149,10 +140,6 @@ int run_demo(const demo_options& options, courier_config cfg) {
     seed_shipments(producer, route.topic, options.records, options.seed);
   }
 
-  caf::actor_system_config sys_cfg;
-  actors::configure_actor_system(sys_cfg);
-  caf::actor_system system{sys_cfg};
-
   const auto started = clock::now();
   // Generous: every record may need a full attempt sequence and the outage must pass.
   const auto deadline = started + options.outage + std::chrono::seconds{120} +
@@ -162,24 +149,10 @@ int run_demo(const demo_options& options, courier_config cfg) {
   bool accounted = false;
   std::optional<topology::stop_cause> stopped;
   {
-    pipeline p{system, cfg, pipeline_options{std::chrono::seconds{10}, options.seed}};
     // Supervised like `courier run`: an actor that dies ends the demo, named, with exit 1.
-    topology::supervisor sup{system, p};
-    // Declared after the pipeline and stopped before it: its handlers ping the pipeline's actors.
-    std::optional<admin_endpoints> endpoints;
-    struct admin_stopper {
-      std::optional<admin_listener>& admin;
-      ~admin_stopper() {
-        if (admin) {
-          admin->stop();
-        }
-      }
-    } stop_admin_first{admin};
-    if (admin) {
-      endpoints.emplace(system, topology::admin_handles_of(p), cfg.admin.token);
-      admin->serve([&e = *endpoints](const admin_request& request) { return e.handle(request); });
-    }
-    const auto& metrics = *p.routes().front().metrics;
+    topology::runtime rt{cfg, admin};
+    rt.start(pipeline_options{std::chrono::seconds{10}, options.seed});
+    const auto& metrics = *rt.graph().routes().front().metrics;
     progress_bar bar{stderr, options.records, options.progress};
     bool outage_armed = options.outage.count() > 0;
     while (clock::now() < deadline) {
@@ -195,16 +168,13 @@ int run_demo(const demo_options& options, courier_config cfg) {
         break;
       }
       // The display refresh, which is also the supervisor's watch.
-      if ((stopped = sup.wait_for(std::chrono::milliseconds{100}))) {
+      if ((stopped = rt.watch().wait_for(std::chrono::milliseconds{100}))) {
         break;
       }
     }
     bar.finish();
     tally.elapsed_s = std::chrono::duration<double>(clock::now() - started).count();
-    if (endpoints) {
-      endpoints->set_stopping();
-    }
-    p.stop();
+    rt.stop();
     tally.receiver = receiver.snapshot();
     const auto arrivals = receiver.arrivals();
     if (arrivals.size() > 1) {

@@ -12,7 +12,7 @@
 namespace courier {
 
 // What happened to each record of one source partition's range, for `courier audit`
-// (route_audit feeds it; topology/audit_command reads the topics):
+// (route_audit feeds it; app/audit_command reads the topics):
 // the records the source holds there, and what the other places say of them by origin offset:
 // a receipt (delivered), a copy in a retry tier past that tier's committed offset (waiting), a
 // DLQ record (dead-lettered, with its class; redriven when the redrive ledger moved it). A record

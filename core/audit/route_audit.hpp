@@ -19,7 +19,7 @@ struct audited_partition {
 };
 
 // What `courier audit` learns of one route's source range, record by record, from the places a
-// record can end up (the reading itself is topology/audit_command's): it keeps one fate_book per
+// record can end up (the reading itself is app/audit_command's): it keeps one fate_book per
 // source partition and tells each what the records it is shown say.
 //
 // The records are taken as courier writes them: a receipt's value names its origin (a tier

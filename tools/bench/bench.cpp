@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,13 +17,12 @@
 #include <CLI/CLI.hpp>
 
 #include "actors/messages.hpp"
-#include "actors/system_config.hpp"
 #include "core/log/json_log.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/kafka_mock/mock_cluster.hpp"
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
-#include "topology/pipeline.hpp"
+#include "topology/runtime.hpp"
 #include "demo/shipments.hpp"
 
 namespace {
@@ -130,10 +130,10 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   kafka::producer producer{cfg.kafka.brokers};
   demo::seed_shipments(producer, topic, backlog, 1);
 
-  caf::actor_system_config sys_cfg;
-  actors::configure_actor_system(sys_cfg);
-  caf::actor_system system{sys_cfg};
-  topology::pipeline p{system, cfg, topology::pipeline_options{10s, 1}};
+  // Supervised like `courier run`, without an admin listener.
+  std::optional<admin::admin_listener> no_admin;
+  topology::runtime rt{cfg, no_admin};
+  rt.start(topology::pipeline_options{10s, 1});
 
   // Backlog: from the first receipt to the last.
   const bool first = wait_for([&] { return receiver.snapshot().ok > 0; }, 60s);
@@ -153,7 +153,7 @@ scenario_result run_scenario(std::chrono::milliseconds latency, std::size_t back
   }
   producer.flush(30s);
   const bool paced_done = wait_for([&] { return receiver.snapshot().ok >= backlog + paced; }, 120s);
-  p.stop();
+  rt.stop();
   res.complete = drained && paced_done;
 
   const auto stamps = record_timestamps(cfg.kafka.brokers, topic, backlog + paced);

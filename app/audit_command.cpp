@@ -1,4 +1,4 @@
-#include "topology/audit_command.hpp"
+#include "app/audit_command.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -14,12 +14,12 @@
 #include "core/kafka/admin.hpp"
 #include "core/kafka/error.hpp"
 #include "core/kafka/range_reader.hpp"
-#include "topology/audit_bounds.hpp"
+#include "app/audit_bounds.hpp"
 #include "topology/topics.hpp"
 #include "core/redrive/ledger.hpp"
 #include "core/redrive/setup.hpp"
 
-namespace courier::topology {
+namespace courier::app {
 
 namespace {
 
@@ -168,7 +168,7 @@ void read_waiting(kafka::range_reader& reader, const kafka::cluster& at, const s
 }
 
 int audit_route(const courier_config& cfg, const audit_plan& plan, const audit_options& o) {
-  const kafka::cluster at = cluster_of(cfg);
+  const kafka::cluster at = topology::cluster_of(cfg);
   kafka::range_reader reader{at, o.timeout};
   route_audit audit{plan.route->name, plan.topics.source,
                     source_ranges(reader, at, cfg, plan, o.timeout)};
@@ -225,4 +225,4 @@ int run_audit(const courier_config& cfg, const audit_options& options) {
   }
 }
 
-}  // namespace courier::topology
+}  // namespace courier::app

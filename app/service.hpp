@@ -2,7 +2,7 @@
 
 #include "core/config/config.hpp"
 
-namespace courier::topology {
+namespace courier::app {
 
 // `courier run`: the pipeline against a real Kafka until SIGTERM or SIGINT, then a graceful
 // stop (stop fetching, finish in-flight deliveries, commit, close). Returns the exit status.
@@ -13,4 +13,4 @@ int run_service(const courier_config& cfg);
 // `courier topics ensure`: creates the missing topics and lists them. Returns the exit status.
 int run_topics_ensure(const courier_config& cfg, int source_partitions);
 
-}  // namespace courier::topology
+}  // namespace courier::app

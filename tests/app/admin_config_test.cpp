@@ -7,9 +7,9 @@
 
 #include "core/config/config.hpp"
 #include "admin/listener.hpp"
-#include "topology/cli.hpp"
+#include "app/cli.hpp"
 
-namespace courier::topology {
+namespace courier::app {
 namespace {
 
 using admin::admin_listener;
@@ -99,4 +99,4 @@ TEST(AdminListener, OffOpensNothing) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::app

@@ -1,4 +1,4 @@
-#include "topology/cli.hpp"
+#include "app/cli.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -14,7 +14,7 @@
 #include "tests/support/fake_env.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace courier::topology {
+namespace courier::app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -368,4 +368,4 @@ TEST(Cli, DemoTakesTheSecretAndFlagsFromOverrides) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::app

@@ -1,4 +1,4 @@
-#include "topology/service.hpp"
+#include "app/service.hpp"
 
 #include <algorithm>
 #include <csignal>
@@ -9,24 +9,27 @@
 #include <thread>
 
 #include "actors/messages.hpp"
-#include "actors/system_config.hpp"
 #include "core/http/io_failure.hpp"
 #include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
-#include "admin/endpoints.hpp"
 #include "admin/listener.hpp"
-#include "topology/admin_handles.hpp"
 #include "topology/credentials.hpp"
-#include "topology/pipeline.hpp"
-#include "topology/supervisor.hpp"
+#include "topology/runtime.hpp"
 #include "topology/topics.hpp"
 
-namespace courier::topology {
+namespace courier::app {
 
-using admin::admin_endpoints;
 using admin::admin_listener;
-using admin::admin_request;
 using admin::open_admin_listener;
+using topology::ensure_topics;
+using topology::first_credentials;
+using topology::missing_topics;
+using topology::pipeline_options;
+using topology::required_topics;
+using topology::retry_producer_properties;
+using topology::runtime;
+using topology::stop_cause;
+using topology::stop_report;
 
 namespace {
 
@@ -159,19 +162,8 @@ int run_service(const courier_config& cfg) {
     return 2;
   }
 
-  caf::actor_system_config sys_cfg;
-  actors::configure_actor_system(sys_cfg);
-  caf::actor_system system{sys_cfg};
-  // The listener's handlers ping actors of this system: it stops before the system goes.
-  std::optional<admin_endpoints> endpoints;
-  struct admin_stopper {
-    std::optional<admin_listener>& admin;
-    ~admin_stopper() {
-      if (admin) {
-        admin->stop();
-      }
-    }
-  } stop_admin_first{admin};
+  // The listener's handlers ping the pipeline's actors: the runtime stops it before them.
+  runtime rt{cfg, admin};
   pipeline_options options;
   // Before the pipeline: a token endpoint that refuses or a token file that is missing ends the
   // start (config_error, exit 2) with the key named, instead of a route that delivers nothing.
@@ -185,21 +177,11 @@ int run_service(const courier_config& cfg) {
                                                                : producer["compression.codec"]}});
   }
   // A signal while the pipeline starts waits for the supervisor, then stops it (drained).
-  std::optional<pipeline> p;
-  std::optional<supervisor> sup;
-  relay.start([&] {
-    p.emplace(system, cfg, options, std::move(credentials));
-    sup.emplace(system, *p);
-    return sup->handle();
-  });
-  if (admin) {
-    endpoints.emplace(system, admin_handles_of(*p), cfg.admin.token);
-    admin->serve([&e = *endpoints](const admin_request& request) { return e.handle(request); });
-  }
+  relay.start([&] { return rt.start(options, std::move(credentials)); });
   log::info("courier running", {{"brokers", cfg.kafka.brokers},
                                 {"group_id", cfg.kafka.group_id},
                                 {"routes", cfg.routes.size()}});
-  const stop_cause cause = sup->wait();
+  const stop_cause cause = rt.watch().wait();
   switch (cause.what) {
     case stop_cause::kind::signal:
       log::info("stopping", {{"signal", cause.signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
@@ -208,10 +190,7 @@ int run_service(const courier_config& cfg) {
     case stop_cause::kind::io_failed:
       break;  // logged by the supervisor
   }
-  if (endpoints) {
-    endpoints->set_stopping();  // /readyz: 503 while draining
-  }
-  const stop_report& report = p->stop();
+  const stop_report& report = rt.stop();
   if (report.timed_out) {
     // The actor system would wait for the actor still running, without a bound: the process
     // ends here instead, non-zero. What it had not committed is fetched again after a restart.
@@ -220,9 +199,7 @@ int run_service(const courier_config& cfg) {
     std::fflush(nullptr);
     std::_Exit(1);
   }
-  if (admin) {
-    admin->stop();
-  }
+  rt.stop_admin();
   relay.close();
   if (!report.clean()) {
     // Each problem was logged as it came (a consumer whose final commit failed: its partitions'
@@ -243,4 +220,4 @@ int run_topics_ensure(const courier_config& cfg, int source_partitions) {
   return 0;
 }
 
-}  // namespace courier::topology
+}  // namespace courier::app

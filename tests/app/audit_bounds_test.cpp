@@ -1,4 +1,4 @@
-#include "topology/audit_bounds.hpp"
+#include "app/audit_bounds.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace courier::topology {
+namespace courier::app {
 namespace {
 
 constexpr std::int64_t now = 1'764'496'800'000;  // 2025-11-30T10:00:00Z
@@ -60,4 +60,4 @@ TEST(AuditBounds, AnythingElseIsRefusedAndTheErrorNamesTheFlagAndTheForms) {
 }
 
 }  // namespace
-}  // namespace courier::topology
+}  // namespace courier::app

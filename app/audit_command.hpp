@@ -1,9 +1,9 @@
 #pragma once
 
 #include "core/config/config.hpp"
-#include "topology/cli.hpp"
+#include "app/cli.hpp"
 
-namespace courier::topology {
+namespace courier::app {
 
 // `courier audit` (issue 34): reads one route's source range, its receipts topic, the retry
 // tiers past the group's commit points and the DLQ with redrive's ledger, with
@@ -17,4 +17,4 @@ namespace courier::topology {
 // (named), 3 when Kafka could not be read (or anything else ended the read).
 int run_audit(const courier_config& cfg, const audit_options& options);
 
-}  // namespace courier::topology
+}  // namespace courier::app

@@ -1,4 +1,4 @@
-#include "topology/cli.hpp"
+#include "app/cli.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -11,7 +11,7 @@
 #include "core/config/cli_checks.hpp"
 #include "core/time/duration.hpp"
 
-namespace courier::topology {
+namespace courier::app {
 namespace {
 
 constexpr int usage_error_exit_code = 2;
@@ -104,7 +104,7 @@ void add_admin_flag(CLI::App& sub, config_overrides& flags) {
       ->type_name("PATH");
 }
 
-void add_demo_flags(CLI::App& sub, demo_options& demo) {
+void add_demo_flags(CLI::App& sub, demo::demo_options& demo) {
   sub.add_option_function<std::string>(
          "--records",
          [&demo](const std::string& v) {
@@ -325,4 +325,4 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   return cfg;
 }
 
-}  // namespace courier::topology
+}  // namespace courier::app

@@ -1,10 +1,10 @@
-#include "topology/audit_bounds.hpp"
+#include "app/audit_bounds.hpp"
 
 #include <charconv>
 
 #include "core/redrive/time_arg.hpp"
 
-namespace courier::topology {
+namespace courier::app {
 
 namespace {
 
@@ -84,4 +84,4 @@ std::int64_t offset_of(const std::optional<audit_bound>& bound, std::int32_t par
   return fallback;
 }
 
-}  // namespace courier::topology
+}  // namespace courier::app

@@ -10,23 +10,12 @@
 #include <string_view>
 
 #include "core/config/config.hpp"
+#include "demo/demo.hpp"
 
-namespace courier::topology {
-
-struct demo_options {
-  std::size_t records = 1000;
-  int partitions = 4;
-  double fail_rate_503 = 0;
-  double fail_rate_timeout = 0;
-  double fail_rate_400 = 0;  // the same records every time (chosen by key)
-  std::chrono::milliseconds latency{0};
-  std::chrono::milliseconds outage{0};
-  std::uint64_t seed = 42;
-  bool progress = true;
-};
+namespace courier::app {
 
 // `courier audit`: which route, which part of its source, and how to print the result. --from
-// and --until are kept as given; topology/audit_bounds reads them (a time, or offsets).
+// and --until are kept as given; app/audit_bounds reads them (a time, or offsets).
 struct audit_options {
   std::string route;
   std::optional<std::string> from;
@@ -40,7 +29,7 @@ struct cli_command {
   kind what = kind::run;
   // run, topics ensure, config check: --config, relative to the working directory.
   std::filesystem::path config_path = "topology/courier.json";
-  demo_options demo;
+  demo::demo_options demo;
   audit_options audit;
   // topics ensure: partitions of a source topic that does not exist yet.
   int source_partitions = 1;
@@ -75,4 +64,4 @@ cli_result parse_cli(int argc, const char* const* argv);
 // overrides, then flags (flags win), then validate(). Throws config_error.
 courier_config resolve_config(const cli_command& cmd, const getenv_function& getenv);
 
-}  // namespace courier::topology
+}  // namespace courier::app

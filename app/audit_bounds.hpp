@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace courier::topology {
+namespace courier::app {
 
 // One end of `courier audit`'s range (--from, --until): a time, one offset for every partition,
 // or offsets by partition ("0:1200,3:900"; a partition not named keeps its default end).
@@ -32,4 +32,4 @@ std::int64_t offset_of(const std::optional<audit_bound>& bound, std::int32_t par
                        std::int64_t fallback,
                        const std::function<std::int64_t(std::int64_t)>& at_time);
 
-}  // namespace courier::topology
+}  // namespace courier::app
