@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build/release}
 JOBS=${LINT_JOBS:-2}
 # tests/ is not tidied: see the reason in .clang-tidy.
-TIDY_DIRS=(core actors admin topology demo mock_webhook tools)
+TIDY_DIRS=(core actors admin topology app demo mock_webhook tools)
 
 # Tracked C++ files that exist in the working tree (a file deleted but not yet committed is skipped).
 format_files() {
@@ -46,7 +46,7 @@ case "${1:-}" in
     # anchored at this checkout here rather than in .clang-tidy (a relative '^core/' matched
     # nothing, and an unanchored '/core/' would match Boost's beast/core/).
     tidy_files | xargs -0 -r -P "$JOBS" -n 1 clang-tidy -p "$BUILD_DIR" --quiet \
-      --header-filter="^$PWD/(core|actors|admin|topology|demo|mock_webhook|tools)/" \
+      --header-filter="^$PWD/(core|actors|admin|topology|app|demo|mock_webhook|tools)/" \
       -extra-arg=-Wno-unknown-warning-option
     echo "lint: clang-tidy: no findings"
     ;;
