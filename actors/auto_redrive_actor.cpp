@@ -124,6 +124,120 @@ void stop_run(self_ptr self, const char* why) {
   }
 }
 
+// The armed check fired: the event starts, unless the trigger moved on meanwhile.
+void on_due(self_ptr self, std::uint64_t generation) {
+  auto& s = self->state;
+  if (generation != s.generation) {
+    return;
+  }
+  const auto now = wall_ms(self);
+  const auto event = s.trigger->due(now);
+  if (!event) {
+    if (const auto at = s.trigger->due_at(); at && *at > now) {
+      schedule_check(self, *at);  // the timer fired early by the wall clock
+    }
+    return;
+  }
+  ++s.metrics->actors[route_counter::auto_redrive_events];
+  auto fields = window_json(*event);
+  fields["route"] = s.route;
+  fields["classes"] = s.trigger->settings().classes;
+  fields["rate"] = s.trigger->settings().rate;
+  fields["max"] = s.trigger->settings().max;
+  log::info("auto-redrive started", fields);
+  s.stop_run = std::make_shared<std::atomic<bool>>(false);
+  start_worker(self, *event, /*dry_run=*/false, event->id, s.stop_run);
+}
+
+// A dry run ended: its figures answer every preview request that waited for them.
+void on_preview_done(self_ptr self, std::uint64_t reply_id, const auto_redrive_outcome& out) {
+  auto& s = self->state;
+  if (reply_id != s.next_preview || !s.preview_window) {
+    return;  // not the dry run under way
+  }
+  auto j = state_json(self);
+  j["preview"] = {{"would_move", out.would_move},
+                  {"already_redriven", out.already_redriven},
+                  {"window", window_json(*s.preview_window)},
+                  {"computed_at_ms", wall_ms(self)}};
+  if (!out.error.empty()) {
+    j["preview"]["error"] = out.error;
+  }
+  s.preview_window.reset();
+  s.last_preview = j["preview"];
+  s.last_preview_ms = wall_ms(self);
+  for (auto& waiting : s.preview_waiting) {
+    waiting.deliver(j.dump());
+  }
+  s.preview_waiting.clear();
+}
+
+// An event's run ended: counted, logged, and the trigger told.
+void on_run_done(self_ptr self, std::uint64_t reply_id, const auto_redrive_outcome& out) {
+  auto& s = self->state;
+  s.metrics->actors[route_counter::auto_redrive_moved] += out.moved;
+  s.metrics->actors[route_counter::auto_redrive_failed] += out.failed + (out.error.empty() ? 0 : 1);
+  s.last = out;
+  s.last_ended_ms = wall_ms(self);
+  s.stop_run.reset();
+  auto fields = outcome_json(out);
+  fields["route"] = s.route;
+  fields["auto_redrive_event"] = reply_id;
+  if (out.error.empty() && out.failed == 0) {
+    log::info("auto-redrive finished", fields);
+  } else {
+    log::warn("auto-redrive finished with failures", fields);
+  }
+  if (const auto next = s.trigger->finished(wall_ms(self))) {
+    schedule_check(self, *next);
+  }
+}
+
+// GET /routes/<name>/auto-redrive: the state, with a preview of what an event would move now
+// (a dry run, shared by the requests that come while it runs, reused for a while).
+caf::typed_response_promise<std::string> on_preview_request(self_ptr self) {
+  auto& s = self->state;
+  auto promise = self->make_response_promise<std::string>();
+  const auto window = s.trigger->preview(wall_ms(self));
+  if (!window) {
+    auto j = state_json(self);
+    j["preview"] = {{"would_move", 0}, {"note", "no Open period since the last event"}};
+    promise.deliver(j.dump());
+    return promise;
+  }
+  if (s.last_preview &&
+      wall_ms(self) - s.last_preview_ms < std::chrono::milliseconds{preview_reuse}.count()) {
+    auto j = state_json(self);
+    j["preview"] = *s.last_preview;
+    promise.deliver(j.dump());
+    return promise;
+  }
+  s.preview_waiting.push_back(promise);
+  if (!s.preview_window) {
+    s.preview_window = *window;
+    start_worker(self, *window, /*dry_run=*/true, ++s.next_preview,
+                 std::make_shared<std::atomic<bool>>(false));
+  }
+  return promise;
+}
+
+// POST /routes/<name>/auto-redrive/stop: the run under way stops, an armed event is dropped.
+std::string on_stop(self_ptr self) {
+  auto& s = self->state;
+  const auto c = s.trigger->cancel();
+  if (c.stop_run) {
+    stop_run(self, "the operator asked");
+  }
+  if (c.dropped_armed) {
+    ++s.generation;  // the armed check finds nothing
+    log::warn("auto-redrive event dropped by operator", {{"route", s.route}});
+  }
+  auto j = state_json(self);
+  j["stopped"] = c.stop_run;
+  j["dropped"] = c.dropped_armed;
+  return j.dump();
+}
+
 }  // namespace
 
 caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_settings settings,
@@ -150,113 +264,19 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
         schedule_check(self, *r.check_at);
       }
     },
-    [=](due_atom, std::uint64_t generation) {
-      auto& s = self->state;
-      if (generation != s.generation) {
-        return;
-      }
-      const auto now = wall_ms(self);
-      const auto event = s.trigger->due(now);
-      if (!event) {
-        if (const auto at = s.trigger->due_at(); at && *at > now) {
-          schedule_check(self, *at);  // the timer fired early by the wall clock
-        }
-        return;
-      }
-      ++s.metrics->actors[route_counter::auto_redrive_events];
-      auto fields = window_json(*event);
-      fields["route"] = s.route;
-      fields["classes"] = s.trigger->settings().classes;
-      fields["rate"] = s.trigger->settings().rate;
-      fields["max"] = s.trigger->settings().max;
-      log::info("auto-redrive started", fields);
-      s.stop_run = std::make_shared<std::atomic<bool>>(false);
-      start_worker(self, *event, /*dry_run=*/false, event->id, s.stop_run);
-    },
+    [=](due_atom, std::uint64_t generation) { on_due(self, generation); },
     [=](redrive_done_atom, std::uint64_t reply_id, bool dry_run, std::uint64_t moved,
         std::uint64_t would_move, std::uint64_t failed, std::uint64_t already, bool stopped,
         const std::string& error) {
-      auto& s = self->state;
-      auto_redrive_outcome out{moved, would_move, failed, already, stopped, error};
+      const auto_redrive_outcome out{moved, would_move, failed, already, stopped, error};
       if (dry_run) {
-        if (reply_id != s.next_preview || !s.preview_window) {
-          return;  // not the dry run under way
-        }
-        auto j = state_json(self);
-        j["preview"] = {{"would_move", out.would_move},
-                        {"already_redriven", out.already_redriven},
-                        {"window", window_json(*s.preview_window)},
-                        {"computed_at_ms", wall_ms(self)}};
-        if (!out.error.empty()) {
-          j["preview"]["error"] = out.error;
-        }
-        s.preview_window.reset();
-        s.last_preview = j["preview"];
-        s.last_preview_ms = wall_ms(self);
-        for (auto& waiting : s.preview_waiting) {
-          waiting.deliver(j.dump());
-        }
-        s.preview_waiting.clear();
-        return;
-      }
-      s.metrics->actors[route_counter::auto_redrive_moved] += out.moved;
-      s.metrics->actors[route_counter::auto_redrive_failed] +=
-        out.failed + (out.error.empty() ? 0 : 1);
-      s.last = out;
-      s.last_ended_ms = wall_ms(self);
-      s.stop_run.reset();
-      auto fields = outcome_json(out);
-      fields["route"] = s.route;
-      fields["auto_redrive_event"] = reply_id;
-      if (out.error.empty() && out.failed == 0) {
-        log::info("auto-redrive finished", fields);
+        on_preview_done(self, reply_id, out);
       } else {
-        log::warn("auto-redrive finished with failures", fields);
-      }
-      if (const auto next = s.trigger->finished(wall_ms(self))) {
-        schedule_check(self, *next);
+        on_run_done(self, reply_id, out);
       }
     },
-    [=](caf::get_atom) {
-      auto& s = self->state;
-      auto promise = self->make_response_promise<std::string>();
-      const auto window = s.trigger->preview(wall_ms(self));
-      if (!window) {
-        auto j = state_json(self);
-        j["preview"] = {{"would_move", 0}, {"note", "no Open period since the last event"}};
-        promise.deliver(j.dump());
-        return promise;
-      }
-      if (s.last_preview &&
-          wall_ms(self) - s.last_preview_ms < std::chrono::milliseconds{preview_reuse}.count()) {
-        auto j = state_json(self);
-        j["preview"] = *s.last_preview;
-        promise.deliver(j.dump());
-        return promise;
-      }
-      s.preview_waiting.push_back(promise);
-      if (!s.preview_window) {
-        s.preview_window = *window;
-        start_worker(self, *window, /*dry_run=*/true, ++s.next_preview,
-                     std::make_shared<std::atomic<bool>>(false));
-      }
-      return promise;
-    },
-    [=](stop_atom) -> std::string {
-      auto& s = self->state;
-      const auto c = s.trigger->cancel();
-      if (c.stop_run) {
-        stop_run(self, "the operator asked");
-      }
-      if (c.dropped_armed) {
-        ++s.generation;  // the armed check finds nothing
-        log::warn("auto-redrive event dropped by operator", {{"route", s.route}});
-      }
-      auto j = state_json(self);
-      j["stopped"] = c.stop_run;
-      j["dropped"] = c.dropped_armed;
-      return j.dump();
-    },
+    [=](caf::get_atom) { return on_preview_request(self); },
+    [=](stop_atom) -> std::string { return on_stop(self); },
   };
 }
 

@@ -1,5 +1,8 @@
 #include "admin/metrics_page.hpp"
 
+#include <array>
+#include <string_view>
+
 #include "core/metrics/exposition.hpp"
 #include "admin/partitions_page.hpp"
 
@@ -34,12 +37,55 @@ void counters(exposition& e, const std::vector<route_snapshot>& routes,
   }
 }
 
-template <class T>
-void gauge(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
-           std::string_view help, T route_snapshot::*field) {
-  e.family(name, help, family_type::gauge);
-  for (const auto& r : routes) {
-    e.sample(name, {{"route", r.name}}, static_cast<double>(r.*field));
+// The route gauges of /metrics, one family each, one sample per route: a new gauge is one row.
+struct route_gauge {
+  std::string_view metric;
+  std::string_view help;
+  double (*value)(const route_snapshot&);
+};
+
+constexpr std::array<route_gauge, 12> route_gauges{{
+    {"courier_endpoint_blocked",
+     "1 while the SSRF guard refuses the route's endpoint (records are held).",
+     [](const route_snapshot& r) { return static_cast<double>(r.endpoint_blocked); }},
+    {"courier_endpoint_gone",
+     "1 while the route is flagged gone: a 410 and no 2xx since (the breaker stays open).",
+     [](const route_snapshot& r) { return static_cast<double>(r.endpoint_gone); }},
+    {"courier_breaker_state", "Circuit breaker state: 0 closed, 1 open, 2 half-open.",
+     [](const route_snapshot& r) { return static_cast<double>(r.breaker_state); }},
+    {"courier_partitions_paused", "Partitions paused now.",
+     [](const route_snapshot& r) { return static_cast<double>(r.paused_partitions); }},
+    {"courier_in_flight", "Records in flight (taken, not yet done).",
+     [](const route_snapshot& r) { return static_cast<double>(r.in_flight); }},
+    {"courier_concurrency_limit",
+     "The adaptive limit of HTTP attempts in flight (adaptive_concurrency); 0 when off.",
+     [](const route_snapshot& r) { return static_cast<double>(r.concurrency_limit); }},
+    {"courier_rate_limit_requests_per_second",
+     "This instance's share of the route's rate limit (routes[].rate_limit) in requests a second; "
+     "0 when the route has none.",
+     [](const route_snapshot& r) { return static_cast<double>(r.rate_limit); }},
+    {"courier_attempts_in_flight",
+     "HTTP attempts posted and not answered yet (records waiting for a token, a slot, the breaker "
+     "or their backoff are in courier_in_flight, not here).",
+     [](const route_snapshot& r) { return static_cast<double>(r.attempts_in_flight); }},
+    {"courier_rate_limit_waiting",
+     "Attempts waiting for a token of the route's rate limit (queued, holding no connection).",
+     [](const route_snapshot& r) { return static_cast<double>(r.rate_limit_waiting); }},
+    {"courier_credentials_waiting",
+     "Attempts waiting for the route's first credentials (routes[].auth).",
+     [](const route_snapshot& r) { return static_cast<double>(r.credentials_waiting); }},
+    {"courier_consumer_assigned", "1 once the route's consumer got its first assignment.",
+     [](const route_snapshot& r) { return static_cast<double>(r.assigned); }},
+    {"courier_consumer_draining", "1 while the route's consumer drains.",
+     [](const route_snapshot& r) { return static_cast<double>(r.draining); }},
+}};
+
+void gauges(exposition& e, const std::vector<route_snapshot>& routes) {
+  for (const auto& g : route_gauges) {
+    e.family(g.metric, g.help, family_type::gauge);
+    for (const auto& r : routes) {
+      e.sample(g.metric, {{"route", r.name}}, g.value(r));
+    }
   }
 }
 
@@ -53,11 +99,9 @@ void histogram(exposition& e, const std::vector<route_snapshot>& routes, std::st
     }
   }
 }
-}  // namespace
 
-std::string render_metrics(const std::vector<route_snapshot>& routes,
-                           std::string_view build_version, const router_snapshot& router) {
-  exposition e;
+// The retry router's families (one router for every route).
+void router_families(exposition& e, const router_snapshot& router) {
   e.family("courier_retry_records_produced_total",
            "Retry-tier and DLQ records the broker acknowledged.", family_type::counter);
   e.sample("courier_retry_records_produced_total", {}, router.produced);
@@ -80,42 +124,18 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   e.family("courier_retry_producer_rebuilds_total",
            "Producer rebuilds after a fatal idempotent-producer error.", family_type::counter);
   e.sample("courier_retry_producer_rebuilds_total", {}, router.producer_rebuilds);
+}
+
+}  // namespace
+
+std::string render_metrics(const std::vector<route_snapshot>& routes,
+                           std::string_view build_version, const router_snapshot& router) {
+  exposition e;
+  router_families(e, router);
   counters(e, routes, &route_snapshot::consumer);
   counters(e, routes, &route_snapshot::deliveries);
   counters(e, routes, &route_snapshot::actors);
-  gauge(e, routes, "courier_endpoint_blocked",
-        "1 while the SSRF guard refuses the route's endpoint (records are held).",
-        &route_snapshot::endpoint_blocked);
-  gauge(e, routes, "courier_endpoint_gone",
-        "1 while the route is flagged gone: a 410 and no 2xx since (the breaker stays open).",
-        &route_snapshot::endpoint_gone);
-  gauge(e, routes, "courier_breaker_state", "Circuit breaker state: 0 closed, 1 open, 2 half-open.",
-        &route_snapshot::breaker_state);
-  gauge(e, routes, "courier_partitions_paused", "Partitions paused now.",
-        &route_snapshot::paused_partitions);
-  gauge(e, routes, "courier_in_flight", "Records in flight (taken, not yet done).",
-        &route_snapshot::in_flight);
-  gauge(e, routes, "courier_concurrency_limit",
-        "The adaptive limit of HTTP attempts in flight (adaptive_concurrency); 0 when off.",
-        &route_snapshot::concurrency_limit);
-  gauge(e, routes, "courier_rate_limit_requests_per_second",
-        "This instance's share of the route's rate limit (routes[].rate_limit) in requests a "
-        "second; 0 when the route has none.",
-        &route_snapshot::rate_limit);
-  gauge(e, routes, "courier_attempts_in_flight",
-        "HTTP attempts posted and not answered yet (records waiting for a token, a slot, the "
-        "breaker or their backoff are in courier_in_flight, not here).",
-        &route_snapshot::attempts_in_flight);
-  gauge(e, routes, "courier_rate_limit_waiting",
-        "Attempts waiting for a token of the route's rate limit (queued, holding no connection).",
-        &route_snapshot::rate_limit_waiting);
-  gauge(e, routes, "courier_credentials_waiting",
-        "Attempts waiting for the route's first credentials (routes[].auth).",
-        &route_snapshot::credentials_waiting);
-  gauge(e, routes, "courier_consumer_assigned",
-        "1 once the route's consumer got its first assignment.", &route_snapshot::assigned);
-  gauge(e, routes, "courier_consumer_draining", "1 while the route's consumer drains.",
-        &route_snapshot::draining);
+  gauges(e, routes);
   e.family("courier_route_paused",
            "1 while the route is paused as a whole, by reason (operator: POST "
            "/routes/<name>/pause until /resume).",

@@ -36,9 +36,8 @@ constexpr pause_reason every_reason[] = {
     pause_reason::shutdown, pause_reason::produce_blocked, pause_reason::operator_request,
     pause_reason::ordering};
 
-}  // namespace
-
-void render_partition_metrics(metrics::exposition& e, const std::vector<route_snapshot>& routes) {
+// A partition's records by state (the accounting identity).
+void partition_records(metrics::exposition& e, const std::vector<route_snapshot>& routes) {
   constexpr std::string_view records = "courier_partition_records_total";
   e.family(records,
            "A partition's records by state: consumed = delivered + retried + dead_lettered + "
@@ -62,23 +61,10 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
       }
     }
   }
-  e.family("courier_partition_in_flight", "A partition's records in flight now.",
-           family_type::gauge);
-  for (const auto& r : routes) {
-    for (const auto& p : r.partitions) {
-      e.sample("courier_partition_in_flight", partition_labels(r, p),
-               static_cast<double>(p.in_flight));
-    }
-  }
-  position_gauge(e, routes, "courier_consumer_lag",
-                 "Records between the group's committed offset and the high watermark "
-                 "(librdkafka's consumer_lag).",
-                 &actors::partition_report::lag);
-  position_gauge(e, routes, "courier_committed_offset", "The group's committed offset.",
-                 &actors::partition_report::committed);
-  position_gauge(e, routes, "courier_partition_high_watermark",
-                 "The partition's high watermark (the offset of the next record written).",
-                 &actors::partition_report::high_watermark);
+}
+
+// routes[].ordering "key": the parked keys and followers of each ordered partition.
+void key_order_gauges(metrics::exposition& e, const std::vector<route_snapshot>& routes) {
   e.family("courier_partition_parked_keys",
            "routes[].ordering \"key\": a source partition's keys waiting behind a record in a "
            "retry tier.",
@@ -104,6 +90,10 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
       }
     }
   }
+}
+
+// Assigned partitions paused now, by reason, per route.
+void paused_by_reason(metrics::exposition& e, const std::vector<route_snapshot>& routes) {
   constexpr std::string_view by_reason = "courier_partitions_paused_by_reason";
   e.family(by_reason, "Assigned partitions paused now, by reason (a partition may have several).",
            family_type::gauge);
@@ -119,6 +109,31 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
       e.sample(by_reason, {{"route", r.name}, {"reason", name}}, static_cast<double>(count[name]));
     }
   }
+}
+
+}  // namespace
+
+void render_partition_metrics(metrics::exposition& e, const std::vector<route_snapshot>& routes) {
+  partition_records(e, routes);
+  e.family("courier_partition_in_flight", "A partition's records in flight now.",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    for (const auto& p : r.partitions) {
+      e.sample("courier_partition_in_flight", partition_labels(r, p),
+               static_cast<double>(p.in_flight));
+    }
+  }
+  position_gauge(e, routes, "courier_consumer_lag",
+                 "Records between the group's committed offset and the high watermark "
+                 "(librdkafka's consumer_lag).",
+                 &actors::partition_report::lag);
+  position_gauge(e, routes, "courier_committed_offset", "The group's committed offset.",
+                 &actors::partition_report::committed);
+  position_gauge(e, routes, "courier_partition_high_watermark",
+                 "The partition's high watermark (the offset of the next record written).",
+                 &actors::partition_report::high_watermark);
+  key_order_gauges(e, routes);
+  paused_by_reason(e, routes);
 }
 
 nlohmann::json partitions_json(const route_snapshot& r) {

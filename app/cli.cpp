@@ -158,6 +158,59 @@ void add_demo_flags(CLI::App& sub, demo::demo_options& demo) {
       "--no-progress", [&demo] { demo.progress = false; }, "Do not draw the progress bar");
 }
 
+void add_config_option(CLI::App& sub, std::filesystem::path& path) {
+  sub.add_option("--config", path, "Config file (default topology/courier.json)")
+      ->type_name("PATH");
+}
+
+// `courier audit` and its options.
+CLI::App* add_audit_command(CLI::App& app, cli_command& cmd) {
+  CLI::App* audit = app.add_subcommand(
+      "audit",
+      "Prove what happened to each record of a route's source: delivered (its receipt), waiting "
+      "in a retry tier, in the DLQ, redriven, pending or unaccounted; exit 0 only when none is "
+      "unaccounted, 1 when some are (listed by offset)");
+  add_config_option(*audit, cmd.config_path);
+  audit->add_option("--route", cmd.audit.route, "The route to audit (its receipts_topic is read)")
+      ->type_name("NAME")
+      ->required();
+  audit
+      ->add_option("--from", cmd.audit.from,
+                   "Start of the range: a time (2026-12-01T00:00:00Z, or 2h ago as 2h), an "
+                   "offset in every partition, or P:OFFSET,... (default: the log's start)")
+      ->type_name("TIME|OFFSETS");
+  audit
+      ->add_option("--until", cmd.audit.until,
+                   "End of the range, exclusive, in the same forms (default: the high watermark "
+                   "when the audit starts)")
+      ->type_name("TIME|OFFSETS");
+  audit->add_flag("--json", cmd.audit.json, "Print one JSON object instead of lines");
+  audit
+      ->add_option_function<std::string>(
+          "--timeout", [&cmd](const std::string& v) { cmd.audit.timeout = *parse_duration(v); },
+          "How long any one wait for the broker may take (default 30s)")
+      ->type_name("DURATION")
+      ->check(duration_check());
+  add_override_flags(*audit, cmd.flags);
+  return audit;
+}
+
+// A command line CLI11 refused: exit 2 and one line naming what is wrong.
+cli_result usage_error(const CLI::App& app, const CLI::ParseError& e) {
+  cli_result result;
+  result.exit_code = usage_error_exit_code;
+  result.message = std::string{"courier: "} + e.what();
+  // CLI11 reports a mistyped subcommand as a missing one; name it instead.
+  if (app.get_subcommands().empty()) {
+    const auto extras = app.remaining();
+    result.message = extras.empty() ? "courier: a command is required: run, demo, "
+                                      "topics, config, audit or version"
+                                    : "courier: unknown command '" + extras.front() +
+                                          "'; expected run, demo, topics, config, audit or version";
+  }
+  return result;
+}
+
 courier_config demo_config() {
   route_config route;
   route.name = "shipments";
@@ -193,8 +246,7 @@ cli_result parse_cli(int argc, const char* const* argv) {
       ->check(CLI::IsMember({"auto", "human", "json"}));
 
   CLI::App* run = app.add_subcommand("run", "Deliver records per the config");
-  run->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
-      ->type_name("PATH");
+  add_config_option(*run, cmd.config_path);
   add_override_flags(*run, cmd.flags);
   add_admin_flag(*run, cmd.flags);
 
@@ -207,8 +259,7 @@ cli_result parse_cli(int argc, const char* const* argv) {
   topics->require_subcommand(1);
   CLI::App* ensure = topics->add_subcommand(
       "ensure", "Create each route's retry-tier and DLQ topics (and a missing source topic)");
-  ensure->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
-      ->type_name("PATH");
+  add_config_option(*ensure, cmd.config_path);
   ensure
       ->add_option("--partitions", cmd.source_partitions,
                    "Partitions of a source topic that does not exist yet (default 1)")
@@ -222,39 +273,11 @@ cli_result parse_cli(int argc, const char* const* argv) {
       "check",
       "Validate a config as `run` would (environment and flags included), connecting to "
       "nothing: exit 0, or 2 naming the first key that cannot work");
-  check->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
-      ->type_name("PATH");
+  add_config_option(*check, cmd.config_path);
   add_override_flags(*check, cmd.flags);
   add_admin_flag(*check, cmd.flags);
 
-  CLI::App* audit = app.add_subcommand(
-      "audit",
-      "Prove what happened to each record of a route's source: delivered (its receipt), waiting "
-      "in a retry tier, in the DLQ, redriven, pending or unaccounted; exit 0 only when none is "
-      "unaccounted, 1 when some are (listed by offset)");
-  audit->add_option("--config", cmd.config_path, "Config file (default topology/courier.json)")
-      ->type_name("PATH");
-  audit->add_option("--route", cmd.audit.route, "The route to audit (its receipts_topic is read)")
-      ->type_name("NAME")
-      ->required();
-  audit
-      ->add_option("--from", cmd.audit.from,
-                   "Start of the range: a time (2026-12-01T00:00:00Z, or 2h ago as 2h), an "
-                   "offset in every partition, or P:OFFSET,... (default: the log's start)")
-      ->type_name("TIME|OFFSETS");
-  audit
-      ->add_option("--until", cmd.audit.until,
-                   "End of the range, exclusive, in the same forms (default: the high watermark "
-                   "when the audit starts)")
-      ->type_name("TIME|OFFSETS");
-  audit->add_flag("--json", cmd.audit.json, "Print one JSON object instead of lines");
-  audit
-      ->add_option_function<std::string>(
-          "--timeout", [&cmd](const std::string& v) { cmd.audit.timeout = *parse_duration(v); },
-          "How long any one wait for the broker may take (default 30s)")
-      ->type_name("DURATION")
-      ->check(duration_check());
-  add_override_flags(*audit, cmd.flags);
+  CLI::App* audit = add_audit_command(app, cmd);
 
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
@@ -268,18 +291,7 @@ cli_result parse_cli(int argc, const char* const* argv) {
     result.message = app.help("", CLI::AppFormatMode::All);
     return result;
   } catch (const CLI::ParseError& e) {
-    result.exit_code = usage_error_exit_code;
-    result.message = std::string{"courier: "} + e.what();
-    // CLI11 reports a mistyped subcommand as a missing one; name it instead.
-    if (app.get_subcommands().empty()) {
-      const auto extras = app.remaining();
-      result.message = extras.empty()
-                           ? "courier: a command is required: run, demo, "
-                             "topics, config, audit or version"
-                           : "courier: unknown command '" + extras.front() +
-                                 "'; expected run, demo, topics, config, audit or version";
-    }
-    return result;
+    return usage_error(app, e);
   }
   if (run->parsed()) {
     cmd.what = cli_command::kind::run;

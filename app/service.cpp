@@ -94,6 +94,89 @@ class stop_relay {
   bool failed_ = false;
 };
 
+// Whether every source, retry-tier and DLQ topic exists; names the missing ones on stderr.
+bool all_topics_exist(const courier_config& cfg) {
+  const auto missing = missing_topics(cfg, std::chrono::seconds{10});
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& t : missing) {
+      names += (names.empty() ? "" : ", ") + t;
+    }
+    std::fprintf(stderr,
+                 "courier: missing topics: %s (create them with `courier topics ensure "
+                 "--config FILE`)\n",
+                 names.c_str());
+    return false;
+  }
+  return true;
+}
+
+// The retry/DLQ producer's size and compression, as the service starts it.
+void log_retry_producer(const courier_config& cfg) {
+  // compression.codec is librdkafka's alias of compression.type.
+  auto producer = retry_producer_properties(cfg);
+  log::info("retry/DLQ producer sized", {{"message.max.bytes", producer["message.max.bytes"]},
+                                         {"compression", producer.count("compression.type") != 0
+                                                             ? producer["compression.type"]
+                                                             : producer["compression.codec"]}});
+}
+
+// `courier run` once its stop signals are routed to `relay`: the admin listener, the start-up
+// checks, the runtime, the wait for a stop, the stop. Returns the exit status.
+int serve(const courier_config& cfg, stop_relay& relay) {
+  // Bound before anything connects: a bad admin.listen or a port in use is a start-up error
+  // (config_error, exit 2); connections wait in the backlog until the pipeline serves them.
+  std::optional<admin_listener> admin = open_admin_listener(cfg.admin);
+  if (admin) {
+    log::info("admin listener bound", {{"listen", cfg.admin.listen}, {"port", admin->port()}});
+  }
+
+  if (!all_topics_exist(cfg)) {
+    return 2;
+  }
+
+  // The listener's handlers ping the pipeline's actors: the runtime stops it before them.
+  runtime rt{cfg, admin};
+  pipeline_options options;
+  // Before the pipeline: a token endpoint that refuses or a token file that is missing ends the
+  // start (config_error, exit 2) with the key named, instead of a route that delivers nothing.
+  auto credentials = first_credentials(cfg);
+  log_retry_producer(cfg);
+  // A signal while the pipeline starts waits for the supervisor, then stops it (drained).
+  relay.start([&] { return rt.start(options, std::move(credentials)); });
+  log::info("courier running", {{"brokers", cfg.kafka.brokers},
+                                {"group_id", cfg.kafka.group_id},
+                                {"routes", cfg.routes.size()}});
+  const stop_cause cause = rt.watch().wait();
+  switch (cause.what) {
+    case stop_cause::kind::signal:
+      log::info("stopping", {{"signal", cause.signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+      break;
+    case stop_cause::kind::actor_died:
+    case stop_cause::kind::io_failed:
+      break;  // logged by the supervisor
+  }
+  const stop_report& report = rt.stop();
+  if (report.timed_out) {
+    // The actor system would wait for the actor still running, without a bound: the process
+    // ends here instead, non-zero. What it had not committed is fetched again after a restart.
+    log::error("stopped without waiting for the actors still running",
+               {{"problems", report.problems}});
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  rt.stop_admin();
+  relay.close();
+  if (!report.clean()) {
+    // Each problem was logged as it came (a consumer whose final commit failed: its partitions'
+    // next owner fetches again from the last commit; duplicates, nothing lost).
+    log::error("stopped with problems", {{"problems", report.problems}});
+    return 1;
+  }
+  log::info("stopped");
+  return cause.what == stop_cause::kind::signal && !relay.failed() ? 0 : 1;
+}
+
 }  // namespace
 
 int run_service(const courier_config& cfg) {
@@ -142,73 +225,7 @@ int run_service(const courier_config& cfg) {
     io_failure_relay& operator=(io_failure_relay&&) = delete;
   } relay_io_failures{relay};
 
-  // Bound before anything connects: a bad admin.listen or a port in use is a start-up error
-  // (config_error, exit 2); connections wait in the backlog until the pipeline serves them.
-  std::optional<admin_listener> admin = open_admin_listener(cfg.admin);
-  if (admin) {
-    log::info("admin listener bound", {{"listen", cfg.admin.listen}, {"port", admin->port()}});
-  }
-
-  const auto missing = missing_topics(cfg, std::chrono::seconds{10});
-  if (!missing.empty()) {
-    std::string names;
-    for (const auto& t : missing) {
-      names += (names.empty() ? "" : ", ") + t;
-    }
-    std::fprintf(stderr,
-                 "courier: missing topics: %s (create them with `courier topics ensure "
-                 "--config FILE`)\n",
-                 names.c_str());
-    return 2;
-  }
-
-  // The listener's handlers ping the pipeline's actors: the runtime stops it before them.
-  runtime rt{cfg, admin};
-  pipeline_options options;
-  // Before the pipeline: a token endpoint that refuses or a token file that is missing ends the
-  // start (config_error, exit 2) with the key named, instead of a route that delivers nothing.
-  auto credentials = first_credentials(cfg);
-  {
-    // compression.codec is librdkafka's alias of compression.type.
-    auto producer = retry_producer_properties(cfg);
-    log::info("retry/DLQ producer sized", {{"message.max.bytes", producer["message.max.bytes"]},
-                                           {"compression", producer.count("compression.type") != 0
-                                                               ? producer["compression.type"]
-                                                               : producer["compression.codec"]}});
-  }
-  // A signal while the pipeline starts waits for the supervisor, then stops it (drained).
-  relay.start([&] { return rt.start(options, std::move(credentials)); });
-  log::info("courier running", {{"brokers", cfg.kafka.brokers},
-                                {"group_id", cfg.kafka.group_id},
-                                {"routes", cfg.routes.size()}});
-  const stop_cause cause = rt.watch().wait();
-  switch (cause.what) {
-    case stop_cause::kind::signal:
-      log::info("stopping", {{"signal", cause.signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
-      break;
-    case stop_cause::kind::actor_died:
-    case stop_cause::kind::io_failed:
-      break;  // logged by the supervisor
-  }
-  const stop_report& report = rt.stop();
-  if (report.timed_out) {
-    // The actor system would wait for the actor still running, without a bound: the process
-    // ends here instead, non-zero. What it had not committed is fetched again after a restart.
-    log::error("stopped without waiting for the actors still running",
-               {{"problems", report.problems}});
-    std::fflush(nullptr);
-    std::_Exit(1);
-  }
-  rt.stop_admin();
-  relay.close();
-  if (!report.clean()) {
-    // Each problem was logged as it came (a consumer whose final commit failed: its partitions'
-    // next owner fetches again from the last commit; duplicates, nothing lost).
-    log::error("stopped with problems", {{"problems", report.problems}});
-    return 1;
-  }
-  log::info("stopped");
-  return cause.what == stop_cause::kind::signal && !relay.failed() ? 0 : 1;
+  return serve(cfg, relay);
 }
 
 int run_topics_ensure(const courier_config& cfg, int source_partitions) {

@@ -49,6 +49,104 @@ std::chrono::milliseconds commit_interval(const kafka_config& k) {
   return std::chrono::milliseconds{std::max(ms, shortest_ms)};
 }
 
+// The settings of a route's consumer actor (its core's bounds and ordering, its topics, its
+// commit cadence, its drains).
+actors::consumer_actor_settings consumer_settings_of(const courier_config& cfg,
+                                                     const route_config& route,
+                                                     std::chrono::milliseconds drain_timeout) {
+  const auto topics = topics_of(route);
+  actors::consumer_actor_settings cs;
+  cs.kafka = route_consumer_settings(cfg, route);
+  for (const auto& tier : topics.tiers) {
+    cs.core.gated_topics.insert(tier.topic);
+  }
+  cs.core.longest_retry_delay = topics.longest_delay();
+  cs.route = route.name;
+  cs.core.max_in_flight = route.max_in_flight;
+  cs.core.max_in_flight_per_partition = route.max_in_flight_per_partition;
+  cs.core.head_of_line_records = route.head_of_line_records;
+  cs.core.head_of_line_age = route.head_of_line_age;
+  cs.core.ordering = route.ordering;
+  cs.core.source_topic = topics.source;
+  switch (route.ordering.mode) {
+    case ordering_mode::none:
+      break;
+    case ordering_mode::key:
+      cs.scan_tiers = range_reader_tier_scan(cluster_of(cfg));
+      break;
+  }
+  cs.drain_timeout = drain_timeout;
+  cs.revoke_drain_timeout = cfg.kafka.revoke_drain_timeout;
+  cs.commit_interval = commit_interval(cfg.kafka);
+  // A burst of a route's bound finished is committed at once, not at the next interval: a
+  // crash then delivers again at most about that many records that were done.
+  cs.core.commit_after_records = route.max_in_flight;
+  if (route.rate_limit) {
+    // The quota is shared by the partitions: each instance takes its assignment's share.
+    cs.source_topic = route.topic;
+    cs.source_partitions =
+        kafka::partition_count(cluster_of(cfg), route.topic, std::chrono::seconds{10});
+  }
+  return cs;
+}
+
+// How the route signs, never with what: the secrets stay out of every log line.
+void log_route_started(const route_config& route) {
+  auto schemes = nlohmann::json::array();
+  for (const auto scheme : route.signing.schemes) {
+    schemes.push_back(std::string{to_string(scheme)});
+  }
+  log::info("route started",
+            {{"route", route.name},
+             {"topic", route.topic},
+             {"url", http::display_url(route.url)},
+             {"allow_private_targets", route.allow_private_targets},
+             {"max_in_flight", route.max_in_flight},
+             {"signing", schemes},
+             {"standard_webhooks_secrets", route.signing.secrets.size()},
+             {"idempotency_key_format", std::string{to_string(route.idempotency_key)}}});
+}
+
+// Waits for monitored actors to go down by a deadline; one that ends otherwise than asked (an
+// exception, a kill), or is still running at the deadline, is a problem of the stop report.
+class down_watch {
+ public:
+  down_watch(caf::scoped_actor& self, std::map<caf::actor_addr, std::string> names,
+             stop_report& report)
+      : self_(self), names_(std::move(names)), report_(report) {}
+
+  void await(std::size_t count, caf::exit_reason expected,
+             std::chrono::steady_clock::time_point deadline, const char* what_is_late) {
+    bool late = false;
+    for (std::size_t i = 0; i < count && !late; ++i) {
+      const auto left = std::max(std::chrono::steady_clock::duration::zero(),
+                                 deadline - std::chrono::steady_clock::now());
+      self_->receive(
+          [&](const caf::down_msg& down) {
+            if (down.reason == expected) {
+              return;
+            }
+            const auto it = names_.find(down.source);
+            std::string name = it == names_.end() ? std::string{"an actor"} : it->second;
+            log::error("actor stopped abnormally",
+                       {{"actor", name}, {"reason", to_string(down.reason)}});
+            report_.problems.push_back(name + ": " + to_string(down.reason));
+          },
+          caf::after(std::chrono::duration_cast<std::chrono::milliseconds>(left)) >>
+              [&] {
+                log::error(what_is_late, {{"still_running", count - i}});
+                late = true;
+                report_.timed_out = true;
+              });
+    }
+  }
+
+ private:
+  caf::scoped_actor& self_;
+  std::map<caf::actor_addr, std::string> names_;
+  stop_report& report_;
+};
+
 }  // namespace
 
 pipeline::pipeline(caf::actor_system& system, const courier_config& cfg, pipeline_options options,
@@ -110,38 +208,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
       caf::anon_send(g.credentials, actors::subscribe_atom::value, g.delivery);
     }
 
-    actors::consumer_actor_settings cs;
-    cs.kafka = route_consumer_settings(cfg, route);
-    for (const auto& tier : topics.tiers) {
-      cs.core.gated_topics.insert(tier.topic);
-    }
-    cs.core.longest_retry_delay = topics.longest_delay();
-    cs.route = route.name;
-    cs.core.max_in_flight = route.max_in_flight;
-    cs.core.max_in_flight_per_partition = route.max_in_flight_per_partition;
-    cs.core.head_of_line_records = route.head_of_line_records;
-    cs.core.head_of_line_age = route.head_of_line_age;
-    cs.core.ordering = route.ordering;
-    cs.core.source_topic = topics.source;
-    switch (route.ordering.mode) {
-      case ordering_mode::none:
-        break;
-      case ordering_mode::key:
-        cs.scan_tiers = range_reader_tier_scan(cluster_of(cfg));
-        break;
-    }
-    cs.drain_timeout = options_.drain_timeout;
-    cs.revoke_drain_timeout = cfg.kafka.revoke_drain_timeout;
-    cs.commit_interval = commit_interval(cfg.kafka);
-    // A burst of a route's bound finished is committed at once, not at the next interval: a
-    // crash then delivers again at most about that many records that were done.
-    cs.core.commit_after_records = route.max_in_flight;
-    if (route.rate_limit) {
-      // The quota is shared by the partitions: each instance takes its assignment's share.
-      cs.source_topic = route.topic;
-      cs.source_partitions =
-          kafka::partition_count(cluster_of(cfg), route.topic, std::chrono::seconds{10});
-    }
+    const auto cs = consumer_settings_of(cfg, route, options_.drain_timeout);
     g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
 
     caf::anon_send(g.breaker, actors::subscribe_atom::value, g.pause_controller);
@@ -152,20 +219,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
       caf::anon_send(g.breaker, actors::subscribe_atom::value, g.auto_redrive);
     }
     caf::anon_send(g.pause_controller, actors::subscribe_atom::value, g.consumer);
-    // How the route signs, never with what: the secrets stay out of every log line.
-    auto schemes = nlohmann::json::array();
-    for (const auto scheme : route.signing.schemes) {
-      schemes.push_back(std::string{to_string(scheme)});
-    }
-    log::info("route started",
-              {{"route", route.name},
-               {"topic", route.topic},
-               {"url", http::display_url(route.url)},
-               {"allow_private_targets", route.allow_private_targets},
-               {"max_in_flight", route.max_in_flight},
-               {"signing", schemes},
-               {"standard_webhooks_secrets", route.signing.secrets.size()},
-               {"idempotency_key_format", std::string{to_string(route.idempotency_key)}}});
+    log_route_started(route);
   }
 }
 
@@ -181,34 +235,7 @@ const stop_report& pipeline::stop() {
     names.emplace(a.address(), name);
   }
   caf::scoped_actor self{system_};
-  // Waits for `count` actors to go down by `deadline`; a reason other than `expected` is a
-  // problem (an exception, a kill), as is an actor still running at the deadline.
-  const auto await_down = [&](std::size_t count, caf::exit_reason expected,
-                              std::chrono::steady_clock::time_point deadline,
-                              const char* what_is_late) {
-    bool late = false;
-    for (std::size_t i = 0; i < count && !late; ++i) {
-      const auto left = std::max(std::chrono::steady_clock::duration::zero(),
-                                 deadline - std::chrono::steady_clock::now());
-      self->receive(
-          [&](const caf::down_msg& down) {
-            if (down.reason == expected) {
-              return;
-            }
-            const auto it = names.find(down.source);
-            std::string name = it == names.end() ? std::string{"an actor"} : it->second;
-            log::error("actor stopped abnormally",
-                       {{"actor", name}, {"reason", to_string(down.reason)}});
-            report_.problems.push_back(name + ": " + to_string(down.reason));
-          },
-          caf::after(std::chrono::duration_cast<std::chrono::milliseconds>(left)) >>
-              [&] {
-                log::error(what_is_late, {{"still_running", count - i}});
-                late = true;
-                report_.timed_out = true;
-              });
-    }
-  };
+  down_watch watch{self, std::move(names), report_};
   std::size_t consumers = 0;
   for (const auto& g : routes_) {
     if (g.consumer) {
@@ -218,9 +245,9 @@ const stop_report& pipeline::stop() {
     }
   }
   // The consumers quit once drained (or at their drain deadline) and committed.
-  await_down(consumers, caf::exit_reason::normal,
-             std::chrono::steady_clock::now() + options_.drain_timeout + std::chrono::seconds{30},
-             "a consumer did not stop in time");
+  watch.await(consumers, caf::exit_reason::normal,
+              std::chrono::steady_clock::now() + options_.drain_timeout + std::chrono::seconds{30},
+              "a consumer did not stop in time");
   // The other actors hold the HTTP clients: they must be gone before the io_contexts stop.
   std::size_t waiting = 0;
   for (const auto& g : routes_) {
@@ -246,9 +273,9 @@ const stop_report& pipeline::stop() {
     self->send_exit(router_, caf::exit_reason::user_shutdown);
     ++waiting;
   }
-  await_down(waiting, caf::exit_reason::user_shutdown,
-             std::chrono::steady_clock::now() + std::chrono::seconds{10},
-             "an actor did not stop in time");
+  watch.await(waiting, caf::exit_reason::user_shutdown,
+              std::chrono::steady_clock::now() + std::chrono::seconds{10},
+              "an actor did not stop in time");
   io_.stop();
   return report_;
 }
