@@ -8,17 +8,10 @@
 
 #include "actors/delivery_pool.hpp"
 #include "actors/messages.hpp"
-#include "core/config/config.hpp"
 #include "core/delivery/attempt_policy.hpp"
 #include "core/http/client.hpp"
 
 namespace courier::actors {
-
-// The route's signing schemes, secrets and Idempotency-Key form (moved out of `route`).
-signing_settings signing_of(route_config& route);
-
-// The route's settings as the attempt policy takes them.
-attempt_policy_settings settings_of(route_config route);
 
 // On the HTTP client's thread: the attempt's answer as the policy takes it (a failure's body
 // capped for the retry headers; a 2xx's not copied).

@@ -206,17 +206,18 @@ void take(self_ptr self, record_batch& records,
 
 }  // namespace
 
-caf::behavior delivery_pool(self_ptr self, route_config route, std::shared_ptr<http::poster> client,
-                            caf::actor breaker, caf::actor router,
-                            std::shared_ptr<route_metrics> metrics, std::uint64_t seed) {
-  log_failures(self, "delivery_pool", route.name);
+caf::behavior delivery_pool(self_ptr self, delivery_pool_settings settings,
+                            std::shared_ptr<http::poster> client, caf::actor breaker,
+                            caf::actor router, std::shared_ptr<route_metrics> metrics,
+                            std::uint64_t seed) {
+  log_failures(self, "delivery_pool", settings.policy.route);
   auto& st = self->state;
-  st.route = route.name;
-  st.ordered = route.ordering.mode == ordering_mode::key;
+  st.route = settings.policy.route;
+  st.ordered = settings.ordered;
   st.actor_clock_start = self->clock().now();
   st.steady_start = std::chrono::steady_clock::now();
-  const auto gather_answers = route.http.gather_answers;
-  st.policy.emplace(settings_of(std::move(route)), make_random_source(seed));
+  const auto gather_answers = settings.gather_answers;
+  st.policy.emplace(std::move(settings.policy), make_random_source(seed));
   st.client = std::move(client);
   st.breaker = std::move(breaker);
   st.router = std::move(router);

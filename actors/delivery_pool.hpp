@@ -14,13 +14,20 @@
 #include "actors/answer_inbox.hpp"
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
-#include "core/config/config.hpp"
 #include "core/delivery/attempt_policy.hpp"
 #include "core/http/client.hpp"
 #include "core/http/poster.hpp"
 #include "core/log/event_sampler.hpp"
 
 namespace courier::actors {
+
+// What a route's delivery pool runs with (topology/route_settings.hpp makes it from the route).
+struct delivery_pool_settings {
+  attempt_policy_settings policy;
+  bool ordered = false;  // routes[].ordering "key": a DLQ record names the followers of its key
+  // How long answers from the io thread are gathered before the pool takes them (routes[].http).
+  std::chrono::milliseconds gather_answers{1};
+};
 
 struct delivery_pool_state {
   static inline const char* name = "courier.delivery_pool";
@@ -65,9 +72,9 @@ struct delivery_pool_state {
 //                                   refresh_atom, stale -> fresh after a 401)
 //   log_flush_atom                 (from itself, a sampling window after a burst of per-record
 //                                   lines began: logs what no later line carried)
-caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self, route_config route,
-                            std::shared_ptr<http::poster> client, caf::actor breaker,
-                            caf::actor router, std::shared_ptr<route_metrics> metrics,
-                            std::uint64_t seed);
+caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self,
+                            delivery_pool_settings settings, std::shared_ptr<http::poster> client,
+                            caf::actor breaker, caf::actor router,
+                            std::shared_ptr<route_metrics> metrics, std::uint64_t seed);
 
 }  // namespace courier::actors

@@ -12,6 +12,7 @@
 #include "core/http/io_runner.hpp"
 #include "core/log/json_log.hpp"
 #include "topology/preflight.hpp"
+#include "topology/route_settings.hpp"
 
 namespace courier::topology {
 namespace {
@@ -47,12 +48,6 @@ auth::credential fetch_first_token(const route_config& route, const std::string&
 }
 
 }  // namespace
-
-http::client_settings token_client_settings(const route_config& route) {
-  auto s = client_settings_of(route);
-  s.max_connections = 2;
-  return s;
-}
 
 std::map<std::string, auth::credential> first_credentials(const courier_config& cfg) {
   std::map<std::string, auth::credential> out;

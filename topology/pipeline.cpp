@@ -20,7 +20,7 @@
 #include "core/retry/rewrite_producer.hpp"
 #include "topology/auto_redrive_runner.hpp"
 #include "topology/credentials.hpp"
-#include "topology/preflight.hpp"
+#include "topology/route_settings.hpp"
 #include "topology/tier_scan.hpp"
 #include "topology/topics.hpp"
 #include "core/log/json_log.hpp"
@@ -34,60 +34,6 @@ std::uint64_t seed_or_random(std::uint64_t seed) {
   }
   std::random_device rd;
   return (static_cast<std::uint64_t>(rd()) << 32U) ^ rd();
-}
-
-// How often a route commits the offsets that moved: auto.commit.interval.ms, librdkafka's
-// setting for it (5 s by default), though courier commits itself (it carries an offset map).
-std::chrono::milliseconds commit_interval(const kafka_config& k) {
-  constexpr std::int64_t librdkafka_default_ms = 5000;
-  constexpr std::int64_t shortest_ms = 10;
-  std::int64_t ms = librdkafka_default_ms;
-  if (const auto it = k.properties.find("auto.commit.interval.ms"); it != k.properties.end()) {
-    // librdkafka refuses a value that is not an integer when the consumer is made.
-    ms = parse_decimal<std::int64_t>(it->second).value_or(librdkafka_default_ms);
-  }
-  return std::chrono::milliseconds{std::max(ms, shortest_ms)};
-}
-
-// The settings of a route's consumer actor (its core's bounds and ordering, its topics, its
-// commit cadence, its drains).
-actors::consumer_actor_settings consumer_settings_of(const courier_config& cfg,
-                                                     const route_config& route,
-                                                     std::chrono::milliseconds drain_timeout) {
-  const auto topics = topics_of(route);
-  actors::consumer_actor_settings cs;
-  cs.kafka = route_consumer_settings(cfg, route);
-  for (const auto& tier : topics.tiers) {
-    cs.core.gated_topics.insert(tier.topic);
-  }
-  cs.core.longest_retry_delay = topics.longest_delay();
-  cs.route = route.name;
-  cs.core.max_in_flight = route.max_in_flight;
-  cs.core.max_in_flight_per_partition = route.max_in_flight_per_partition;
-  cs.core.head_of_line_records = route.head_of_line_records;
-  cs.core.head_of_line_age = route.head_of_line_age;
-  cs.core.ordering = route.ordering;
-  cs.core.source_topic = topics.source;
-  switch (route.ordering.mode) {
-    case ordering_mode::none:
-      break;
-    case ordering_mode::key:
-      cs.scan_tiers = range_reader_tier_scan(cluster_of(cfg));
-      break;
-  }
-  cs.drain_timeout = drain_timeout;
-  cs.revoke_drain_timeout = cfg.kafka.revoke_drain_timeout;
-  cs.commit_interval = commit_interval(cfg.kafka);
-  // A burst of a route's bound finished is committed at once, not at the next interval: a
-  // crash then delivers again at most about that many records that were done.
-  cs.core.commit_after_records = route.max_in_flight;
-  if (route.rate_limit) {
-    // The quota is shared by the partitions: each instance takes its assignment's share.
-    cs.source_topic = route.topic;
-    cs.source_partitions =
-        kafka::partition_count(cluster_of(cfg), route.topic, std::chrono::seconds{10});
-  }
-  return cs;
 }
 
 // How the route signs, never with what: the secrets stay out of every log line.
@@ -189,8 +135,8 @@ void pipeline::spawn_graph(const courier_config& cfg) {
                               static_cast<const breaker_settings&>(route.breaker), g.metrics);
     g.pause_controller =
         system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
-    g.delivery = system_.spawn(actors::delivery_pool, route, g.client, g.breaker, router_,
-                               g.metrics, seed++);
+    g.delivery = system_.spawn(actors::delivery_pool, delivery_pool_settings_of(route), g.client,
+                               g.breaker, router_, g.metrics, seed++);
     if (route.auth.any()) {
       actors::credential_keeper_settings ks;
       ks.route = route.name;
@@ -208,7 +154,7 @@ void pipeline::spawn_graph(const courier_config& cfg) {
       caf::anon_send(g.credentials, actors::subscribe_atom::value, g.delivery);
     }
 
-    const auto cs = consumer_settings_of(cfg, route, options_.drain_timeout);
+    const auto cs = consumer_actor_settings_of(cfg, route, options_.drain_timeout);
     g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
 
     caf::anon_send(g.breaker, actors::subscribe_atom::value, g.pause_controller);

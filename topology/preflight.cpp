@@ -15,6 +15,7 @@
 #include "core/kafka/producer.hpp"
 #include "core/model/decimal.hpp"
 #include "topology/topics.hpp"
+#include "topology/route_settings.hpp"
 
 namespace courier::topology {
 namespace {
@@ -144,59 +145,6 @@ void check_route_url(const route_config& route, const std::string& path) {
 }
 
 }  // namespace
-
-kafka::consumer_settings consumer_settings_of(const kafka_config& kafka) {
-  kafka::consumer_settings s;
-  s.bootstrap = kafka.brokers;
-  s.group_id = kafka.group_id;
-  s.extra = kafka.properties;
-  return s;
-}
-
-http::tls_settings tls_settings_of(const tls_config& tls) {
-  return http::tls_settings{tls.ca_file, tls.client_cert_file, tls.client_key_file};
-}
-
-http::client_settings client_settings_of(const route_config& r) {
-  http::client_settings s;
-  s.max_connections = r.http.max_connections;
-  s.timeout = r.http.timeout;
-  s.connect_timeout = r.http.connect_timeout;
-  s.max_response_bytes = r.http.max_response_bytes;
-  s.max_header_bytes = static_cast<std::uint32_t>(r.http.max_header_bytes);
-  s.allow_private_targets = r.allow_private_targets;
-  s.tls = tls_settings_of(r.tls);
-  s.max_connection_age = r.http.max_connection_age;
-  if (!r.receipts_topic.empty()) {
-    s.kept_response_headers = r.receipt_response_headers;
-  }
-  return s;
-}
-
-kafka::consumer_settings route_consumer_settings(const courier_config& cfg,
-                                                 const route_config& route) {
-  auto s = consumer_settings_of(cfg.kafka);
-  const auto topics = topics_of(route);
-  s.topics = topics.consumed();
-  const bool ordered_group =
-      std::any_of(cfg.routes.begin(), cfg.routes.end(),
-                  [](const route_config& r) { return r.ordering.mode == ordering_mode::key; });
-  if (ordered_group) {
-    s.extra["partition.assignment.strategy"] = std::string{ordered_group_assignor};
-  }
-  if (route.ordering.mode == ordering_mode::none) {
-    // The tiers in a member of their own, so the assignor balances the source on its own.
-    for (const auto& tier : topics.tiers) {
-      s.separate_member_topics.push_back(tier.topic);
-    }
-  }
-  // Every route's consumer joins the one group: a static member id must differ between them, or
-  // the broker fences all but one (FENCED_INSTANCE_ID).
-  if (const auto it = s.extra.find("group.instance.id"); it != s.extra.end()) {
-    it->second += "-" + route.name;
-  }
-  return s;
-}
 
 void check_before_start(const courier_config& cfg) {
   check_kafka_properties(cfg.kafka);

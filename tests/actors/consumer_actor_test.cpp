@@ -18,6 +18,7 @@
 #include "tests/actors/fake_consumer_group.hpp"
 #include "tests/actors/fake_poster.hpp"
 #include "tests/actors/fake_router.hpp"
+#include "topology/route_settings.hpp"
 
 namespace courier::testing {
 namespace {
@@ -61,8 +62,9 @@ struct ConsumerActor : ::testing::Test {
         d.sys->spawn(actors::breaker_actor, route.name,
                      breaker_settings{5, 15000ms, 1, /*gone_probe_interval=*/60000ms}, metrics);
     router = spawn_acknowledging_router(*d.sys);
-    pool = d.sys->spawn(actors::delivery_pool, route, std::shared_ptr<http::poster>{http}, breaker,
-                        router, metrics, std::uint64_t{1});
+    pool = d.sys->spawn(actors::delivery_pool, topology::delivery_pool_settings_of(route),
+                        std::shared_ptr<http::poster>{http}, breaker, router, metrics,
+                        std::uint64_t{1});
     caf::anon_send(breaker, actors::subscribe_atom::value, pool);
     d.run();
   }

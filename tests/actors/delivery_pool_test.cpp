@@ -13,6 +13,7 @@
 #include "tests/actors/deterministic.hpp"
 #include "tests/actors/fake_poster.hpp"
 #include "tests/actors/fake_router.hpp"
+#include "topology/route_settings.hpp"
 
 namespace courier::testing {
 namespace {
@@ -51,8 +52,9 @@ struct DeliveryPool : ::testing::Test {
                            breaker_settings{3, open_timeout, 1, /*gone_probe_interval=*/60000ms},
                            metrics);
     router = spawn_acknowledging_router(*d.sys);
-    pool = d.sys->spawn(actors::delivery_pool, route, std::shared_ptr<http::poster>{http}, breaker,
-                        router, metrics, std::uint64_t{1});
+    pool = d.sys->spawn(actors::delivery_pool, topology::delivery_pool_settings_of(route),
+                        std::shared_ptr<http::poster>{http}, breaker, router, metrics,
+                        std::uint64_t{1});
     consumer = d.sys->spawn(
         [](caf::event_based_actor* self, std::shared_ptr<seen_by_consumer> log,
            caf::actor to) -> caf::behavior {

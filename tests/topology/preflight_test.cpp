@@ -1,4 +1,5 @@
 #include "topology/preflight.hpp"
+#include "topology/route_settings.hpp"
 
 #include <string>
 #include <tuple>
