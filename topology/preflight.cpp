@@ -138,7 +138,7 @@ void check_route_url(const route_config& route, const std::string& path) {
   }
   try {
     // Loads the CA file and the client certificate and key as the client will.
-    (void)http::make_tls_context(tls_settings_of(route.tls));
+    (void)http::make_tls_context(route.tls);
   } catch (const http::tls_setup_error& e) {
     throw config_error{path + ".tls." + e.field(), e.what()};
   }

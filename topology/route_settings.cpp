@@ -128,10 +128,6 @@ actors::consumer_actor_settings consumer_actor_settings_of(
   return cs;
 }
 
-http::tls_settings tls_settings_of(const tls_config& tls) {
-  return http::tls_settings{tls.ca_file, tls.client_cert_file, tls.client_key_file};
-}
-
 http::client_settings client_settings_of(const route_config& r) {
   http::client_settings s;
   s.max_connections = r.http.max_connections;
@@ -140,7 +136,7 @@ http::client_settings client_settings_of(const route_config& r) {
   s.max_response_bytes = r.http.max_response_bytes;
   s.max_header_bytes = static_cast<std::uint32_t>(r.http.max_header_bytes);
   s.allow_private_targets = r.allow_private_targets;
-  s.tls = tls_settings_of(r.tls);
+  s.tls = r.tls;
   s.max_connection_age = r.http.max_connection_age;
   if (!r.receipts_topic.empty()) {
     s.kept_response_headers = r.receipt_response_headers;
@@ -161,14 +157,7 @@ signing_settings signing_of(const route_config& route) {
   if (signs_with(route, signing_scheme::standard_webhooks)) {
     s.standard_webhooks_secrets = route.signing.secrets;
   }
-  switch (route.idempotency_key) {
-    case idempotency_key_format::plain:
-      s.key_form = idempotency_key_form::plain;
-      break;
-    case idempotency_key_format::sf_string:
-      s.key_form = idempotency_key_form::sf_string;
-      break;
-  }
+  s.key_form = route.idempotency_key;
   return s;
 }
 

@@ -39,9 +39,6 @@ actors::consumer_actor_settings consumer_actor_settings_of(const courier_config&
                                                            const route_config& route,
                                                            std::chrono::milliseconds drain_timeout);
 
-// A route's tls block as the HTTP client takes it.
-http::tls_settings tls_settings_of(const tls_config& tls);
-
 // A route's HTTP client as its http, SSRF guard and tls blocks say.
 http::client_settings client_settings_of(const route_config& r);
 

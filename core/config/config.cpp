@@ -33,11 +33,11 @@ std::string_view to_string(signing_scheme s) {
   return "unknown";
 }
 
-std::string_view to_string(idempotency_key_format f) {
+std::string_view to_string(idempotency_key_form f) {
   switch (f) {
-    case idempotency_key_format::plain:
+    case idempotency_key_form::plain:
       return "plain";
-    case idempotency_key_format::sf_string:
+    case idempotency_key_form::sf_string:
       return "sf-string";
   }
   return "unknown";

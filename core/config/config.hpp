@@ -21,6 +21,9 @@
 #include "core/delivery/breaker.hpp"
 #include "core/delivery/retry_budget.hpp"
 #include "core/delivery/token_bucket.hpp"
+#include "core/http/client_defaults.hpp"
+#include "core/http/tls_settings.hpp"
+#include "core/model/idempotency_key.hpp"
 #include "core/model/key_ordering.hpp"
 #include "core/model/route_topics.hpp"
 
@@ -34,39 +37,30 @@ struct breaker_config : breaker_settings, answer_judge_settings {};
 using retry_config = backoff_policy;
 
 struct http_config {
-  std::size_t max_connections = 256;
-  std::chrono::milliseconds timeout{5000};
+  std::size_t max_connections = http::defaults::max_connections;
+  std::chrono::milliseconds timeout = http::defaults::timeout;
   // Per resolved address, within `timeout`: a dead one gives way to the next (client_settings).
-  std::chrono::milliseconds connect_timeout{2000};
-  std::size_t max_response_bytes = 65536;
+  std::chrono::milliseconds connect_timeout = http::defaults::connect_timeout;
+  std::size_t max_response_bytes = http::defaults::max_response_bytes;
   // Status line and headers of a response; longer ones end the attempt (response_too_large).
-  std::size_t max_header_bytes = 8192;
+  std::size_t max_header_bytes = http::defaults::max_header_bytes;
   // How long the first answer of a batch waits on the io thread for more before the delivery
   // pool is woken to take them (16 answers, or the answer of the last attempt still unanswered,
   // wake it at once); 0 wakes it for every first answer.
   // A light load then wakes the pool once for many answers, not for every few.
   std::chrono::milliseconds gather_answers{1};
   // A connection open this long is closed after its answer; the next resolves the host again.
-  std::chrono::milliseconds max_connection_age{std::chrono::minutes{5}};
+  std::chrono::milliseconds max_connection_age = http::defaults::max_connection_age;
 };
 
-// TLS for an https:// url. The peer is always verified; paths are read at start-up.
-struct tls_config {
-  std::string ca_file;           // PEM bundle of trusted CAs; empty: the system's store
-  std::string client_cert_file;  // mTLS: PEM certificate (chain), with client_key_file
-  std::string client_key_file;
-};
+// TLS for an https:// url, as the HTTP client takes it. The peer is always verified; paths are
+// read at start-up.
+using tls_config = http::tls_settings;
 
 // How a route signs its requests (docs/delivery-contract.md, "Signing").
 enum class signing_scheme {
   x_signature,        // "x-signature": X-Signature, hex HMAC-SHA256 of the body (hmac_secret)
   standard_webhooks,  // "standard-webhooks": webhook-id, webhook-timestamp, webhook-signature
-};
-
-// How the Idempotency-Key header spells the key.
-enum class idempotency_key_format {
-  plain,      // "plain": the key as it is
-  sf_string,  // "sf-string": an RFC 8941 string, as draft-ietf-httpapi-idempotency-key-header has
 };
 
 struct signing_config {
@@ -77,7 +71,7 @@ struct signing_config {
 
 // The names the config file uses: "x-signature", "standard-webhooks"; "plain", "sf-string".
 std::string_view to_string(signing_scheme s);
-std::string_view to_string(idempotency_key_format f);
+std::string_view to_string(idempotency_key_form f);
 
 // A partner's published request quota (routes[].rate_limit): a token bucket of every request
 // the route sends (first attempts, retries, breaker probes). Each instance takes the share of it
@@ -130,7 +124,7 @@ struct route_config {
   // The X-Signature secret (or hmac_secret_file in the file, HMAC_SECRET / HMAC_SECRET_FILE).
   std::string hmac_secret;
   signing_config signing;
-  idempotency_key_format idempotency_key = idempotency_key_format::plain;
+  idempotency_key_form idempotency_key = idempotency_key_form::plain;
   std::string content_type = "application/json";
   std::size_t max_in_flight = 256;
   // 0: no bound of its own, so one busy partition may use the whole route's concurrency. A

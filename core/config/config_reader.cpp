@@ -160,8 +160,8 @@ std::vector<std::string> read_secret_list(const json& v, const std::string& full
 }
 
 // Every value of an enum the file names, in the order errors list them.
-std::vector<idempotency_key_format> every(idempotency_key_format /*type*/) {
-  return {idempotency_key_format::plain, idempotency_key_format::sf_string};
+std::vector<idempotency_key_form> every(idempotency_key_form /*type*/) {
+  return {idempotency_key_form::plain, idempotency_key_form::sf_string};
 }
 std::vector<ordering_mode> every(ordering_mode /*type*/) {
   return {ordering_mode::none, ordering_mode::key};

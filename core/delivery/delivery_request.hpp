@@ -8,15 +8,10 @@
 #include "core/delivery/hmac_signer.hpp"
 #include "core/delivery/standard_webhooks_signer.hpp"
 #include "core/http/client.hpp"
+#include "core/model/idempotency_key.hpp"
 #include "core/model/record.hpp"
 
 namespace courier {
-
-// How the Idempotency-Key header spells the key.
-enum class idempotency_key_form {
-  plain,      // the key as it is (DESIGN.md section 3)
-  sf_string,  // an RFC 8941 sf-string, as draft-ietf-httpapi-idempotency-key-header has it
-};
 
 // How a route signs its requests: which schemes, with which secrets.
 struct signing_settings {

@@ -13,6 +13,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
 
+#include "core/http/client_defaults.hpp"
 #include "core/http/endpoint.hpp"
 #include "core/http/poster.hpp"
 #include "core/http/tls_context.hpp"
@@ -24,20 +25,20 @@ namespace courier::http {
 
 struct client_settings {
   // Upper bound of open connections (busy + idle) to the endpoint; more requests queue.
-  std::size_t max_connections = 256;
+  std::size_t max_connections = defaults::max_connections;
   // Per request, measured from post(): time waiting for a free connection counts, then
   // resolve + connect + write + read. So on_done always comes about `timeout` after post()
   // at the latest, whatever the pool is doing, which is what a delivery deadline needs.
-  std::chrono::milliseconds timeout{5000};
+  std::chrono::milliseconds timeout = defaults::timeout;
   // Each resolved address is given this long to accept the connection (within `timeout`):
   // one that does not answer (a dead address that drops SYNs) gives way to the next address
   // instead of holding the request until its deadline. 0: only `timeout` bounds a connect.
-  std::chrono::milliseconds connect_timeout{2000};
+  std::chrono::milliseconds connect_timeout = defaults::connect_timeout;
   // Larger bodies end the request with transport_error::response_too_large.
-  std::size_t max_response_bytes = 65536;
+  std::size_t max_response_bytes = defaults::max_response_bytes;
   // Longer status lines plus headers end it the same way (a hostile or broken server cannot
   // make the client buffer more than this before the body).
-  std::uint32_t max_header_bytes = 8192;
+  std::uint32_t max_header_bytes = defaults::max_header_bytes;
   std::string user_agent = courier::user_agent;
   // The SSRF guard: false refuses every resolved address in a reserved range (address_guard)
   // and connects only to the others; an endpoint with none left ends with ssrf_blocked.
@@ -55,7 +56,7 @@ struct client_settings {
   // going back to the pool, so the next one resolves the host again: a partner that moves to
   // other addresses (a DNS failover, a new load balancer) while the old ones still answer gets
   // the traffic within this long. 0: every connection carries one request.
-  std::chrono::milliseconds max_connection_age{std::chrono::minutes{5}};
+  std::chrono::milliseconds max_connection_age = defaults::max_connection_age;
   // Answer header fields to hand back with the response (routes[].receipts.response_headers).
   std::vector<std::string> kept_response_headers;
   // Replaces the system resolver (tests: a name that resolves to chosen addresses without

@@ -6,15 +6,9 @@
 
 #include <boost/asio/ssl/context.hpp>
 
-namespace courier::http {
+#include "core/http/tls_settings.hpp"
 
-// How a route talks TLS to its https:// endpoint. The peer is always verified; these only say
-// against what and with which client identity.
-struct tls_settings {
-  std::string ca_file;           // PEM bundle of trusted CAs; empty: the system's store
-  std::string client_cert_file;  // PEM certificate (chain) for mTLS; needs client_key_file
-  std::string client_key_file;   // PEM private key of client_cert_file
-};
+namespace courier::http {
 
 // A TLS setting that cannot work. field() names it ("ca_file", "client_cert_file",
 // "client_key_file"); what() says why, with the file name but nothing read from the file.

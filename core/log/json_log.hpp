@@ -4,9 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/log_line.hpp"
+
 namespace courier::log {
 
-enum class level { debug, info, warn, error };
+// The levels a line is written at: the model's, which core classes name in their log_lines.
+using level = log_level;
 
 // Sets the minimum level ("trace", "debug", "info", "warn", "error", "critical", "off");
 // returns false for an unknown name.

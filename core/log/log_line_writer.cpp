@@ -14,20 +14,7 @@ void write(const log_line& line, std::uint64_t suppressed) {
   if (suppressed > 0) {
     fields["suppressed"] = suppressed;
   }
-  switch (line.level) {
-    case log_level::debug:
-      debug(line.event, fields);
-      return;
-    case log_level::info:
-      info(line.event, fields);
-      return;
-    case log_level::warn:
-      warn(line.event, fields);
-      return;
-    case log_level::error:
-      error(line.event, fields);
-      return;
-  }
+  event(line.level, line.event, fields);
 }
 
 }  // namespace courier::log

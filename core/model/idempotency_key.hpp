@@ -9,6 +9,13 @@
 
 namespace courier {
 
+// How the Idempotency-Key header spells the key (routes[].idempotency_key_format).
+enum class idempotency_key_form {
+  plain,      // "plain": the key as it is (DESIGN.md section 3)
+  sf_string,  // "sf-string": an RFC 8941 sf-string, as draft-ietf-httpapi-idempotency-key-header
+              // has it
+};
+
 // The header that carries a record's key through retry tiers, the DLQ and redrive.
 inline constexpr std::string_view idempotency_key_header = "courier.idempotency.key";
 

@@ -22,7 +22,7 @@ TEST(RouteSettings, SigningTakesTheSchemesTheirSecretsAndTheKeyForm) {
   auto r = a_route();
   r.signing.schemes = {signing_scheme::standard_webhooks};
   r.signing.secrets = {"whsec_a2V5"};
-  r.idempotency_key = idempotency_key_format::sf_string;
+  r.idempotency_key = idempotency_key_form::sf_string;
   const auto s = signing_of(r);
   EXPECT_FALSE(s.x_signature);
   EXPECT_EQ(s.hmac_secret, "hmac");

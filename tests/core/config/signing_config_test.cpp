@@ -46,7 +46,7 @@ TEST(SigningConfig, DefaultsToXSignatureAndThePlainIdempotencyKey) {
   EXPECT_EQ(cfg.routes[0].signing.schemes,
             std::vector<signing_scheme>{signing_scheme::x_signature});
   EXPECT_TRUE(cfg.routes[0].signing.secrets.empty());
-  EXPECT_EQ(cfg.routes[0].idempotency_key, idempotency_key_format::plain);
+  EXPECT_EQ(cfg.routes[0].idempotency_key, idempotency_key_form::plain);
   EXPECT_NO_THROW(validate(cfg));
 }
 
@@ -185,7 +185,7 @@ TEST(SigningConfig, AJsonSyntaxErrorNextToASecretDoesNotEchoIt) {
 
 TEST(SigningConfig, ReadsTheSfStringIdempotencyKeyFormatAndNamesABadOne) {
   EXPECT_EQ(parsed(route({{"idempotency_key_format", "sf-string"}})).routes[0].idempotency_key,
-            idempotency_key_format::sf_string);
+            idempotency_key_form::sf_string);
   EXPECT_EQ(error_of([] {
               parsed(route({{"idempotency_key_format", "quoted"}}));
             }).key(),
