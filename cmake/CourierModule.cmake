@@ -5,14 +5,19 @@
 # (third-party libraries). Includes are rooted at the project: "core/flow/due_gate.hpp".
 #
 # At configure time every `#include "<module path>/..."` of another courier module in the
-# folder must name a module in USES, so the one-way dependencies of docs/architecture.md hold
-# (courier_check_every_source_built, below, checks that no .cpp is left out of the build).
+# folder must name a module in USES, so the one-way dependencies of docs/architecture.md hold.
+# The folder-to-module map is the modules' own declarations (each folder one module), read
+# once every module is declared (courier_check_module_includes, run at the end of the top-level
+# CMakeLists.txt with courier_check_every_source_built, which checks that no .cpp is left out).
 function(courier_module name)
   cmake_parse_arguments(ARG "" "" "SOURCES;USES;LINKS" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "courier_module(${name}): no SOURCES")
   endif()
-  courier_check_includes(${name} "${ARG_SOURCES}" "${ARG_USES}")
+  courier_module_files(_files "${ARG_SOURCES}")
+  set_property(GLOBAL APPEND PROPERTY COURIER_MODULES ${name})
+  set_property(GLOBAL PROPERTY COURIER_MODULE_FILES_${name} "${_files}")
+  set_property(GLOBAL PROPERTY COURIER_MODULE_USES_${name} "${ARG_USES}")
 
   add_library(courier_${name} ${ARG_SOURCES})
   add_library(courier::${name} ALIAS courier_${name})
@@ -26,26 +31,10 @@ function(courier_module name)
   set_property(GLOBAL PROPERTY COURIER_MODULE_DIR_${name} "${CMAKE_CURRENT_SOURCE_DIR}")
 endfunction()
 
-# The module a project-rooted include path belongs to: "core/flow/due_gate.hpp" -> flow,
-# "actors/messages.hpp" -> actors. Empty for paths that are no module (tests, generated).
-function(courier_module_of_include path out)
-  set(_m "")
-  if(path MATCHES "^core/version\\.hpp$")
-    set(_m version)
-  elseif(path MATCHES "^core/([a-z_]+)/")
-    set(_m ${CMAKE_MATCH_1})
-  elseif(path MATCHES "^(actors|admin|topology|demo|mock_webhook|app)/")
-    set(_m ${CMAKE_MATCH_1})
-  elseif(path MATCHES "^tools/redrive/")
-    set(_m redrive_cli)
-  endif()
-  set(${out} "${_m}" PARENT_SCOPE)
-endfunction()
-
 # The files of a module: its listed sources, the header beside each, and the folder's headers
 # that have no source beside them (header-only pieces). Another target's sources in the same
 # folder (an executable's main.cpp) are not the module's.
-function(courier_check_includes name sources uses)
+function(courier_module_files out sources)
   set(_files "")
   foreach(src IN LISTS sources)
     list(APPEND _files "${CMAKE_CURRENT_SOURCE_DIR}/${src}")
@@ -61,22 +50,49 @@ function(courier_check_includes name sources uses)
       list(APPEND _files "${h}")
     endif()
   endforeach()
-  file(RELATIVE_PATH _own_dir "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}")
-  foreach(f IN LISTS _files)
-    file(STRINGS "${f}" _lines REGEX "^#include \"[^\"]+\"")
-    foreach(line IN LISTS _lines)
-      string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" _path "${line}")
-      get_filename_component(_include_dir "${_path}" DIRECTORY)
-      courier_module_of_include("${_path}" _m)
-      # A folder's own headers (topology/ holds topology and topology_cli) are always allowed.
-      if(_m STREQUAL "" OR _m STREQUAL name OR _include_dir STREQUAL _own_dir)
-        continue()
-      endif()
-      if(NOT _m IN_LIST uses)
-        message(FATAL_ERROR "courier_module(${name}): ${f} includes \"${_path}\" of module "
-                            "'${_m}', which is not in USES (${uses}); dependencies point one "
-                            "way (docs/architecture.md)")
-      endif()
+  set(${out} "${_files}" PARENT_SCOPE)
+endfunction()
+
+# courier_check_module_includes(): FATAL_ERROR when a module's file includes a header of
+# another module that is not in its USES. A header's module is the module declared in the
+# header's folder ("core/flow/due_gate.hpp" -> flow, "tools/redrive/cli.hpp" -> redrive_cli);
+# "core/version.hpp" is the generated version module. Includes of folders that declare no
+# module (tests/support, generated headers) are not checked.
+function(courier_check_module_includes)
+  get_property(_modules GLOBAL PROPERTY COURIER_MODULES)
+  foreach(m IN LISTS _modules)
+    get_property(_dir GLOBAL PROPERTY COURIER_MODULE_DIR_${m})
+    file(RELATIVE_PATH _rel "${PROJECT_SOURCE_DIR}" "${_dir}")
+    string(MAKE_C_IDENTIFIER "dir_${_rel}" _key)
+    if(DEFINED _module_of_${_key})
+      message(FATAL_ERROR "folder ${_rel} declares two modules: ${_module_of_${_key}} and ${m}")
+    endif()
+    set(_module_of_${_key} ${m})
+  endforeach()
+  set(_module_of_dir_core_version_hpp version)
+  foreach(name IN LISTS _modules)
+    get_property(_files GLOBAL PROPERTY COURIER_MODULE_FILES_${name})
+    get_property(_uses GLOBAL PROPERTY COURIER_MODULE_USES_${name})
+    foreach(f IN LISTS _files)
+      file(STRINGS "${f}" _lines REGEX "^#include \"[^\"]+\"")
+      foreach(line IN LISTS _lines)
+        string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" _path "${line}")
+        get_filename_component(_include_dir "${_path}" DIRECTORY)
+        if(_path STREQUAL "core/version.hpp")
+          set(_m version)
+        else()
+          string(MAKE_C_IDENTIFIER "dir_${_include_dir}" _key)
+          set(_m "${_module_of_${_key}}")
+        endif()
+        if(_m STREQUAL "" OR _m STREQUAL name)
+          continue()
+        endif()
+        if(NOT _m IN_LIST _uses)
+          message(FATAL_ERROR "courier_module(${name}): ${f} includes \"${_path}\" of module "
+                              "'${_m}', which is not in USES (${_uses}); dependencies point one "
+                              "way (docs/architecture.md)")
+        endif()
+      endforeach()
     endforeach()
   endforeach()
 endfunction()
