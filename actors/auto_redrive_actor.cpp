@@ -8,7 +8,6 @@
 
 #include "actors/failure_log.hpp"
 #include "actors/messages.hpp"
-#include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
 
 namespace courier::actors {
@@ -16,15 +15,9 @@ namespace {
 
 using self_ptr = caf::stateful_actor<auto_redrive_actor_state>*;
 
-// Unix ms by the actor's clock: the wall clock read once at spawn, moved on by the actor clock
-// (steady: a wall-clock step cannot leave an armed event waiting, and the timers and the trigger
-// see one time; a test's virtual clock moves both).
-std::int64_t wall_ms(self_ptr self) {
-  const auto& st = self->state;
-  return st.wall_at_spawn_ms + std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 self->clock().now() - st.clock_at_spawn)
-                                 .count();
-}
+// Unix ms by the actor's time (actor_time.hpp): the trigger and the timers see one time; a
+// timer that fires early by a wall-clock step finds nothing due and is armed again.
+std::int64_t wall_ms(self_ptr self) { return self->state.time.now_ms(self->clock().now()); }
 
 nlohmann::json window_json(const auto_redrive_event& e) {
   return {{"auto_redrive_event", e.id},
@@ -245,8 +238,7 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
                                  std::shared_ptr<route_metrics> metrics) {
   log_failures(self, "auto_redrive", route);
   auto& st = self->state;
-  st.wall_at_spawn_ms = unix_now_ms();
-  st.clock_at_spawn = self->clock().now();
+  st.time.start(self->clock().now());
   st.route = std::move(route);
   st.trigger = std::make_unique<auto_redrive_trigger>(std::move(settings));
   st.runner = std::move(runner);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/route_metrics.hpp"
+#include "actors/actor_time.hpp"
 #include "core/redrive/auto_redrive_trigger.hpp"
 
 namespace courier::actors {
@@ -59,8 +60,7 @@ struct auto_redrive_actor_state {
   std::vector<caf::typed_response_promise<std::string>> preview_waiting;
   std::optional<nlohmann::json> last_preview;
   std::int64_t last_preview_ms = 0;
-  std::int64_t wall_at_spawn_ms = 0;
-  caf::actor_clock::time_point clock_at_spawn;
+  actor_time time;            // the trigger's and the timers' clock (actor_time.hpp)
   auto_redrive_outcome last;  // of the last run
   std::int64_t last_ended_ms = 0;
 };

@@ -5,7 +5,6 @@
 
 #include "actors/failure_log.hpp"
 #include "actors/messages.hpp"
-#include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
 
 namespace courier::actors {
@@ -29,7 +28,7 @@ void schedule_probe(self_ptr self, caf::actor_clock::time_point now) {
 void publish(self_ptr self, const breaker_transition& t) {
   auto& st = self->state;
   st.metrics->breaker_state = static_cast<int>(t.to);
-  st.metrics->breaker_since_ms = unix_now_ms();
+  st.metrics->breaker_since_ms = st.time.now_ms(self->clock().now());
   if (t.to == breaker_state::open && t.from == breaker_state::closed) {
     ++st.metrics->actors[route_counter::breaker_trips];
   }
@@ -78,6 +77,7 @@ caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings s
   self->state.route = std::move(route);
   self->state.machine = std::make_unique<breaker>(settings);
   self->state.metrics = std::move(metrics);
+  self->state.time.start(self->clock().now());
   return {
     [=](permit_atom) -> breaker_permit {
       auto& m = *self->state.machine;

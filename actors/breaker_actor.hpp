@@ -7,6 +7,7 @@
 #include <caf/all.hpp>
 
 #include "actors/route_metrics.hpp"
+#include "actors/actor_time.hpp"
 #include "core/delivery/breaker.hpp"
 
 namespace courier::actors {
@@ -17,6 +18,7 @@ struct breaker_actor_state {
   std::unique_ptr<breaker> machine;
   std::vector<caf::actor> subscribers;
   std::shared_ptr<route_metrics> metrics;
+  actor_time time;  // when a change happened, for /state (actor_time.hpp)
 };
 
 // One per route. Answers permit requests, takes one outcome per delivery, moves

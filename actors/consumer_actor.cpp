@@ -5,7 +5,6 @@
 
 #include "actors/consumer_loop.hpp"
 #include "actors/failure_log.hpp"
-#include "actors/wall_clock.hpp"
 #include "core/kafka/split_consumer.hpp"
 #include "core/log/json_log.hpp"
 #include "core/retry/retry_headers.hpp"
@@ -25,7 +24,8 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
   auto& st = self->state;
   st.settings = std::move(settings);
   st.metrics = std::move(metrics);
-  st.io.emplace(self, std::move(delivery));
+  st.time.start(self->clock().now());
+  st.io.emplace(self, std::move(delivery), st.time);
   st.core.emplace(st.settings.core, *st.io);
   st.revoke_io.emplace(self);
   st.drain.emplace(*st.core, *st.revoke_io, st.settings.revoke_drain_timeout);
@@ -81,16 +81,14 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
         self->delayed_send(self, self->state.settings.commit_interval, commit_atom::value);
       }
     },
-    [=](revoke_deadline_atom, std::uint64_t n) {
-      self->state.drain->on_deadline(n, unix_now_ms());
-    },
+    [=](revoke_deadline_atom, std::uint64_t n) { self->state.drain->on_deadline(n, now_ms(self)); },
     [=](blocked_atom, const onward_blocked& b) { on_blocked(self, b); },
     [=](followers_atom, const record_position& at) {
       return followers_value(self->state.core->later_of_key(at));
     },
     [=](due_atom, const std::string& topic, std::int32_t partition, std::int64_t armed_for_ms) {
       if (!self->state.closed) {
-        self->state.core->wake(partition_id{topic, partition}, unix_now_ms(), armed_for_ms);
+        self->state.core->wake(partition_id{topic, partition}, now_ms(self), armed_for_ms);
         publish(self);
       }
     },

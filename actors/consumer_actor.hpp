@@ -10,6 +10,7 @@
 #include <caf/all.hpp>
 
 #include "actors/consumer_io.hpp"
+#include "actors/actor_time.hpp"
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "core/flow/consumer_core.hpp"
@@ -81,6 +82,7 @@ struct consumer_actor_state {
   static inline const char* name = "courier.consumer";
   consumer_actor_settings settings;
   std::shared_ptr<route_metrics> metrics;
+  actor_time time;  // the core's clock (actor_time.hpp)
   std::optional<consumer_io> io;
   std::optional<consumer_core> core;
   std::optional<fetch_starvation> starvation;

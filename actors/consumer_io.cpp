@@ -4,14 +4,13 @@
 #include <chrono>
 #include <utility>
 
-#include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
 #include "core/retry/header_value.hpp"
 
 namespace courier::actors {
 
-consumer_io::consumer_io(caf::event_based_actor* self, caf::actor delivery)
-    : self_(self), delivery_(std::move(delivery)) {}
+consumer_io::consumer_io(caf::event_based_actor* self, caf::actor delivery, const actor_time& time)
+    : self_(self), time_(time), delivery_(std::move(delivery)) {}
 
 void consumer_io::dispatch(record r) { batch_.push_back(std::move(r)); }
 
@@ -36,7 +35,8 @@ void consumer_io::pause(const std::vector<partition_id>& ps) { kafka_->pause(ps)
 void consumer_io::resume(const std::vector<partition_id>& ps) { kafka_->resume(ps); }
 
 void consumer_io::wake_at(const partition_id& p, std::int64_t at_ms) {
-  const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - unix_now_ms())};
+  const auto wait = std::chrono::milliseconds{
+    std::max<std::int64_t>(0, at_ms - time_.now_ms(self_->clock().now()))};
   self_->delayed_send(self_, wait, due_atom::value, p.topic, p.partition, at_ms);
 }
 

@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/actor_time.hpp"
 #include "actors/messages.hpp"
 #include "core/flow/consumer_core.hpp"
 #include "core/kafka/group_consumer.hpp"
@@ -19,7 +20,8 @@ namespace courier::actors {
 // delivery pool and the consumer's own timers.
 class consumer_io final : public consumer_backend {
  public:
-  consumer_io(caf::event_based_actor* self, caf::actor delivery);
+  // `time`: the actor's (actor_time.hpp), for the wait until a due time.
+  consumer_io(caf::event_based_actor* self, caf::actor delivery, const actor_time& time);
   void attach(kafka::group_consumer* kafka) { kafka_ = kafka; }
 
   void dispatch(record r) override;  // batched: flush() sends them
@@ -37,6 +39,7 @@ class consumer_io final : public consumer_backend {
 
  private:
   caf::event_based_actor* self_;
+  const actor_time& time_;
   caf::actor delivery_;
   kafka::group_consumer* kafka_ = nullptr;
   record_batch batch_;

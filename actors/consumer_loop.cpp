@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "actors/wall_clock.hpp"
 #include "core/flow/consumer_core.hpp"
 #include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
@@ -51,7 +50,7 @@ std::size_t poll_into_core(self_ptr self, std::chrono::milliseconds timeout,
   auto records = st.kafka->poll(timeout, max_records);
   st.last_poll = self->clock().now();
   ++st.metrics->actors[route_counter::polls];
-  const auto now = unix_now_ms();
+  const auto now = now_ms(self);
   for (auto& r : records) {
     const bool source = st.settings.core.gated_topics.count(r.topic) == 0;
     const auto age_ms = std::max<std::int64_t>(now - r.timestamp_ms, 0);
@@ -91,7 +90,7 @@ void publish(self_ptr self) {
       now - st.partitions_published >= partition_publish_interval) {
     st.published_pause_changes = st.core->pause_changes();
     st.partitions_published = now;
-    st.metrics->partitions.publish(st.core->statuses(unix_now_ms()));
+    st.metrics->partitions.publish(st.core->statuses(now_ms(self)));
   }
 }
 
@@ -101,7 +100,7 @@ void close_consumer(self_ptr self) {
     return;
   }
   st.closed = true;
-  st.drain->close(unix_now_ms());
+  st.drain->close(now_ms(self));
   st.io->flush();
   try {
     st.kafka->commit(st.core->commit_points(st.offset_map_budget, st.core->assignment()),
@@ -142,10 +141,10 @@ void poll_turn(self_ptr self) {
   // and the wait for that is no starvation.
   if (st.core->source_pause_flips() != st.source_pause_flips_seen) {
     st.source_pause_flips_seen = st.core->source_pause_flips();
-    st.starvation->on_source_paused(unix_now_ms());
+    st.starvation->on_source_paused(now_ms(self));
   }
   if (st.core->refill_due()) {
-    st.core->release_overflow(unix_now_ms());
+    st.core->release_overflow(now_ms(self));
     if (const auto free = st.core->room(); free > 0) {
       st.waiting_for_room = false;
       const auto started = std::chrono::steady_clock::now();
@@ -194,7 +193,7 @@ void on_positions(self_ptr self, const std::vector<kafka::partition_position>& p
   if (!source) {
     return;  // the tiers' member's report (split_consumer): starvation is the source's
   }
-  const auto now = unix_now_ms();
+  const auto now = now_ms(self);
   const auto v = st.starvation->on_stats(now, lag);
   if (!v) {
     return;
@@ -289,7 +288,7 @@ void scan_tiers(self_ptr self, const std::vector<assigned_partition>& ps) {
   if (tiers.empty()) {
     return;
   }
-  const auto now = unix_now_ms();
+  const auto now = now_ms(self);
   std::size_t read = 0;
   st.settings.scan_tiers(tiers, [&](record&& r) {
     ++read;
@@ -309,8 +308,8 @@ void scan_tiers(self_ptr self, const std::vector<assigned_partition>& ps) {
 
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
   auto& st = self->state;
-  st.drain->before_assign(ps, unix_now_ms());
-  st.core->assign(ps, unix_now_ms());
+  st.drain->before_assign(ps, now_ms(self));
+  st.core->assign(ps, now_ms(self));
   scan_tiers(self, ps);
   publish(self);
   tell_quota_share(self);
@@ -335,7 +334,7 @@ void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
 }
 
 kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost) {
-  switch (self->state.drain->on_revoked(ps, lost, unix_now_ms())) {
+  switch (self->state.drain->on_revoked(ps, lost, now_ms(self))) {
     case revoke_drain::answer::now:
       return kafka::revoke_timing::now;
     case revoke_drain::answer::later:
@@ -346,7 +345,7 @@ kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& 
 
 void on_outcomes(self_ptr self, const outcome_batch& outcomes) {
   auto& s = self->state;
-  const auto now = unix_now_ms();
+  const auto now = now_ms(self);
   // Delivered, or acknowledged by the broker in a retry tier or the DLQ: done either way.
   for (const auto& o : outcomes) {
     s.core->complete(o.record.partition_of(), o.record.offset, o.end, now);

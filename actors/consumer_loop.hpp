@@ -17,6 +17,9 @@ using self_ptr = caf::stateful_actor<consumer_actor_state>*;
 
 std::string name_of(const partition_id& p);
 
+// Unix ms by the actor's time (actor_time.hpp): what the core is told is now.
+inline std::int64_t now_ms(self_ptr self) { return self->state.time.now_ms(self->clock().now()); }
+
 // After every event: the records it dispatched go out (one message), the metrics are updated,
 // and the partitions' statuses when a pause changed (else at most once a second).
 void publish(self_ptr self);

@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "actors/failure_log.hpp"
-#include "actors/wall_clock.hpp"
 #include "core/log/json_log.hpp"
 #include "core/log/log_line_writer.hpp"
 #include "core/retry/header_value.hpp"  // max_header_value
@@ -60,16 +59,10 @@ void publish(delivery_pool_state& st) {
 // How long a refresh of the route's credentials may take before the 401 counts after all.
 constexpr std::chrono::seconds credentials_refresh_timeout{30};
 
-// The policy's time: the wall clock, moved by how far the actor's clock ran ahead of the steady
-// one since the pool started. In production the actor's clock is the steady clock, so this is
-// the wall clock (signatures carry real timestamps); on the deterministic coordinator of the
-// tests it is virtual time, so the rate limit's tokens come as its timers fire.
+// The policy's time: the actor's (actor_time.hpp), so on the deterministic coordinator of the
+// tests the rate limit's tokens come as its timers fire.
 std::chrono::system_clock::time_point now(self_ptr self) {
-  const auto& st = self->state;
-  const auto ahead = (self->clock().now() - st.actor_clock_start) -
-                     (std::chrono::steady_clock::now() - st.steady_start);
-  return std::chrono::system_clock::now() +
-         std::chrono::duration_cast<std::chrono::system_clock::duration>(ahead);
+  return self->state.time.now(self->clock().now());
 }
 
 void carry_out(self_ptr self, policy::actions todo);
@@ -148,7 +141,7 @@ struct shell {
 
   void operator()(policy::report_outcome& a) const {
     if (a.outcome.end == delivery_end::delivered && a.record_timestamp_ms > 0) {
-      const auto now_ms = unix_now_ms();
+      const auto now_ms = self->state.time.now_ms(self->clock().now());
       // A producer's clock ahead of ours is not a negative latency.
       self->state.metrics->delivery_seconds.observe(
         static_cast<double>(std::max<std::int64_t>(0, now_ms - a.record_timestamp_ms)) / 1000.0);
@@ -254,8 +247,7 @@ caf::behavior delivery_pool(self_ptr self, delivery_pool_settings settings,
   auto& st = self->state;
   st.route = settings.policy.route;
   st.ordered = settings.ordered;
-  st.actor_clock_start = self->clock().now();
-  st.steady_start = std::chrono::steady_clock::now();
+  st.time.start(self->clock().now());
   const auto gather_answers = settings.gather_answers;
   st.policy.emplace(std::move(settings.policy), make_random_source(seed));
   st.client = std::move(client);

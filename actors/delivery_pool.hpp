@@ -12,6 +12,7 @@
 #include <caf/all.hpp>
 
 #include "actors/answer_inbox.hpp"
+#include "actors/actor_time.hpp"
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "core/delivery/attempt_policy.hpp"
@@ -45,9 +46,7 @@ struct delivery_pool_state {
   delivery_counts published;  // the policy's counters as far as `metrics` has them
   std::string route;
   bool ordered = false;  // routes[].ordering "key": a DLQ record names the followers of its key
-  // Where the actor's clock and the steady clock stood when the pool started (its time: now()).
-  caf::actor_clock::time_point actor_clock_start;
-  std::chrono::steady_clock::time_point steady_start;
+  actor_time time;       // the policy's clock (actor_time.hpp)
   // The policy's per-record lines (dead-lettered, moved to a tier, retry scheduled, held): the
   // first 10 of each per 10 s, then a count; the metrics count every record.
   log::event_sampler sampler{10, std::chrono::seconds{10}};
