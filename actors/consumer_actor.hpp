@@ -63,7 +63,7 @@ struct consumer_actor_settings {
 
 struct consumer_actor_state;
 
-// The revoke drain's I/O (carried out in actors/consumer_loop.cpp): the last commit of the
+// The revoke drain's I/O (carried out in actors/consumer_actor.cpp): the last commit of the
 // partitions given up, librdkafka's complete_revoke, the deadline timer, the log lines, and what
 // follows a give-up (statuses, the quota share, a drain that may end).
 class consumer_revoke_io final : public revoke_backend {
