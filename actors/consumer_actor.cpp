@@ -20,52 +20,23 @@ namespace {
 
 using self_ptr = caf::stateful_actor<consumer_actor_state>*;
 
-std::string name_of(const partition_id& p);
-
 // Unix ms by the actor's time (actor_time.hpp): what the core is told is now.
 std::int64_t now_ms(self_ptr self) { return self->state.time.now_ms(self->clock().now()); }
 
-// After every event: the records it dispatched go out (one message), the metrics are updated,
-// and the partitions' statuses when a pause changed (else at most once a second).
+// Declared ahead: the steps call each other.
+std::string name_of(const partition_id& p);
 void publish(self_ptr self);
-
-// Commits every commit point, closes librdkafka's consumer (leaving the group) and quits.
 void close_consumer(self_ptr self);
-
-// Commits the commit points (and offset maps) that moved since the last commit.
 void commit_moved(self_ptr self, kafka::commit_mode mode);
-// The broker's answers to a commit.
 void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes);
-// Draining and nothing handed out any more: close.
 void check_drained(self_ptr self);
-
-// One turn of the poll loop. The loop keeps itself going while a refill is due; a full route
-// stops it until outcomes free room for one (consumer_core::refill_due), with a rare idle poll
-// in between (its record waits in the core's overflow).
 void poll_turn(self_ptr self);
-
-// librdkafka's statistics (every statistics.interval.ms, inside poll): the partitions' positions
-// for /metrics and /state, and the check that the route does not starve for records its
-// partitions hold (a warning at most once a minute, and courier_consumer_fetch_starved_total).
 void on_positions(self_ptr self, const std::vector<kafka::partition_position>& ps);
-
-// librdkafka's rebalance callbacks (they run inside poll). The state's revoke_drain decides
-// what a revoke waits for (core/flow/revoke_drain.hpp); consumer_revoke_io carries it out.
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps);
 kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost);
-
-// The delivery pool's outcomes: the core completes them, a revoke waiting may end, a commit may
-// be due, a full route may refill, a drain may be done.
 void on_outcomes(self_ptr self, const outcome_batch& outcomes);
-// drain_atom: stop fetching (the shutdown reason), finish what is in flight up to drain_timeout,
-// then close.
 void start_drain(self_ptr self);
-// The delivery pool's notice that a record of the partition cannot be written onward, or can
-// again.
 void on_blocked(self_ptr self, const onward_blocked& b);
-
-// A route-wide pause reason on or off; the partitions whose reasons changed, compacted for the
-// log (one entry a topic: "t[0-3,5]").
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on);
 
 // librdkafka must be polled now and then even when the route is full: rebalance callbacks
@@ -128,6 +99,8 @@ std::string name_of(const partition_id& p) {
   return p.topic + "[" + std::to_string(p.partition) + "]";
 }
 
+// After every event: the records it dispatched go out (one message), the metrics are updated,
+// and the partitions' statuses when a pause changed (else at most once a second).
 void publish(self_ptr self) {
   auto& st = self->state;
   st.io->flush();
@@ -135,7 +108,8 @@ void publish(self_ptr self) {
   for (std::size_t i = 0; i < c.size(); ++i) {
     st.metrics->consumer.at_index(i) = c.at_index(i);
   }
-  st.metrics->paused_partitions = static_cast<std::int64_t>(st.core->paused_count());
+  st.metrics->gauges[route_gauge::paused_partitions] =
+    static_cast<std::int64_t>(st.core->paused_count());
   const auto now = self->clock().now();
   if (st.core->pause_changes() != st.published_pause_changes ||
       now - st.partitions_published >= partition_publish_interval) {
@@ -145,6 +119,7 @@ void publish(self_ptr self) {
   }
 }
 
+// Commits every commit point, closes librdkafka's consumer (leaving the group) and quits.
 void close_consumer(self_ptr self) {
   auto& st = self->state;
   if (st.closed) {
@@ -179,6 +154,7 @@ void close_consumer(self_ptr self) {
   self->quit();
 }
 
+// Draining and nothing handed out any more: close.
 void check_drained(self_ptr self) {
   auto& st = self->state;
   if (st.draining && st.core->outstanding() == 0) {
@@ -186,6 +162,9 @@ void check_drained(self_ptr self) {
   }
 }
 
+// One turn of the poll loop. The loop keeps itself going while a refill is due; a full route
+// stops it until outcomes free room for one (consumer_core::refill_due), with a rare idle poll
+// in between (its record waits in the core's overflow).
 void poll_turn(self_ptr self) {
   auto& st = self->state;
   // A source partition paused or resumed since the last turn: a resumed one is fetched anew,
@@ -228,6 +207,9 @@ void poll_turn(self_ptr self) {
   arm_idle_timer(self, interval);
 }
 
+// librdkafka's statistics (every statistics.interval.ms, inside poll): the partitions' positions
+// for /metrics and /state, and the check that the route does not starve for records its
+// partitions hold (a warning at most once a minute, and courier_consumer_fetch_starved_total).
 void on_positions(self_ptr self, const std::vector<kafka::partition_position>& ps) {
   auto& st = self->state;
   st.metrics->partitions.publish(ps);
@@ -278,11 +260,13 @@ void tell_quota_share(self_ptr self) {
   st.io->quota_share(static_cast<std::int32_t>(assigned), st.settings.source_partitions);
 }
 
+// Commits the commit points (and offset maps) that moved since the last commit.
 void commit_moved(self_ptr self, kafka::commit_mode mode) {
   auto& st = self->state;
   st.kafka->commit(st.core->commit_points(st.offset_map_budget), mode);
 }
 
+// The broker's answers to a commit.
 void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes) {
   auto& st = self->state;
   std::size_t failed = 0;
@@ -349,6 +333,8 @@ void scan_tiers(self_ptr self, const std::vector<assigned_partition>& ps) {
                                                {"records", read}});
 }
 
+// librdkafka's rebalance callbacks (they run inside poll). The state's revoke_drain decides
+// what a revoke waits for (core/flow/revoke_drain.hpp); consumer_revoke_io carries it out.
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps) {
   auto& st = self->state;
   st.drain->before_assign(ps, now_ms(self));
@@ -386,6 +372,8 @@ kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& 
   return kafka::revoke_timing::now;
 }
 
+// The delivery pool's outcomes: the core completes them, a revoke waiting may end, a commit may
+// be due, a full route may refill, a drain may be done.
 void on_outcomes(self_ptr self, const outcome_batch& outcomes) {
   auto& s = self->state;
   const auto now = now_ms(self);
@@ -405,6 +393,8 @@ void on_outcomes(self_ptr self, const outcome_batch& outcomes) {
   check_drained(self);
 }
 
+// drain_atom: stop fetching (the shutdown reason), finish what is in flight up to drain_timeout,
+// then close.
 void start_drain(self_ptr self) {
   auto& s = self->state;
   if (s.draining) {
@@ -420,6 +410,8 @@ void start_drain(self_ptr self) {
   check_drained(self);
 }
 
+// The delivery pool's notice that a record of the partition cannot be written onward, or can
+// again.
 void on_blocked(self_ptr self, const onward_blocked& b) {
   auto& s = self->state;
   const auto p = b.from.partition_of();
@@ -442,6 +434,8 @@ void on_blocked(self_ptr self, const onward_blocked& b) {
   }
 }
 
+// A route-wide pause reason on or off; the partitions whose reasons changed, compacted for the
+// log (one entry a topic: "t[0-3,5]").
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on) {
   auto names = log::compact_partition_list(self->state.core->set_route_reason(reason, on));
   if (reason == pause_reason::operator_request) {

@@ -48,11 +48,13 @@ void publish(delivery_pool_state& st) {
   m.endpoint_blocked = st.policy->endpoint_blocked();
   m.endpoint_gone = st.policy->endpoint_gone();
   was = now;
-  m.in_flight = static_cast<std::int64_t>(st.policy->in_flight());
-  m.concurrency_limit = st.policy->concurrency_limit();
-  m.rate_limit_waiting = static_cast<std::int64_t>(st.policy->waiting_for_rate());
-  m.attempts_in_flight = static_cast<std::int64_t>(st.policy->attempts_out());
-  m.credentials_waiting = static_cast<std::int64_t>(st.policy->waiting_for_credentials());
+  m.gauges[route_gauge::in_flight] = static_cast<std::int64_t>(st.policy->in_flight());
+  m.gauges[route_gauge::concurrency_limit] = st.policy->concurrency_limit();
+  m.gauges[route_gauge::rate_limit_waiting] =
+    static_cast<std::int64_t>(st.policy->waiting_for_rate());
+  m.gauges[route_gauge::attempts_in_flight] = static_cast<std::int64_t>(st.policy->attempts_out());
+  m.gauges[route_gauge::credentials_waiting] =
+    static_cast<std::int64_t>(st.policy->waiting_for_credentials());
   m.rate_limit = st.policy->rate_limit();
 }
 

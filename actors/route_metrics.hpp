@@ -6,6 +6,7 @@
 
 #include "actors/partition_board.hpp"
 #include "actors/route_counters.hpp"
+#include "actors/route_gauges.hpp"
 #include "core/delivery/delivery_counters.hpp"
 #include "core/flow/consumer_counters.hpp"
 #include "core/metrics/exposition.hpp"
@@ -43,18 +44,11 @@ struct route_metrics {
   metrics::counter_array<route_counter, std::atomic<std::uint64_t>> actors;
   std::atomic<int> breaker_state{0};              // courier::breaker_state as int
   std::atomic<std::int64_t> breaker_since_ms{0};  // Unix ms of its last change; 0: none
-  std::atomic<std::int64_t> in_flight{0};
-  std::atomic<int> concurrency_limit{0};  // the adaptive limit of attempts in flight; 0: off
-  // routes[].rate_limit: this instance's share of the quota in requests a second (0: no limit),
-  // and the attempts waiting for a token (queued, holding no connection).
+  // The counts of something now, one table (actors/route_gauges.hpp): a gauge is one
+  // enumerator and one row.
+  metrics::gauge_array<route_gauge, std::atomic<std::int64_t>> gauges;
+  // routes[].rate_limit: this instance's share of the quota in requests a second (0: no limit).
   std::atomic<double> rate_limit{0};
-  std::atomic<std::int64_t> rate_limit_waiting{0};
-  // HTTP attempts posted and not answered yet (a record waiting for a token, a slot, the
-  // breaker or its backoff is in flight as a record, not as an attempt).
-  std::atomic<std::int64_t> attempts_in_flight{0};
-  // routes[].auth: attempts waiting for the route's first credentials.
-  std::atomic<std::int64_t> credentials_waiting{0};
-  std::atomic<std::int64_t> paused_partitions{0};
   // Readiness (/readyz): the consumer got its first assignment (an empty one counts), and it
   // started draining (it never stops once begun).
   std::atomic<bool> assigned{false};

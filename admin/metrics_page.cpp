@@ -37,14 +37,15 @@ void counters(exposition& e, const std::vector<route_snapshot>& routes,
   }
 }
 
-// The route gauges of /metrics, one family each, one sample per route: a new gauge is one row.
+// The route's gauge table (actors/route_gauges.hpp), then its gauges that are states, flags and
+// shares rather than counts: one family each, one sample per route.
 struct route_gauge {
   std::string_view metric;
   std::string_view help;
   double (*value)(const route_snapshot&);
 };
 
-constexpr std::array<route_gauge, 12> route_gauges{{
+constexpr std::array<route_gauge, 6> route_gauges{{
     {"courier_endpoint_blocked",
      "1 while the SSRF guard refuses the route's endpoint (records are held).",
      [](const route_snapshot& r) { return static_cast<double>(r.endpoint_blocked); }},
@@ -53,27 +54,10 @@ constexpr std::array<route_gauge, 12> route_gauges{{
      [](const route_snapshot& r) { return static_cast<double>(r.endpoint_gone); }},
     {"courier_breaker_state", "Circuit breaker state: 0 closed, 1 open, 2 half-open.",
      [](const route_snapshot& r) { return static_cast<double>(r.breaker_state); }},
-    {"courier_partitions_paused", "Partitions paused now.",
-     [](const route_snapshot& r) { return static_cast<double>(r.paused_partitions); }},
-    {"courier_in_flight", "Records in flight (taken, not yet done).",
-     [](const route_snapshot& r) { return static_cast<double>(r.in_flight); }},
-    {"courier_concurrency_limit",
-     "The adaptive limit of HTTP attempts in flight (adaptive_concurrency); 0 when off.",
-     [](const route_snapshot& r) { return static_cast<double>(r.concurrency_limit); }},
     {"courier_rate_limit_requests_per_second",
      "This instance's share of the route's rate limit (routes[].rate_limit) in requests a second; "
      "0 when the route has none.",
      [](const route_snapshot& r) { return static_cast<double>(r.rate_limit); }},
-    {"courier_attempts_in_flight",
-     "HTTP attempts posted and not answered yet (records waiting for a token, a slot, the breaker "
-     "or their backoff are in courier_in_flight, not here).",
-     [](const route_snapshot& r) { return static_cast<double>(r.attempts_in_flight); }},
-    {"courier_rate_limit_waiting",
-     "Attempts waiting for a token of the route's rate limit (queued, holding no connection).",
-     [](const route_snapshot& r) { return static_cast<double>(r.rate_limit_waiting); }},
-    {"courier_credentials_waiting",
-     "Attempts waiting for the route's first credentials (routes[].auth).",
-     [](const route_snapshot& r) { return static_cast<double>(r.credentials_waiting); }},
     {"courier_consumer_assigned", "1 once the route's consumer got its first assignment.",
      [](const route_snapshot& r) { return static_cast<double>(r.assigned); }},
     {"courier_consumer_draining", "1 while the route's consumer drains.",
@@ -81,6 +65,13 @@ constexpr std::array<route_gauge, 12> route_gauges{{
 }};
 
 void gauges(exposition& e, const std::vector<route_snapshot>& routes) {
+  const auto& table = metrics::gauge_table<actors::route_gauge>::rows;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    e.family(table[i].metric, table[i].help, family_type::gauge);
+    for (const auto& r : routes) {
+      e.sample(table[i].metric, {{"route", r.name}}, static_cast<double>(r.gauges.at_index(i)));
+    }
+  }
   for (const auto& g : route_gauges) {
     e.family(g.metric, g.help, family_type::gauge);
     for (const auto& r : routes) {

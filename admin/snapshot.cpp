@@ -26,13 +26,10 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.endpoint_blocked = m.endpoint_blocked.load(relaxed);
   s.endpoint_gone = m.endpoint_gone.load(relaxed);
   s.breaker_state = m.breaker_state.load(relaxed);
-  s.in_flight = m.in_flight.load(relaxed);
-  s.concurrency_limit = m.concurrency_limit.load(relaxed);
+  for (std::size_t i = 0; i < s.gauges.size(); ++i) {
+    s.gauges.at_index(i) = m.gauges.at_index(i).load(relaxed);
+  }
   s.rate_limit = m.rate_limit.load(relaxed);
-  s.rate_limit_waiting = m.rate_limit_waiting.load(relaxed);
-  s.attempts_in_flight = m.attempts_in_flight.load(relaxed);
-  s.credentials_waiting = m.credentials_waiting.load(relaxed);
-  s.paused_partitions = m.paused_partitions.load(relaxed);
   s.assigned = m.assigned.load(relaxed);
   s.draining = m.draining.load(relaxed);
   s.operator_paused = m.operator_paused.load(relaxed);

@@ -25,14 +25,10 @@ struct route_snapshot {
   delivery_counts deliveries;
   consumer_counts consumer;
   metrics::counter_array<actors::route_counter, std::uint64_t> actors;
+  // The route's gauge table (actors/route_gauges.hpp), loaded.
+  metrics::gauge_array<actors::route_gauge, std::int64_t> gauges;
   int breaker_state = 0;  // courier::breaker_state: 0 closed, 1 open, 2 half-open
-  std::int64_t in_flight = 0;
-  int concurrency_limit = 0;             // the adaptive limit; 0: the route has none
-  double rate_limit = 0;                 // this instance's share of routes[].rate_limit; 0: none
-  std::int64_t rate_limit_waiting = 0;   // attempts waiting for a token
-  std::int64_t attempts_in_flight = 0;   // HTTP attempts posted, not answered
-  std::int64_t credentials_waiting = 0;  // attempts waiting for the route's first credentials
-  std::int64_t paused_partitions = 0;
+  double rate_limit = 0;  // this instance's share of routes[].rate_limit; 0: none
   bool assigned = false;
   bool draining = false;
   bool operator_paused = false;  // POST /routes/<name>/pause, until /resume

@@ -74,16 +74,10 @@ std::string render_state(const std::vector<route_snapshot>& routes,
           {"since",
            r.breaker_since_ms > 0 ? json(format_rfc3339_ms(r.breaker_since_ms)) : json(nullptr)},
           {"trips", r.actors[actors::route_counter::breaker_trips]}}},
-        {"in_flight", r.in_flight},
-        {"concurrency_limit", r.concurrency_limit},
-        {"attempts_in_flight", r.attempts_in_flight},
         {"rate_limit",
          {{"requests_per_second", r.rate_limit},
-          {"waiting", r.rate_limit_waiting},
           {"waited_seconds",
            static_cast<double>(r.deliveries[delivery_counter::rate_limited_us]) * 1e-6}}},
-        {"credentials_waiting", r.credentials_waiting},
-        {"paused_partitions", r.paused_partitions},
         {"assigned", r.assigned},
         {"draining", r.draining},
         {"paused", r.operator_paused ? json("operator") : json(nullptr)},
@@ -92,6 +86,13 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"counters", route_counters_json(r)},
         {"partitions", partitions_json(r)},
     });
+    auto& route = out["routes"].back();
+    const auto& gauges = metrics::gauge_table<actors::route_gauge>::rows;
+    for (std::size_t i = 0; i < gauges.size(); ++i) {
+      if (!gauges[i].state_pointer.empty()) {
+        route[json::json_pointer{std::string{gauges[i].state_pointer}}] = r.gauges.at_index(i);
+      }
+    }
   }
   return json_body(out);
 }

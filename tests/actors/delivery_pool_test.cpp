@@ -195,14 +195,14 @@ TEST_F(RateLimitedDeliveryPool, AnAttemptWaitsForItsTokenOnTheActorsTimer) {
   deliver(1);
   deliver(2);
   EXPECT_EQ(http->unanswered(), std::vector<std::string>{key(0)});
-  EXPECT_EQ(metrics->rate_limit_waiting.load(), 2);
+  EXPECT_EQ(metrics->gauges[actors::route_gauge::rate_limit_waiting].load(), 2);
   d.advance(495ms);
   EXPECT_EQ(http->posted.size(), 1U) << "an attempt went out before its token";
   d.advance(10ms);
   EXPECT_EQ(http->unanswered(), (std::vector<std::string>{key(0), key(1)}));
   d.advance(500ms);
   EXPECT_EQ(http->unanswered(), (std::vector<std::string>{key(0), key(1), key(2)}));
-  EXPECT_EQ(metrics->rate_limit_waiting.load(), 0);
+  EXPECT_EQ(metrics->gauges[actors::route_gauge::rate_limit_waiting].load(), 0);
   EXPECT_EQ(metrics->deliveries[delivery_counter::rate_limited].load(), 2U);
 }
 
@@ -262,7 +262,7 @@ struct AuthenticatedDeliveryPool : DeliveryPool {
 TEST_F(AuthenticatedDeliveryPool, NothingGoesBeforeTheCredentialsAndA401RefreshesThemOnce) {
   deliver(0);
   EXPECT_TRUE(http->posted.empty()) << "sent without credentials";
-  EXPECT_EQ(metrics->credentials_waiting.load(), 1);
+  EXPECT_EQ(metrics->gauges[actors::route_gauge::credentials_waiting].load(), 1);
   caf::anon_send(keeper, actors::subscribe_atom::value, pool);
   d.run();
   ASSERT_EQ(http->posted.size(), 1U);

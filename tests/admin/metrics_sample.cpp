@@ -12,7 +12,7 @@ int main() {
   busy.deliveries[delivery_counter::delivered] = 8;
   busy.deliveries[delivery_counter::dead_lettered] = 1;
   busy.breaker_state = 1;
-  busy.in_flight = 3;
+  busy.gauges[courier::actors::route_gauge::in_flight] = 3;
   busy.assigned = true;
   courier::consumer_core::partition_status p0;
   p0.id = {"brew.shipments.v1", 0};

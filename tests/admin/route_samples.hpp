@@ -29,8 +29,8 @@ inline route_snapshot busy_route() {
   m.deliveries[delivery_counter::answered_5xx] = 21;
   m.deliveries[delivery_counter::answered_none] = 10;
   m.actors[actors::route_counter::pauses] = 5;
-  m.paused_partitions = 3;
-  m.in_flight = 10;
+  m.gauges[actors::route_gauge::paused_partitions] = 3;
+  m.gauges[actors::route_gauge::in_flight] = 10;
   m.assigned = true;
   consumer_core::partition_status p0;
   p0.id = {"brew.shipments.v1", 0};

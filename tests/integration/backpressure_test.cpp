@@ -33,7 +33,7 @@ run_result deliver_one_partition(std::size_t n, std::size_t per_partition_bound)
   std::int64_t peak = 0;
   const bool all = wait_until(
       [&] {
-        peak = std::max(peak, metrics.in_flight.load());
+        peak = std::max(peak, metrics.gauges[actors::route_gauge::in_flight].load());
         return s.receiver->snapshot().ok >= n;
       },
       60s);
@@ -84,11 +84,11 @@ TEST(Backpressure, AnAdaptiveLimitBacksOffOnOverloadAnswersAndLosesNothing) {
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
-  int lowest = 64;
-  int highest = 0;
+  std::int64_t lowest = 64;
+  std::int64_t highest = 0;
   const bool all = wait_until(
       [&] {
-        const auto limit = m.concurrency_limit.load();
+        const auto limit = m.gauges[actors::route_gauge::concurrency_limit].load();
         if (limit > 0) {
           lowest = std::min(lowest, limit);
           highest = std::max(highest, limit);

@@ -157,7 +157,8 @@ TEST(Pipeline, OutageOpensTheBreakerPausesThePartitionsAndBothRecover) {
   // The outage lasts until the breaker opened and the partitions were paused.
   ASSERT_TRUE(wait_until(
       [&] {
-        return m.actors[actors::route_counter::pauses].load() > 0 && m.paused_partitions.load() > 0;
+        return m.actors[actors::route_counter::pauses].load() > 0 &&
+               m.gauges[actors::route_gauge::paused_partitions].load() > 0;
       },
       30s))
       << "breaker trips: " << m.actors[actors::route_counter::breaker_trips].load()
@@ -170,7 +171,7 @@ TEST(Pipeline, OutageOpensTheBreakerPausesThePartitionsAndBothRecover) {
   ASSERT_TRUE(wait_until(
       [&] {
         return m.breaker_state.load() == static_cast<int>(breaker_state::closed) &&
-               m.paused_partitions.load() == 0;
+               m.gauges[actors::route_gauge::paused_partitions].load() == 0;
       },
       10s));
   EXPECT_GE(m.actors[actors::route_counter::pauses].load(), 1U);

@@ -258,7 +258,8 @@ TEST(RetryTiers, ARecordTheDlqRefusesHoldsOnlyItsPartitionWhichResumesOnceItIsWr
         kafka::committed_offsets(s.cfg.kafka.brokers, s.cfg.kafka.group_id, s.topic, 2, 10s);
     return c.count(partition) ? c.at(partition) : 0;
   };
-  ASSERT_TRUE(wait_until([&] { return m.paused_partitions.load() == 1; }, 30s))
+  ASSERT_TRUE(
+      wait_until([&] { return m.gauges[actors::route_gauge::paused_partitions].load() == 1; }, 30s))
       << "the poison record's partition is held while its DLQ write fails";
   EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
   ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 39; }, 30s));
@@ -268,7 +269,8 @@ TEST(RetryTiers, ARecordTheDlqRefusesHoldsOnlyItsPartitionWhichResumesOnceItIsWr
 
   ASSERT_TRUE(
       wait_until([&] { return m.deliveries[delivery_counter::dead_lettered].load() == 1; }, 60s));
-  ASSERT_TRUE(wait_until([&] { return m.paused_partitions.load() == 0; }, 30s))
+  ASSERT_TRUE(
+      wait_until([&] { return m.gauges[actors::route_gauge::paused_partitions].load() == 0; }, 30s))
       << "written at last: the partition resumes on its own";
   p.stop();
   EXPECT_EQ(committed(0) + committed(1), 40) << "every record delivered or in the DLQ commits";

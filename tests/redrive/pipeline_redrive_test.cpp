@@ -129,7 +129,8 @@ TEST(RedrivePipeline, ParkedRecordsAreDeliveredWithTheirOriginalKeysAndAKnownOne
       [&] {
         const auto st = s.receiver->snapshot();
         return st.ok >= n && st.duplicates >= 1 &&
-               m.consumer[consumer_counter::consumed] >= fetched_before + 5 && m.in_flight == 0;
+               m.consumer[consumer_counter::consumed] >= fetched_before + 5 &&
+               m.gauges[actors::route_gauge::in_flight] == 0;
       },
       30s))
       << "ok " << s.receiver->snapshot().ok << ", duplicates " << s.receiver->snapshot().duplicates
@@ -260,7 +261,11 @@ TEST(RedrivePipeline, AParkedKeysRecordsGoToTheDlqBehindItsRejectedOneAndReturnI
   const auto arrived_before = s.receiver->arrivals().size();
   const auto moved = run_redrive(s.cfg.kafka.brokers, s.dlq);
   ASSERT_EQ(moved.code, 0) << moved.err << moved.out;
-  ASSERT_TRUE(wait_until([&] { return s.receiver->snapshot().ok >= 12 && m.in_flight == 0; }, 30s))
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return s.receiver->snapshot().ok >= 12 && m.gauges[actors::route_gauge::in_flight] == 0;
+      },
+      30s))
       << "delivered " << s.receiver->snapshot().ok;
   p.stop();
 
