@@ -14,21 +14,7 @@
 namespace courier::actors {
 
 // One partition of a route as /state and /metrics show it.
-struct partition_report {
-  std::string topic;
-  std::int32_t partition = 0;
-  bool assigned = false;
-  std::vector<std::string> paused_reasons;  // empty: fetching
-  std::optional<std::int64_t> paused_since_ms;
-  std::size_t in_flight = 0;
-  std::size_t held_until_due = 0;  // of in_flight: waiting in the due gate
-  partition_accounting accounting;
-  // ordering "key", a source partition: keys parked behind a record in a tier, records held
-  // behind an earlier one of their key, and since when the oldest parked key waits.
-  bool ordered = false;
-  std::size_t parked_keys = 0;
-  std::size_t followers = 0;
-  std::optional<std::int64_t> oldest_parked_since_ms;
+struct partition_report : consumer_core::partition_status {
   // From librdkafka's statistics (every statistics.interval.ms); -1: not known yet.
   std::int64_t committed = -1;
   std::int64_t high_watermark = -1;
@@ -58,20 +44,7 @@ class partition_board {
     out.reserve(statuses_.size());
     for (const auto& s : statuses_) {
       partition_report r;
-      r.topic = s.id.topic;
-      r.partition = s.id.partition;
-      r.assigned = s.assigned;
-      for (const auto reason : s.reasons) {
-        r.paused_reasons.push_back(to_string(reason));
-      }
-      r.paused_since_ms = s.paused_since_ms;
-      r.in_flight = s.in_flight;
-      r.held_until_due = s.held_until_due;
-      r.accounting = s.accounting;
-      r.ordered = s.ordered;
-      r.parked_keys = s.parked_keys;
-      r.followers = s.followers;
-      r.oldest_parked_since_ms = s.oldest_parked_since_ms;
+      static_cast<consumer_core::partition_status&>(r) = s;
       if (auto it = positions_.find(s.id); it != positions_.end() && s.assigned) {
         r.committed = it->second.committed;
         r.high_watermark = it->second.high_watermark;

@@ -14,7 +14,7 @@ namespace {
 using metrics::family_type;
 
 metrics::labels partition_labels(const route_snapshot& r, const actors::partition_report& p) {
-  return {{"route", r.name}, {"topic", p.topic}, {"partition", std::to_string(p.partition)}};
+  return {{"route", r.name}, {"topic", p.id.topic}, {"partition", std::to_string(p.id.partition)}};
 }
 
 // A gauge of librdkafka's statistics; a partition whose value is not known yet has no sample.
@@ -100,8 +100,8 @@ void paused_by_reason(metrics::exposition& e, const std::vector<route_snapshot>&
   for (const auto& r : routes) {
     std::map<std::string, int> count;
     for (const auto& p : r.partitions) {
-      for (const auto& reason : p.paused_reasons) {
-        ++count[reason];
+      for (const auto reason : p.reasons) {
+        ++count[to_string(reason)];
       }
     }
     for (const auto reason : every_reason) {
@@ -109,6 +109,14 @@ void paused_by_reason(metrics::exposition& e, const std::vector<route_snapshot>&
       e.sample(by_reason, {{"route", r.name}, {"reason", name}}, static_cast<double>(count[name]));
     }
   }
+}
+
+nlohmann::json reason_names(const std::vector<pause_reason>& reasons) {
+  auto names = nlohmann::json::array();
+  for (const auto reason : reasons) {
+    names.push_back(to_string(reason));
+  }
+  return names;
 }
 
 }  // namespace
@@ -141,8 +149,8 @@ nlohmann::json partitions_json(const route_snapshot& r) {
   for (const auto& p : r.partitions) {
     const auto& a = p.accounting;
     auto j = nlohmann::json{
-        {"topic", p.topic},
-        {"partition", p.partition},
+        {"topic", p.id.topic},
+        {"partition", p.id.partition},
         {"assigned", p.assigned},
         {"in_flight", p.in_flight},
         {"held_until_due", p.held_until_due},
@@ -153,8 +161,8 @@ nlohmann::json partitions_json(const route_snapshot& r) {
           {"dead_lettered", a.dead_lettered},
           {"released", a.released},
           {"already_done", a.already_done}}},
-        {"paused", !p.paused_reasons.empty()},
-        {"paused_reasons", p.paused_reasons},
+        {"paused", !p.reasons.empty()},
+        {"paused_reasons", reason_names(p.reasons)},
     };
     if (p.paused_since_ms) {
       j["paused_since"] = format_rfc3339_ms(*p.paused_since_ms);

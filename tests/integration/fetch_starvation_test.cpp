@@ -22,7 +22,7 @@ struct starvation_run {
 // The source partition's lag in the latest statistics; -1 while not known.
 std::int64_t source_lag(const actors::route_metrics& m, const std::string& topic) {
   for (const auto& p : m.partitions.snapshot()) {
-    if (p.topic == topic && p.assigned) {
+    if (p.id.topic == topic && p.assigned) {
       return p.lag;
     }
   }
