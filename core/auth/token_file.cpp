@@ -7,7 +7,7 @@
 #include <cstring>
 #include <utility>
 
-#include "core/config/secret_file.hpp"
+#include "core/files/bounded_file.hpp"
 
 namespace courier::auth {
 

@@ -33,7 +33,7 @@ struct file_identity {
 // Throws token_file_error when the path cannot be stat()ed.
 file_identity identify(const std::string& path);
 
-// The token the file holds, read as every secret file is (core/config/secret_file.hpp): its
+// The token the file holds, read as every secret file is (core/files/bounded_file.hpp): its
 // content without surrounding whitespace (the final newline an editor or `echo` adds). Throws
 // token_file_error for a file that is missing, unreadable, not a regular file, larger than
 // 64 KiB, empty (or only whitespace), or holding characters other than visible ASCII (which an

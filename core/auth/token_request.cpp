@@ -39,7 +39,7 @@ std::string basic_client_authorization(std::string_view client_id, std::string_v
   return "Basic " + base64_encode(form_urlencode(client_id) + ":" + form_urlencode(client_secret));
 }
 
-http::request client_credentials_request(const oauth2_config& c) {
+http::request client_credentials_request(const oauth2_settings& c) {
   std::string body = "grant_type=client_credentials";
   if (!c.scope.empty()) {
     body += "&scope=" + form_urlencode(c.scope);

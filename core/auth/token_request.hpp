@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/config/config.hpp"
+#include "core/auth/auth_settings.hpp"
 #include "core/http/client.hpp"
 
 namespace courier::auth {
@@ -20,6 +20,6 @@ std::string basic_client_authorization(std::string_view client_id, std::string_v
 // The token request of the client-credentials grant (RFC 6749 section 4.4.2), POSTed to
 // token_url: the body `grant_type=client_credentials`, then `scope` and `audience` when set,
 // form-encoded; the client authenticated with Basic (section 2.3.1); JSON asked for.
-http::request client_credentials_request(const oauth2_config& c);
+http::request client_credentials_request(const oauth2_settings& c);
 
 }  // namespace courier::auth

@@ -15,6 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/config/secret_file.hpp"  // read_secret_file, read_secret_lines
+#include "core/auth/auth_settings.hpp"
 #include "core/delivery/answer_judge.hpp"
 #include "core/redrive/auto_redrive_trigger.hpp"
 #include "core/delivery/backoff.hpp"
@@ -96,23 +97,9 @@ struct static_header {
   std::string source;
 };
 
-// The OAuth2 client-credentials grant (RFC 6749 section 4.4) of routes[].auth.oauth2.
-struct oauth2_config {
-  std::string token_url;
-  std::string client_id;
-  std::string client_secret;  // read from client_secret_file at start-up
-  std::string client_secret_file;
-  std::string scope;     // empty: not sent
-  std::string audience;  // empty: not sent
-};
-
-// How a route authenticates (routes[].auth): at most one of the two.
-struct auth_config {
-  std::string bearer_token_file;  // Authorization: Bearer <the file's content>, re-read on change
-  std::optional<oauth2_config> oauth2;
-
-  [[nodiscard]] bool any() const { return !bearer_token_file.empty() || oauth2.has_value(); }
-};
+// routes[].auth, as core/auth declares it.
+using oauth2_config = auth::oauth2_settings;
+using auth_config = auth::auth_settings;
 
 struct route_config {
   std::string name;

@@ -18,8 +18,8 @@ std::string header(const http::request& r, const std::string& name) {
   return {};
 }
 
-oauth2_config client(std::string id, std::string secret) {
-  oauth2_config c;
+oauth2_settings client(std::string id, std::string secret) {
+  oauth2_settings c;
   c.token_url = "https://auth.example/token";
   c.client_id = std::move(id);
   c.client_secret = std::move(secret);
