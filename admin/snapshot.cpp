@@ -7,9 +7,9 @@ namespace {
 
 constexpr auto relaxed = std::memory_order_relaxed;
 
-template <class E>
-void load(metrics::counter_array<E, std::uint64_t>& to,
-          const metrics::counter_array<E, std::atomic<std::uint64_t>>& from) {
+// A table's values (counters or gauges), loaded.
+template <class E, class T, std::size_t N>
+void load(metrics::enum_array<E, T, N>& to, const metrics::enum_array<E, std::atomic<T>, N>& from) {
   for (std::size_t i = 0; i < to.size(); ++i) {
     to.at_index(i) = from.at_index(i).load(relaxed);
   }
@@ -26,9 +26,7 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.endpoint_blocked = m.endpoint_blocked.load(relaxed);
   s.endpoint_gone = m.endpoint_gone.load(relaxed);
   s.breaker_state = m.breaker_state.load(relaxed);
-  for (std::size_t i = 0; i < s.gauges.size(); ++i) {
-    s.gauges.at_index(i) = m.gauges.at_index(i).load(relaxed);
-  }
+  load(s.gauges, m.gauges);
   s.rate_limit = m.rate_limit.load(relaxed);
   s.assigned = m.assigned.load(relaxed);
   s.draining = m.draining.load(relaxed);

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "core/metrics/enum_array.hpp"
+
 namespace courier::metrics {
 
 // One counter. Rows of one family are adjacent; the first carries the family's help, and each
@@ -38,10 +40,10 @@ constexpr std::size_t counter_count = counter_table<E>::rows.size();
 template <class E>
 constexpr bool counters_are_in_order() {
   const auto& rows = counter_table<E>::rows;
+  if (!ids_in_order(rows)) {
+    return false;
+  }
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (static_cast<std::size_t>(rows[i].id) != i) {
-      return false;
-    }
     // A family's rows are adjacent: a family that ended does not come back.
     for (std::size_t j = 0; j + 1 < i; ++j) {
       if (rows[j].metric == rows[i].metric && rows[i - 1].metric != rows[i].metric) {
@@ -54,16 +56,6 @@ constexpr bool counters_are_in_order() {
 
 // One value per counter of E.
 template <class E, class T>
-class counter_array {
- public:
-  T& operator[](E e) { return values_[static_cast<std::size_t>(e)]; }
-  const T& operator[](E e) const { return values_[static_cast<std::size_t>(e)]; }
-  T& at_index(std::size_t i) { return values_[i]; }
-  const T& at_index(std::size_t i) const { return values_[i]; }
-  static constexpr std::size_t size() { return counter_count<E>; }
-
- private:
-  std::array<T, counter_count<E>> values_{};
-};
+using counter_array = enum_array<E, T, counter_count<E>>;
 
 }  // namespace courier::metrics

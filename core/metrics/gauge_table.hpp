@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "core/metrics/enum_array.hpp"
+
 namespace courier::metrics {
 
 template <class E>
@@ -32,27 +34,11 @@ constexpr std::size_t gauge_count = gauge_table<E>::rows.size();
 
 template <class E>
 constexpr bool gauges_are_in_order() {
-  const auto& rows = gauge_table<E>::rows;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (static_cast<std::size_t>(rows[i].id) != i) {
-      return false;
-    }
-  }
-  return true;
+  return ids_in_order(gauge_table<E>::rows);
 }
 
 // One value per gauge of E.
 template <class E, class T>
-class gauge_array {
- public:
-  T& operator[](E e) { return values_[static_cast<std::size_t>(e)]; }
-  const T& operator[](E e) const { return values_[static_cast<std::size_t>(e)]; }
-  T& at_index(std::size_t i) { return values_[i]; }
-  const T& at_index(std::size_t i) const { return values_[i]; }
-  static constexpr std::size_t size() { return gauge_count<E>; }
-
- private:
-  std::array<T, gauge_count<E>> values_{};
-};
+using gauge_array = enum_array<E, T, gauge_count<E>>;
 
 }  // namespace courier::metrics
