@@ -11,7 +11,6 @@
 #include "core/http/endpoint.hpp"
 #include "core/http/io_runner.hpp"
 #include "core/log/json_log.hpp"
-#include "topology/preflight.hpp"
 #include "topology/route_settings.hpp"
 
 namespace courier::topology {

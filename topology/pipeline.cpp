@@ -15,13 +15,9 @@
 #include "actors/auto_redrive_actor.hpp"
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
-#include "core/kafka/admin.hpp"
-#include "core/model/decimal.hpp"
 #include "core/retry/rewrite_producer.hpp"
 #include "topology/auto_redrive_runner.hpp"
-#include "topology/credentials.hpp"
 #include "topology/route_settings.hpp"
-#include "topology/tier_scan.hpp"
 #include "topology/topics.hpp"
 #include "core/log/json_log.hpp"
 
