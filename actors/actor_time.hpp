@@ -40,4 +40,15 @@ class actor_time {
   std::chrono::steady_clock::time_point steady_start_{};
 };
 
+// The time of a stateful actor that keeps its actor_time in its state as `time`.
+template <class Self>
+std::chrono::system_clock::time_point now(Self* self) {
+  return self->state.time.now(self->clock().now());
+}
+
+template <class Self>
+std::int64_t now_ms(Self* self) {
+  return self->state.time.now_ms(self->clock().now());
+}
+
 }  // namespace courier::actors

@@ -15,10 +15,6 @@ namespace {
 
 using self_ptr = caf::stateful_actor<auto_redrive_actor_state>*;
 
-// Unix ms by the actor's time (actor_time.hpp): the trigger and the timers see one time; a
-// timer that fires early by a wall-clock step finds nothing due and is armed again.
-std::int64_t wall_ms(self_ptr self) { return self->state.time.now_ms(self->clock().now()); }
-
 nlohmann::json window_json(const auto_redrive_event& e) {
   return {{"auto_redrive_event", e.id},
           {"open_since_ms", e.open_since_ms},
@@ -105,7 +101,7 @@ void start_worker(self_ptr self, const auto_redrive_event& event, bool dry_run,
 }
 
 void schedule_check(self_ptr self, std::int64_t at_ms) {
-  const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - wall_ms(self))};
+  const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - now_ms(self))};
   self->delayed_send(self, wait, due_atom::value, ++self->state.generation);
   log::info("auto-redrive armed", {{"route", self->state.route}, {"due_at_ms", at_ms}});
 }
@@ -123,7 +119,7 @@ void on_due(self_ptr self, std::uint64_t generation) {
   if (generation != s.generation) {
     return;
   }
-  const auto now = wall_ms(self);
+  const auto now = now_ms(self);
   const auto event = s.trigger->due(now);
   if (!event) {
     if (const auto at = s.trigger->due_at(); at && *at > now) {
@@ -152,13 +148,13 @@ void on_preview_done(self_ptr self, std::uint64_t reply_id, const auto_redrive_o
   j["preview"] = {{"would_move", out.would_move},
                   {"already_redriven", out.already_redriven},
                   {"window", window_json(*s.preview_window)},
-                  {"computed_at_ms", wall_ms(self)}};
+                  {"computed_at_ms", now_ms(self)}};
   if (!out.error.empty()) {
     j["preview"]["error"] = out.error;
   }
   s.preview_window.reset();
   s.last_preview = j["preview"];
-  s.last_preview_ms = wall_ms(self);
+  s.last_preview_ms = now_ms(self);
   for (auto& waiting : s.preview_waiting) {
     waiting.deliver(j.dump());
   }
@@ -171,7 +167,7 @@ void on_run_done(self_ptr self, std::uint64_t reply_id, const auto_redrive_outco
   s.metrics->actors[route_counter::auto_redrive_moved] += out.moved;
   s.metrics->actors[route_counter::auto_redrive_failed] += out.failed + (out.error.empty() ? 0 : 1);
   s.last = out;
-  s.last_ended_ms = wall_ms(self);
+  s.last_ended_ms = now_ms(self);
   s.stop_run.reset();
   auto fields = outcome_json(out);
   fields["route"] = s.route;
@@ -181,7 +177,7 @@ void on_run_done(self_ptr self, std::uint64_t reply_id, const auto_redrive_outco
   } else {
     log::warn("auto-redrive finished with failures", fields);
   }
-  if (const auto next = s.trigger->finished(wall_ms(self))) {
+  if (const auto next = s.trigger->finished(now_ms(self))) {
     schedule_check(self, *next);
   }
 }
@@ -191,7 +187,7 @@ void on_run_done(self_ptr self, std::uint64_t reply_id, const auto_redrive_outco
 caf::typed_response_promise<std::string> on_preview_request(self_ptr self) {
   auto& s = self->state;
   auto promise = self->make_response_promise<std::string>();
-  const auto window = s.trigger->preview(wall_ms(self));
+  const auto window = s.trigger->preview(now_ms(self));
   if (!window) {
     auto j = state_json(self);
     j["preview"] = {{"would_move", 0}, {"note", "no Open period since the last event"}};
@@ -199,7 +195,7 @@ caf::typed_response_promise<std::string> on_preview_request(self_ptr self) {
     return promise;
   }
   if (s.last_preview &&
-      wall_ms(self) - s.last_preview_ms < std::chrono::milliseconds{preview_reuse}.count()) {
+      now_ms(self) - s.last_preview_ms < std::chrono::milliseconds{preview_reuse}.count()) {
     auto j = state_json(self);
     j["preview"] = *s.last_preview;
     promise.deliver(j.dump());
@@ -248,7 +244,7 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_
   return {
     [=](state_atom, const breaker_change& change) {
       auto& s = self->state;
-      const auto r = s.trigger->on_breaker(change.to, wall_ms(self));
+      const auto r = s.trigger->on_breaker(change.to, now_ms(self));
       if (r.stop_run) {
         stop_run(self, "the breaker opened again");
       }

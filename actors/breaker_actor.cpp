@@ -28,7 +28,7 @@ void schedule_probe(self_ptr self, caf::actor_clock::time_point now) {
 void publish(self_ptr self, const breaker_transition& t) {
   auto& st = self->state;
   st.metrics->breaker_state = static_cast<int>(t.to);
-  st.metrics->breaker_since_ms = st.time.now_ms(self->clock().now());
+  st.metrics->breaker_since_ms = now_ms(self);
   if (t.to == breaker_state::open && t.from == breaker_state::closed) {
     ++st.metrics->actors[route_counter::breaker_trips];
   }

@@ -20,9 +20,6 @@ namespace {
 
 using self_ptr = caf::stateful_actor<consumer_actor_state>*;
 
-// Unix ms by the actor's time (actor_time.hpp): what the core is told is now.
-std::int64_t now_ms(self_ptr self) { return self->state.time.now_ms(self->clock().now()); }
-
 // Declared ahead: the steps call each other.
 std::string name_of(const partition_id& p);
 void publish(self_ptr self);

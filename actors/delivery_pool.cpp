@@ -61,12 +61,6 @@ void publish(delivery_pool_state& st) {
 // How long a refresh of the route's credentials may take before the 401 counts after all.
 constexpr std::chrono::seconds credentials_refresh_timeout{30};
 
-// The policy's time: the actor's (actor_time.hpp), so on the deterministic coordinator of the
-// tests the rate limit's tokens come as its timers fire.
-std::chrono::system_clock::time_point now(self_ptr self) {
-  return self->state.time.now(self->clock().now());
-}
-
 void carry_out(self_ptr self, policy::actions todo);
 
 // How long a DLQ record of an ordered route waits for its consumer to name its followers.
@@ -143,10 +137,10 @@ struct shell {
 
   void operator()(policy::report_outcome& a) const {
     if (a.outcome.end == delivery_end::delivered && a.record_timestamp_ms > 0) {
-      const auto now_ms = self->state.time.now_ms(self->clock().now());
+      const auto at_ms = now_ms(self);
       // A producer's clock ahead of ours is not a negative latency.
       self->state.metrics->delivery_seconds.observe(
-        static_cast<double>(std::max<std::int64_t>(0, now_ms - a.record_timestamp_ms)) / 1000.0);
+        static_cast<double>(std::max<std::int64_t>(0, at_ms - a.record_timestamp_ms)) / 1000.0);
     }
     auto& st = self->state;
     auto it = st.consumers.find(a.id);
