@@ -38,14 +38,14 @@ void counters(exposition& e, const std::vector<route_snapshot>& routes,
 }
 
 // The route's gauge table (actors/route_gauges.hpp), then its gauges that are states, flags and
-// shares rather than counts: one family each, one sample per route.
-struct route_gauge {
+// shares rather than counts (flag_gauges): one family each, one sample per route.
+struct flag_gauge {
   std::string_view metric;
   std::string_view help;
   double (*value)(const route_snapshot&);
 };
 
-constexpr std::array<route_gauge, 6> route_gauges{{
+constexpr std::array<flag_gauge, 6> flag_gauges{{
     {"courier_endpoint_blocked",
      "1 while the SSRF guard refuses the route's endpoint (records are held).",
      [](const route_snapshot& r) { return static_cast<double>(r.endpoint_blocked); }},
@@ -72,7 +72,7 @@ void gauges(exposition& e, const std::vector<route_snapshot>& routes) {
       e.sample(table[i].metric, {{"route", r.name}}, static_cast<double>(r.gauges.at_index(i)));
     }
   }
-  for (const auto& g : route_gauges) {
+  for (const auto& g : flag_gauges) {
     e.family(g.metric, g.help, family_type::gauge);
     for (const auto& r : routes) {
       e.sample(g.metric, {{"route", r.name}}, g.value(r));
