@@ -259,6 +259,9 @@ caf::behavior delivery_pool(self_ptr self, delivery_pool_settings settings,
     [=](dead_letter_atom, record_batch& records) {
       take(self, records, &policy::on_parked_record);
     },
+    [=](dead_letter_atom, unknown_endpoint_atom, record_batch& records) {
+      take(self, records, &policy::on_unknown_endpoint_record);
+    },
     [=](answers_atom) {
       const auto at = now(self);
       policy::actions todo;

@@ -61,6 +61,9 @@ struct delivery_pool_state {
 // exactly one outcome per record to the actor that sent it, and a retried or dead-lettered one
 // only once the broker acknowledged it.
 //   deliver_atom, record_batch     (from a consumer: one poll turn's records)
+//   dead_letter_atom, record_batch (from a consumer: an ordered route's parked records, to the
+//                                   DLQ unattempted; with unknown_endpoint_atom, from a route's
+//                                   fan-out: records that name none of its endpoints)
 //   answers_atom                   (from the HTTP client's thread: take the answer inbox)
 //   state_atom, breaker_change     (from the breaker: parked records try again)
 //   expedite_atom, record_position           (from a consumer: the head-of-line bound)

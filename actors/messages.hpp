@@ -144,6 +144,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, dead_letter_atom, "deadletter")
   CAF_ADD_ATOM(courier, courier::actors, followers_atom, "followers")
   CAF_ADD_ATOM(courier, courier::actors, redrive_done_atom, "redrvdone")
+  CAF_ADD_ATOM(courier, courier::actors, unknown_endpoint_atom, "unknownep")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 

@@ -41,7 +41,8 @@ void partition_records(metrics::exposition& e, const std::vector<route_snapshot>
   constexpr std::string_view records = "courier_partition_records_total";
   e.family(records,
            "A partition's records by state: consumed = delivered + retried + dead_lettered + "
-           "released (revoked while in flight) + already_done (done by the committed offset map, "
+           "filtered (for none of the route's endpoints) + released (revoked while in flight) + "
+           "already_done (done by the committed offset map, "
            "not delivered again) + courier_partition_in_flight.",
            family_type::counter);
   for (const auto& r : routes) {
@@ -53,6 +54,7 @@ void partition_records(metrics::exposition& e, const std::vector<route_snapshot>
             {"delivered", a.delivered},
             {"retried", a.retried},
             {"dead_lettered", a.dead_lettered},
+            {"filtered", a.filtered},
             {"released", a.released},
             {"already_done", a.already_done}}) {
         auto with_state = l;
@@ -159,6 +161,7 @@ nlohmann::json partitions_json(const route_snapshot& r) {
           {"delivered", a.delivered},
           {"retried", a.retried},
           {"dead_lettered", a.dead_lettered},
+          {"filtered", a.filtered},
           {"released", a.released},
           {"already_done", a.already_done}}},
         {"paused", !p.reasons.empty()},

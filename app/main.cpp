@@ -70,7 +70,13 @@ int main(int argc, char** argv) {
                     cfg.routes.size(), cfg.routes.size() == 1 ? "" : "s");
         for (const auto& route : cfg.routes) {
           std::printf("  route %s\n", route.name.c_str());
-          for (const auto& line : courier::describe_partner_contract(route)) {
+          if (route.endpoints.empty()) {
+            for (const auto& line : courier::describe_partner_contract(route)) {
+              std::printf("    %s\n", line.c_str());
+            }
+            continue;
+          }
+          for (const auto& line : courier::describe_endpoints(route)) {
             std::printf("    %s\n", line.c_str());
           }
         }

@@ -48,20 +48,32 @@ auth::credential fetch_first_token(const route_config& route, const std::string&
 
 }  // namespace
 
+std::string credentials_key(const std::string& route, const std::string& endpoint) {
+  return endpoint == route ? route : route + "/" + endpoint;
+}
+
 std::map<std::string, auth::credential> first_credentials(const courier_config& cfg) {
   std::map<std::string, auth::credential> out;
   for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
-    const auto& route = cfg.routes[i];
-    const std::string key = "routes[" + std::to_string(i) + "].auth";
-    if (route.auth.oauth2) {
-      out.emplace(route.name, fetch_first_token(route, key + ".oauth2.token_url"));
-    } else if (!route.auth.bearer_token_file.empty()) {
-      try {
-        out.emplace(route.name, auth::credential{auth::bearer_authorization(auth::read_bearer_token(
-                                                     route.auth.bearer_token_file)),
-                                                 std::chrono::seconds{0}});
-      } catch (const auth::token_file_error& e) {
-        throw config_error{key + ".bearer_token_file", e.what()};
+    const auto endpoints = endpoints_of(cfg.routes[i]);
+    for (std::size_t j = 0; j < endpoints.size(); ++j) {
+      const auto& route = endpoints[j].settings;
+      const std::string key =
+          "routes[" + std::to_string(i) + "]" +
+          (cfg.routes[i].endpoints.empty() ? std::string{}
+                                           : ".endpoints[" + std::to_string(j) + "]") +
+          ".auth";
+      const std::string name = credentials_key(route.name, endpoints[j].name);
+      if (route.auth.oauth2) {
+        out.emplace(name, fetch_first_token(route, key + ".oauth2.token_url"));
+      } else if (!route.auth.bearer_token_file.empty()) {
+        try {
+          out.emplace(name, auth::credential{auth::bearer_authorization(auth::read_bearer_token(
+                                                 route.auth.bearer_token_file)),
+                                             std::chrono::seconds{0}});
+        } catch (const auth::token_file_error& e) {
+          throw config_error{key + ".bearer_token_file", e.what()};
+        }
       }
     }
   }

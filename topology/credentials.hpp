@@ -14,6 +14,11 @@ namespace courier::topology {
 // config_error (`courier run` exits 2) naming routes[N].auth.bearer_token_file (missing,
 // unreadable, empty) or routes[N].auth.oauth2.token_url (unreachable, refusing with its RFC 6749
 // error, answering no Bearer token) and why; never a secret or a token.
+// An endpoint of a route with several has its own, under credentials_key(route, endpoint).
 std::map<std::string, auth::credential> first_credentials(const courier_config& cfg);
+
+// The name first_credentials gives an endpoint's credential: the route's for a route with one
+// endpoint (named after it), "<route>/<endpoint>" otherwise.
+std::string credentials_key(const std::string& route, const std::string& endpoint);
 
 }  // namespace courier::topology

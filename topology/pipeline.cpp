@@ -11,12 +11,14 @@
 #include "actors/consumer_actor.hpp"
 #include "actors/credential_keeper.hpp"
 #include "actors/delivery_pool.hpp"
+#include "actors/endpoint_fanout_actor.hpp"
 #include "actors/messages.hpp"
 #include "actors/auto_redrive_actor.hpp"
 #include "actors/pause_controller.hpp"
 #include "actors/retry_router.hpp"
 #include "core/retry/rewrite_producer.hpp"
 #include "topology/auto_redrive_runner.hpp"
+#include "topology/credentials.hpp"
 #include "topology/route_settings.hpp"
 #include "topology/topics.hpp"
 #include "core/log/json_log.hpp"
@@ -47,6 +49,15 @@ void log_route_started(const route_config& route) {
              {"signing", schemes},
              {"standard_webhooks_secrets", route.signing.secrets.size()},
              {"idempotency_key_format", std::string{to_string(route.idempotency_key)}}});
+}
+
+// One endpoint of a route with several: where it sends and how, never with what.
+void log_endpoint_started(const route_config& route, const route_endpoint& endpoint) {
+  log::info("endpoint started",
+            {{"route", route.name},
+             {"endpoint", endpoint.name},
+             {"url", http::display_url(endpoint.settings.url)},
+             {"filter", endpoint.filter ? endpoint.filter->describe() : std::string{"none"}}});
 }
 
 // Waits for monitored actors to go down by a deadline; one that ends otherwise than asked (an
@@ -112,6 +123,38 @@ std::map<std::string, std::string> retry_producer_properties(const courier_confi
   return rewrite_producer_properties(cfg.kafka.properties);
 }
 
+void pipeline::spawn_endpoint(const route_endpoint& endpoint, endpoint_graph& e, std::uint64_t seed,
+                              bool several) {
+  const route_config& partner = endpoint.settings;
+  e.client = std::make_shared<http::client>(io_.contexts(), http::parse_endpoint(partner.url),
+                                            client_settings_of(partner));
+  e.breaker = system_.spawn(actors::breaker_actor, partner.name,
+                            static_cast<const breaker_settings&>(partner.breaker), e.metrics);
+  e.delivery = system_.spawn(
+      actors::delivery_pool,
+      several ? endpoint_pool_settings_of(endpoint) : delivery_pool_settings_of(partner), e.client,
+      e.breaker, router_, e.metrics, seed);
+  caf::anon_send(e.breaker, actors::subscribe_atom::value, e.delivery);
+  if (!partner.auth.any()) {
+    return;
+  }
+  actors::credential_keeper_settings ks;
+  ks.route = partner.name;
+  ks.auth = partner.auth;
+  if (const auto it = credentials_.find(credentials_key(partner.name, endpoint.name));
+      it != credentials_.end()) {
+    ks.first = it->second;
+  }
+  if (partner.auth.oauth2) {
+    e.token_client = std::make_shared<http::client>(
+        *io_.contexts().front(), http::parse_endpoint(partner.auth.oauth2->token_url),
+        token_client_settings(partner));
+  }
+  e.credentials = system_.spawn(actors::credential_keeper, ks,
+                                std::static_pointer_cast<http::poster>(e.token_client));
+  caf::anon_send(e.credentials, actors::subscribe_atom::value, e.delivery);
+}
+
 void pipeline::spawn_graph(const courier_config& cfg) {
   std::uint64_t seed = seed_or_random(options_.seed);
   router_ = system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers,
@@ -123,44 +166,48 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     g.topic = route.topic;
     const auto topics = topics_of(route);
     g.dlq_topic = topics.dlq;
-    g.metrics = std::make_shared<actors::route_metrics>(
-        std::chrono::duration<double>(route.http.timeout).count());
-    g.client = std::make_shared<http::client>(io_.contexts(), http::parse_endpoint(route.url),
-                                              client_settings_of(route));
-    g.breaker = system_.spawn(actors::breaker_actor, route.name,
-                              static_cast<const breaker_settings&>(route.breaker), g.metrics);
-    g.pause_controller =
-        system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
-    g.delivery = system_.spawn(actors::delivery_pool, delivery_pool_settings_of(route), g.client,
-                               g.breaker, router_, g.metrics, seed++);
-    if (route.auth.any()) {
-      actors::credential_keeper_settings ks;
-      ks.route = route.name;
-      ks.auth = route.auth;
-      if (const auto it = credentials_.find(route.name); it != credentials_.end()) {
-        ks.first = it->second;
+    const auto metrics_of = [](const route_config& r) {
+      return std::make_shared<actors::route_metrics>(
+          std::chrono::duration<double>(r.http.timeout).count());
+    };
+    g.metrics = metrics_of(route);
+    const auto endpoints = endpoints_of(route);
+    const bool one = route.endpoints.empty();
+    for (const auto& endpoint : endpoints) {
+      auto& e = g.endpoints.emplace_back();
+      e.name = endpoint.name;
+      e.metrics = one ? g.metrics : metrics_of(endpoint.settings);
+      spawn_endpoint(endpoint, e, seed++, !one);
+      if (!one) {
+        log_endpoint_started(route, endpoint);
       }
-      if (route.auth.oauth2) {
-        g.token_client = std::make_shared<http::client>(
-            *io_.contexts().front(), http::parse_endpoint(route.auth.oauth2->token_url),
-            token_client_settings(route));
-      }
-      g.credentials = system_.spawn(actors::credential_keeper, ks,
-                                    std::static_pointer_cast<http::poster>(g.token_client));
-      caf::anon_send(g.credentials, actors::subscribe_atom::value, g.delivery);
+    }
+    std::vector<caf::actor> pools;
+    for (const auto& e : g.endpoints) {
+      pools.push_back(e.delivery);
+    }
+    if (one) {
+      g.delivery = g.endpoints.front().delivery;
+      g.pause_controller =
+          system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
+      caf::anon_send(g.endpoints.front().breaker, actors::subscribe_atom::value,
+                     g.pause_controller);
+    } else {
+      g.delivery = system_.spawn(
+          actors::endpoint_fanout_actor, route.name,
+          routing::endpoint_fanout{routing_of(route, endpoints), route.topic}, std::move(pools));
     }
 
     const auto cs = consumer_actor_settings_of(cfg, route, options_.drain_timeout);
     g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
-
-    caf::anon_send(g.breaker, actors::subscribe_atom::value, g.pause_controller);
-    caf::anon_send(g.breaker, actors::subscribe_atom::value, g.delivery);
     if (route.auto_redrive) {
       g.auto_redrive = system_.spawn(actors::auto_redrive_actor, route.name, *route.auto_redrive,
                                      redrive_runner(cfg, route), g.metrics);
-      caf::anon_send(g.breaker, actors::subscribe_atom::value, g.auto_redrive);
+      caf::anon_send(g.endpoints.front().breaker, actors::subscribe_atom::value, g.auto_redrive);
     }
-    caf::anon_send(g.pause_controller, actors::subscribe_atom::value, g.consumer);
+    if (g.pause_controller) {
+      caf::anon_send(g.pause_controller, actors::subscribe_atom::value, g.consumer);
+    }
     log_route_started(route);
   }
 }
@@ -192,21 +239,29 @@ const stop_report& pipeline::stop() {
               "a consumer did not stop in time");
   // The other actors hold the HTTP clients: they must be gone before the io_contexts stop.
   std::size_t waiting = 0;
+  const auto stop_actor = [&](const caf::actor& a) {
+    if (!a) {
+      return;  // a graph whose construction failed before this actor
+    }
+    self->monitor(a);
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+    ++waiting;
+  };
   for (const auto& g : routes_) {
-    if (g.client) {
-      g.client->shutdown();
-    }
-    if (g.token_client) {
-      g.token_client->shutdown();
-    }
-    for (const auto& a :
-         {g.delivery, g.pause_controller, g.breaker, g.credentials, g.auto_redrive}) {
-      if (!a) {
-        continue;  // a graph whose construction failed before this actor
+    for (const auto& e : g.endpoints) {
+      if (e.client) {
+        e.client->shutdown();
       }
-      self->monitor(a);
-      self->send_exit(a, caf::exit_reason::user_shutdown);
-      ++waiting;
+      if (e.token_client) {
+        e.token_client->shutdown();
+      }
+      for (const auto& a : {e.delivery, e.breaker, e.credentials}) {
+        stop_actor(a);
+      }
+    }
+    const bool fanout = g.endpoints.empty() || g.delivery != g.endpoints.front().delivery;
+    for (const auto& a : {fanout ? g.delivery : caf::actor{}, g.pause_controller, g.auto_redrive}) {
+      stop_actor(a);
     }
   }
   // The router goes last: the delivery pools may still have been waiting for its acks.
@@ -234,11 +289,18 @@ std::vector<std::pair<std::string, caf::actor>> pipeline::actors() const {
   add("retry_router", router_);
   for (const auto& g : routes_) {
     const std::string of = " of route " + g.name;
-    add("breaker" + of, g.breaker);
+    const bool one = g.endpoints.size() == 1 && g.endpoints.front().name == g.name;
+    for (const auto& e : g.endpoints) {
+      const std::string at = one ? of : " of endpoint " + e.name + of;
+      add("breaker" + at, e.breaker);
+      add("delivery_pool" + at, e.delivery);
+      add("credential_keeper" + at, e.credentials);
+    }
+    if (g.endpoints.empty() || g.delivery != g.endpoints.front().delivery) {
+      add("endpoint_fanout" + of, g.delivery);
+    }
     add("pause_controller" + of, g.pause_controller);
-    add("delivery_pool" + of, g.delivery);
     add("consumer" + of, g.consumer);
-    add("credential_keeper" + of, g.credentials);
     add("auto_redrive" + of, g.auto_redrive);
   }
   return out;

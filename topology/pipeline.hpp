@@ -30,21 +30,31 @@ struct pipeline_options {
 // reaches its tier or the DLQ.
 std::map<std::string, std::string> retry_producer_properties(const courier_config& cfg);
 
-// The actor graph of one route: breaker, pause controller, delivery pool, consumer.
+// The actors of one endpoint (one partner) of a route: its HTTP client, breaker and delivery
+// pool, and with routes[].auth the keeper of its Authorization value and for OAuth2 its token
+// endpoint's client.
+struct endpoint_graph {
+  std::string name;                                // the route's name for a route with one endpoint
+  std::shared_ptr<actors::route_metrics> metrics;  // the route's for a route with one endpoint
+  std::shared_ptr<http::client> client;
+  caf::actor breaker;
+  caf::actor delivery;
+  caf::actor credentials;
+  std::shared_ptr<http::client> token_client;
+};
+
+// The actor graph of one route: its endpoints' graphs, the consumer, and between them the
+// route's delivery pool (one endpoint, whose breaker the pause controller follows) or its
+// fan-out (several: actors/endpoint_fanout_actor).
 struct route_graph {
   std::string name;
   std::string topic;  // the route's source topic
   std::string dlq_topic;
   std::shared_ptr<actors::route_metrics> metrics;
-  std::shared_ptr<http::client> client;
-  caf::actor breaker;
-  caf::actor pause_controller;
-  caf::actor delivery;
+  std::vector<endpoint_graph> endpoints;
+  caf::actor pause_controller;  // a route with one endpoint
+  caf::actor delivery;          // the consumer's: the endpoint's pool, or the fan-out
   caf::actor consumer;
-  // With routes[].auth: the keeper of its Authorization value, and for OAuth2 its token
-  // endpoint's client.
-  caf::actor credentials;
-  std::shared_ptr<http::client> token_client;
   // With routes[].auto_redrive: redrives the route's DLQ after an outage (a breaker subscriber).
   caf::actor auto_redrive;
 };
@@ -86,6 +96,8 @@ class pipeline {
 
  private:
   void spawn_graph(const courier_config& cfg);
+  void spawn_endpoint(const route_endpoint& endpoint, endpoint_graph& e, std::uint64_t seed,
+                      bool several);
 
   caf::actor_system& system_;
   pipeline_options options_;

@@ -151,7 +151,15 @@ void check_before_start(const courier_config& cfg) {
   check_kafka_clients(cfg.kafka);
   check_routes_apart(cfg);
   for (std::size_t i = 0; i < cfg.routes.size(); ++i) {
-    check_route_url(cfg.routes[i], "routes[" + std::to_string(i) + "]");
+    const std::string path = "routes[" + std::to_string(i) + "]";
+    if (cfg.routes[i].endpoints.empty()) {
+      check_route_url(cfg.routes[i], path);
+      continue;
+    }
+    const auto endpoints = endpoints_of(cfg.routes[i]);
+    for (std::size_t j = 0; j < endpoints.size(); ++j) {
+      check_route_url(endpoints[j].settings, path + ".endpoints[" + std::to_string(j) + "]");
+    }
   }
 }
 

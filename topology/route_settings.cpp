@@ -197,4 +197,10 @@ actors::delivery_pool_settings delivery_pool_settings_of(const route_config& rou
   return s;
 }
 
+actors::delivery_pool_settings endpoint_pool_settings_of(const route_endpoint& endpoint) {
+  auto s = delivery_pool_settings_of(endpoint.settings);
+  s.policy.park_while_open = true;
+  return s;
+}
+
 }  // namespace courier::topology

@@ -33,6 +33,16 @@ std::string_view to_string(signing_scheme s) {
   return "unknown";
 }
 
+std::string_view to_string(routing::unknown_endpoint_action a) {
+  switch (a) {
+    case routing::unknown_endpoint_action::dead_letter:
+      return "dead_letter";
+    case routing::unknown_endpoint_action::skip:
+      return "skip";
+  }
+  return "dead_letter";
+}
+
 std::string_view to_string(idempotency_key_form f) {
   switch (f) {
     case idempotency_key_form::plain:

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,8 @@
 #include "core/model/idempotency_key.hpp"
 #include "core/model/key_ordering.hpp"
 #include "core/model/route_topics.hpp"
+#include "core/routing/endpoint_routing.hpp"
+#include "core/routing/spec_error.hpp"
 
 namespace courier {
 
@@ -101,6 +104,30 @@ struct static_header {
 using oauth2_config = auth::oauth2_settings;
 using auth_config = auth::auth_settings;
 
+// routes[].endpoints[].filter, routes[].endpoint_from: parsed when the file is read
+// (core/routing); empty when the file sets none.
+struct endpoint_filter {
+  std::optional<routing::record_filter> value;
+};
+struct endpoint_selection {
+  std::optional<routing::endpoint_selector> value;
+};
+
+struct route_config;
+
+// routes[].endpoints[]: one partner of a route with several (docs/endpoints.md). An endpoint
+// sets its name, its filter and any of its partner's settings (endpoint_partner in
+// config_fields.hpp); what it leaves out it takes from its route, as endpoints_of() resolves
+// it, after the environment's overrides.
+struct endpoint_config {
+  std::string name;
+  endpoint_filter filter;
+  // The endpoint's own settings as the file gives them, over its route's: read again over the
+  // route by endpoints_of(). `settings` holds them over the defaults, as read for their checks.
+  std::shared_ptr<const nlohmann::json> overlay;
+  std::shared_ptr<route_config> settings = std::make_shared<route_config>();
+};
+
 struct route_config {
   std::string name;
   std::string topic;
@@ -160,7 +187,33 @@ struct route_config {
   // routes[].ordering: "none" (the default), "key", or an object with mode, on_dead_letter,
   // max_parked_keys and max_followers.
   key_ordering ordering;
+  // routes[].endpoints: the route's partners (empty: one, named after the route, at `url`).
+  std::vector<endpoint_config> endpoints;
+  // routes[].endpoint_from: the record names its one endpoint (none: each endpoint's filter
+  // decides), and what happens to a record that names none of them.
+  endpoint_selection endpoint_from;
+  routing::unknown_endpoint_action on_unknown_endpoint =
+      routing::unknown_endpoint_action::dead_letter;
 };
+
+// One endpoint of a route as it runs: its name and filter, and its route's settings with its
+// own over them (`settings.name` is the route's; `settings.endpoints` is empty).
+struct route_endpoint {
+  std::string name;
+  std::optional<routing::record_filter> filter;
+  route_config settings;
+};
+
+// The endpoints of a route, resolved: a route without `endpoints` has one, named after the
+// route, with the route's settings. Throws config_error for an endpoint setting that does not
+// read (the file's values were checked when it was read; a file they name may have changed).
+std::vector<route_endpoint> endpoints_of(const route_config& r);
+
+// How the route picks a record's endpoints (core/routing), from its resolved endpoints.
+routing::endpoint_routing routing_of(const route_config& r,
+                                     const std::vector<route_endpoint>& endpoints);
+
+std::string_view to_string(routing::unknown_endpoint_action a);
 
 struct kafka_config {
   std::string brokers = "127.0.0.1:9092";
@@ -262,6 +315,10 @@ route_topics topics_of(const route_config& r);
 // value or its default ("rate_limit: 50 requests/s, burst 100"): where a header's value or a
 // credential comes from, never the value itself.
 std::vector<std::string> describe_partner_contract(const route_config& r);
+
+// What `courier config check` prints of a route with several endpoints: how a record picks its
+// endpoints, then each endpoint, its url, its filter and its partner contract, indented.
+std::vector<std::string> describe_endpoints(const route_config& r);
 
 // Whether validate() insists on the secrets: `courier topics ensure` sends nothing, so it
 // needs none (but a secret that is given must still be well-formed).

@@ -168,6 +168,46 @@ void fields(F& f, key_ordering& x) {
   f("max_followers", x.max_followers, positive);
 }
 
+// The settings of its partner an endpoint may set over its route's (routes[].endpoints[]).
+struct endpoint_partner {
+  route_config& r;
+};
+
+template <class F>
+void fields(F& f, endpoint_partner& x) {
+  route_config& r = x.r;
+  sourced_text url{r.url, r.url_source};
+  f("url", url, http_url);
+  secret_or_file hmac_secret{r.hmac_secret};
+  f("hmac_secret", hmac_secret);
+  f("signing", r.signing);
+  f("content_type", r.content_type, not_empty{});
+  f("adaptive_concurrency", r.adaptive_concurrency);
+  f("allow_private_targets", r.allow_private_targets);
+  f("allow_insecure_http", r.allow_insecure_http);
+  f("tls", r.tls);
+  f("rate_limit", r.rate_limit);
+  f("retry_budget", r.retry_budget);
+  f("headers", r.headers, described_as{"an object of header names"});
+  f("auth", r.auth);
+  f("breaker", r.breaker);
+  f("retry", r.retry);
+  f("http", r.http);
+}
+
+template <class F>
+void fields(F& f, endpoint_config& x) {
+  f("name", x.name, not_empty{}, endpoint_name);
+  f("filter", x.filter);
+  endpoint_partner partner{*x.settings};
+  fields(f, partner);
+}
+
+// Reads an endpoint's own settings (its object without name and filter) over `into`, a copy of
+// its route's (config_reader.cpp): what endpoints_of() resolves an endpoint with.
+void read_endpoint_settings(const nlohmann::json& overlay, const std::string& path,
+                            route_config& into);
+
 template <class F>
 void fields(F& f, route_config& x) {
   f("name", x.name, not_empty{});
@@ -203,6 +243,9 @@ void fields(F& f, route_config& x) {
   f("retry", x.retry);
   f("http", x.http);
   f("ordering", x.ordering, described_as{"\"none\", \"key\" or an object with \"mode\""});
+  f("endpoints", x.endpoints);
+  f("endpoint_from", x.endpoint_from);
+  f("on_unknown_endpoint", x.on_unknown_endpoint);
 }
 
 template <class F>

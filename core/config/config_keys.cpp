@@ -60,6 +60,9 @@ std::string shown(const std::vector<static_header>& v) { return v.empty() ? "{}"
 std::string shown(const sourced_text& v) { return v.value; }
 std::string shown(const secret_or_file& v) { return v.value; }
 std::string shown(const secrets_or_file& v) { return shown(v.values); }
+// An endpoint's filter and the route's selector have none by default.
+std::string shown(const endpoint_filter& /*v*/) { return "none"; }
+std::string shown(const endpoint_selection& /*v*/) { return "none"; }
 
 // -- the visitor ---
 
@@ -71,7 +74,9 @@ class key_lister {
   template <class T, class... Options>
   void operator()(std::string_view name, T& member, const Options&... /*options*/) {
     const std::string path = join_key(prefix_, name);
-    if constexpr (is_section_v<T>) {
+    if constexpr (std::is_same_v<T, std::vector<endpoint_config>>) {
+      list_endpoint(path + "[]");
+    } else if constexpr (is_section_v<T>) {
       list(path, member);
     } else if constexpr (is_optional<T>::value) {
       typename T::value_type defaults;
@@ -95,7 +100,31 @@ class key_lister {
     fields(inner, section);
   }
 
+  // An endpoint's keys: its name and filter, and each of its partner's settings by its top key
+  // only (their defaults are its route's; the route's rows list their inner keys).
+  void list_endpoint(const std::string& path) {
+    endpoint_config defaults;
+    out_.push_back(config_key{join_key(path, "name"), std::nullopt});
+    out_.push_back(config_key{join_key(path, "filter"), shown(defaults.filter)});
+    endpoint_partner partner{*defaults.settings};
+    top_keys tops{path, out_};
+    fields(tops, partner);
+  }
+
  private:
+  // Lists the keys of one section by name, with no default of their own.
+  struct top_keys {
+    std::string prefix;
+    std::vector<config_key>& out;
+    template <class T, class... Options>
+    void operator()(std::string_view name, T& /*member*/, const Options&... /*options*/) {
+      out.push_back(config_key{join_key(prefix, name), std::string{}});
+      if constexpr (std::is_same_v<T, secret_or_file> || std::is_same_v<T, secrets_or_file>) {
+        out.push_back(config_key{file_key_of(join_key(prefix, name)), std::string{}});
+      }
+    }
+  };
+
   std::string prefix_;
   std::vector<config_key>& out_;
 };

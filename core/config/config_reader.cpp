@@ -169,6 +169,9 @@ std::vector<ordering_mode> every(ordering_mode /*type*/) {
 std::vector<dead_letter_followers> every(dead_letter_followers /*type*/) {
   return {dead_letter_followers::release, dead_letter_followers::park};
 }
+std::vector<routing::unknown_endpoint_action> every(routing::unknown_endpoint_action /*type*/) {
+  return {routing::unknown_endpoint_action::dead_letter, routing::unknown_endpoint_action::skip};
+}
 
 // One of an enum's names, as to_string spells them; an error lists them all.
 template <typename Enum>
@@ -226,6 +229,22 @@ void read_sourced(const json& v, const std::string& key, sourced_text& out) {
 
 void read_into(const json& v, const std::string& key, std::string& out) {
   out = read_string(v, key);
+}
+
+// A filter or a selector is read by core/routing, whose errors name where in it they are.
+template <class Spec>
+Spec read_spec(const json& v, const std::string& key) {
+  try {
+    return Spec::parse(v);
+  } catch (const routing::spec_error& e) {
+    throw config_error{e.path().empty() ? key : join_key(key, e.path()), e.problem()};
+  }
+}
+void read_into(const json& v, const std::string& key, endpoint_filter& out) {
+  out.value = read_spec<routing::record_filter>(v, key);
+}
+void read_into(const json& v, const std::string& key, endpoint_selection& out) {
+  out.value = read_spec<routing::endpoint_selector>(v, key);
 }
 
 void read_into(const json& v, const std::string& key, bool& out) {
@@ -509,6 +528,13 @@ void read_section(const json& v, const std::string& path, Section& x, std::strin
   json_reader reader{v, path};
   fields(reader, x);
   after_read(x, path);
+  if constexpr (std::is_same_v<Section, endpoint_config>) {
+    // Read again over the route's settings by endpoints_of(), without its name and filter.
+    auto overlay = std::make_shared<json>(v);
+    overlay->erase("name");
+    overlay->erase("filter");
+    x.overlay = std::move(overlay);
+  }
 }
 
 }  // namespace
@@ -518,6 +544,18 @@ courier_config parse_config(const json& doc) {
   read_section(doc, "", cfg);
   return cfg;
 }
+
+namespace config_detail {
+
+void read_endpoint_settings(const json& overlay, const std::string& path, route_config& into) {
+  if (overlay.contains("auth")) {
+    into.auth = {};  // its own auth replaces the route's, not a part of it
+  }
+  endpoint_partner partner{into};
+  read_section(overlay, path, partner);
+}
+
+}  // namespace config_detail
 
 courier_config load_config_file(const std::filesystem::path& path) {
   const std::string key = path.string();

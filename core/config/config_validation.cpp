@@ -75,14 +75,10 @@ void validate_receipts(const route_config& r, const std::string& path) {
   }
 }
 
-void rules(const route_config& r, const std::string& path, secret_check need) {
+// The rules of one partner's settings: a route's, or one endpoint's as resolved over its route.
+void partner_rules(const route_config& r, const std::string& path, secret_check need) {
   validate_signing(r, path, need);
   validate_partner_contract(r, path);
-  if (r.dlq_topic == r.topic && !r.dlq_topic.empty()) {
-    throw config_error{join_key(path, key_path(r, r.dlq_topic)),
-                       "must differ from the source topic"};
-  }
-  validate_receipts(r, path);
   if (r.tls.client_cert_file.empty() != r.tls.client_key_file.empty()) {
     const bool cert = !r.tls.client_cert_file.empty();
     const std::string cert_key = key_path(r.tls, r.tls.client_cert_file);
@@ -97,6 +93,59 @@ void rules(const route_config& r, const std::string& path, secret_check need) {
                            format_duration(r.retry.initial) + "), got " +
                            format_duration(r.retry.max)};
   }
+}
+
+template <class Section>
+void validate_section(Section& x, const std::string& path, secret_check need);
+
+// routes[].endpoints: unique names, a url of their own, the features that serve one partner
+// only refused, and each endpoint's settings as resolved over its route checked as a route's.
+void endpoint_rules(const route_config& r, const std::string& path, secret_check need) {
+  const std::string list = join_key(path, key_path(r, r.endpoints));
+  if (!r.url.empty()) {
+    throw config_error{join_key(path, key_path(r, r.url)),
+                       "set either url (or WEBHOOK_URL) or endpoints, not both: each endpoint "
+                       "has its own url"};
+  }
+  const auto only_one = [&](const std::string& key, const char* why) {
+    if (r.endpoints.size() > 1) {
+      throw config_error{join_key(path, key),
+                         std::string{"is not available with several "} + "endpoints yet: " + why};
+    }
+  };
+  if (r.ordering.mode == ordering_mode::key) {
+    only_one(key_path(r, r.ordering), "key order is kept per route, not per endpoint");
+  }
+  if (r.auto_redrive) {
+    only_one(key_path(r, r.auto_redrive), "it redrives the route's DLQ for one breaker");
+  }
+  const auto endpoints = endpoints_of(r);
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    const std::string at = list + "[" + std::to_string(i) + "]";
+    endpoint_name(join_key(at, "name"), endpoints[i].name);
+    route_config settings = endpoints[i].settings;
+    endpoint_partner partner{settings};
+    validate_section(partner, at, need);
+    partner_rules(settings, at, need);
+  }
+  try {
+    (void)routing_of(r, endpoints);
+  } catch (const routing::spec_error& e) {
+    throw config_error{list, e.what()};
+  }
+}
+
+void rules(const route_config& r, const std::string& path, secret_check need) {
+  if (r.endpoints.empty()) {
+    partner_rules(r, path, need);
+  } else {
+    endpoint_rules(r, path, need);
+  }
+  if (r.dlq_topic == r.topic && !r.dlq_topic.empty()) {
+    throw config_error{join_key(path, key_path(r, r.dlq_topic)),
+                       "must differ from the source topic"};
+  }
+  validate_receipts(r, path);
 }
 
 // Unique route names; a route ordered by key needs its group to assign with "range" (each
@@ -150,10 +199,18 @@ class field_validator {
  public:
   field_validator(std::string path, secret_check need) : path_(std::move(path)), need_(need) {}
 
+  // A route with endpoints has no url of its own (endpoint_rules checks each endpoint's).
+  void skip_url() { skip_url_ = true; }
+
   template <class T, class... Options>
   void operator()(std::string_view name, T& member, const Options&... options) {
     const std::string key = join_key(path_, name);
-    (apply_check(options, key, checked_value(member)), ...);
+    if constexpr (std::is_same_v<T, std::vector<endpoint_config>>) {
+      return;  // resolved over their route first: endpoint_rules
+    }
+    if (!(skip_url_ && name == "url")) {
+      (apply_check(options, key, checked_value(member)), ...);
+    }
     if constexpr (is_section_v<T>) {
       validate_section(member, key, need_);
     } else if constexpr (is_optional<T>::value) {
@@ -170,11 +227,17 @@ class field_validator {
  private:
   std::string path_;
   secret_check need_;
+  bool skip_url_ = false;
 };
 
 template <class Section>
 void validate_section(Section& x, const std::string& path, secret_check need) {
   field_validator v{path, need};
+  if constexpr (std::is_same_v<Section, route_config>) {
+    if (!x.endpoints.empty()) {
+      v.skip_url();
+    }
+  }
   fields(v, x);
   rules(x, path, need);
 }

@@ -1,5 +1,6 @@
 #include "core/config/field_checks.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -128,6 +129,18 @@ void not_2xx(const std::string& key, int status) {
 void header_token(const std::string& key, const std::string& name) {
   if (!is_token(name)) {
     throw config_error{key, "is not a valid HTTP header name"};
+  }
+}
+
+void endpoint_name(const std::string& key, const std::string& name) {
+  const bool allowed = std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+  if (name.empty() || name.size() > 64 || !allowed) {
+    throw config_error{key,
+                       "must be 1 to 64 letters, digits, '.', '_' or '-' (it names the "
+                       "endpoint in headers, metrics and admin paths)"};
   }
 }
 

@@ -95,6 +95,9 @@ void http_or_https_prefix(const std::string& key, const std::string& url);  // o
 void listen_value(const std::string& key, const std::string& listen);       // admin.listen
 void not_2xx(const std::string& key, int status);
 void header_token(const std::string& key, const std::string& name);
+// An endpoint's name travels in record headers, metric labels and admin paths: 1 to 64 of
+// A-Z a-z 0-9 . _ -.
+void endpoint_name(const std::string& key, const std::string& name);
 void burst_size(const std::string& key, double burst);
 void records_per_second(const std::string& key, double rate);
 // Each positive and none repeated (two tiers with one delay would share one topic).

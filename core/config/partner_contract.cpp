@@ -222,4 +222,26 @@ std::vector<std::string> describe_partner_contract(const route_config& r) {
   return out;
 }
 
+std::vector<std::string> describe_endpoints(const route_config& r) {
+  std::vector<std::string> out;
+  if (r.endpoint_from.value) {
+    out.push_back("endpoint_from: " + r.endpoint_from.value->describe() +
+                  " (a name of no endpoint: " + std::string{to_string(r.on_unknown_endpoint)} +
+                  ")");
+  } else {
+    out.emplace_back("endpoints: each record to every endpoint whose filter matches");
+  }
+  for (const auto& e : endpoints_of(r)) {
+    out.push_back("endpoint " + e.name + ": " + http::display_url(e.settings.url));
+    if (!r.endpoint_from.value) {
+      out.push_back("  filter: " +
+                    (e.filter ? e.filter->describe() : std::string{"none (every record)"}));
+    }
+    for (const auto& line : describe_partner_contract(e.settings)) {
+      out.push_back("  " + line);
+    }
+  }
+  return out;
+}
+
 }  // namespace courier

@@ -195,6 +195,12 @@ admission attempt_gate::go(attempt_ticket& t, attempt_kind kind, time_point now)
 
 // -- the lines' events --------------------------------------------------------------------------
 
+void attempt_gate::withdraw_parked(delivery_id id) {
+  if (!parked_.empty() && parked_.back() == id) {
+    parked_.pop_back();
+  }
+}
+
 std::vector<delivery_id> attempt_gate::on_breaker_change(breaker_state to,
                                                          std::uint64_t generation) {
   breaker_open_ = to == breaker_state::open;

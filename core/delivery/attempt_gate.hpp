@@ -119,6 +119,9 @@ class attempt_gate {
 
   // -- the lines' events ----------------------------------------------------------------------
 
+  // A delivery just parked (admit said `breaker`) leaves the line: it waits elsewhere.
+  void withdraw_parked(delivery_id id);
+
   // The breaker changed state. Leaving Open, the parked deliveries come back, oldest first.
   std::vector<delivery_id> on_breaker_change(breaker_state to, std::uint64_t generation);
 

@@ -76,19 +76,6 @@ attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
   return out;
 }
 
-attempt_policy::accepted attempt_policy::on_parked_record(record r, time_point now) {
-  accepted out;
-  auto [id, d] = pending_.take(std::move(r));
-  out.id = id;
-  attempt_answer why;
-  why.id = id;
-  why.error_message =
-      "not attempted: an earlier record of its key was dead-lettered (ordering.on_dead_letter "
-      "\"park\")";
-  route_onward(id, d, /*permanent=*/true, "key_parked", why, now, out.todo);
-  return out;
-}
-
 attempt_policy::actions attempt_policy::on_permit(delivery_id id, const breaker_permit& permit,
                                                   time_point now) {
   actions out;
@@ -367,6 +354,13 @@ void attempt_policy::attempt(delivery_id id, delivery& d, time_point now, action
       return;
     case waiting_for::breaker:
       d.phase = delivery_phase::waiting_breaker;  // spending nothing while it is Open
+      if (settings_.park_while_open && !settings_.topics.tiers.empty()) {
+        gate_.withdraw_parked(id);
+        attempt_answer open;
+        open.id = id;
+        open.error_message = "not attempted: the endpoint's breaker is open";
+        route_onward(id, d, /*permanent=*/false, "breaker_open", open, now, out, tier_step::park);
+      }
       return;
     case waiting_for::credentials:
       d.phase = delivery_phase::waiting_credentials;
@@ -432,7 +426,7 @@ void attempt_policy::refuse_retry(delivery_id id, delivery& d, const attempt_ans
                              {"idempotency_key", d.idempotency_key},
                              {"error_class", error_class}},
                             /*per_record=*/true});
-  route_onward(id, d, /*permanent=*/false, error_class, a, now, out, /*stay_in_tiers=*/true);
+  route_onward(id, d, /*permanent=*/false, error_class, a, now, out, tier_step::stay_in_tiers);
 }
 
 // A 401 to an authenticated route: when the credentials changed since the attempt went, it tries
@@ -562,10 +556,10 @@ void attempt_policy::write_receipt(delivery_id id, delivery& d, const attempt_an
 // outcome goes to its consumer only once the broker acknowledged it.
 void attempt_policy::route_onward(delivery_id id, delivery& d, bool permanent,
                                   const std::string& error_class, const attempt_answer& a,
-                                  time_point now, actions& out, bool stay_in_tiers) {
+                                  time_point now, actions& out, tier_step step) {
   auto move = failure_move(d.rec, settings_.route, settings_.topics,
                            failure_of(a, error_class, d.trace, d.attempts, to_ms(now)), permanent,
-                           stay_in_tiers, to_integer(id));
+                           step, to_integer(id));
   const bool to_tier = move.to.what == destination::kind::tier;
   d.phase = to_tier ? delivery_phase::moving_to_tier : delivery_phase::dead_lettering;
   d.final_status = a.status;

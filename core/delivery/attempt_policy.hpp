@@ -38,6 +38,7 @@
 #include "core/delivery/delivery_counters.hpp"
 #include "core/delivery/delivery_request.hpp"
 #include "core/delivery/endpoint_flags.hpp"
+#include "core/delivery/onward_move.hpp"
 #include "core/delivery/pending_deliveries.hpp"
 #include "core/delivery/retry_budget.hpp"
 #include "core/delivery/secret_redactor.hpp"
@@ -85,6 +86,10 @@ struct attempt_policy_settings {
   // and query): with them and the Authorization an attempt carried, replaced by "[redacted]" in
   // the answer's text before anything keeps it (core/delivery/secret_redactor.hpp).
   std::vector<std::string> secrets;
+  // One endpoint of a route with several (and retry tiers): while its breaker is Open a record
+  // does not wait here, holding its source partition's commit point for the others: it moves to
+  // the last retry tier at once, unattempted, and comes back from there (tier_step::park).
+  bool park_while_open = false;
 };
 
 class attempt_policy {
@@ -171,6 +176,10 @@ class attempt_policy {
   // an earlier record of its key was dead-lettered): produced to the DLQ with error class
   // key_parked; its outcome is reported, dead-lettered, once the broker acknowledged it.
   accepted on_parked_record(record r, time_point now);
+
+  // A record of a route with several endpoints that names none of them (routes[].endpoint_from,
+  // on_unknown_endpoint "dead_letter"): to the DLQ unattempted, error class unknown_endpoint.
+  accepted on_unknown_endpoint_record(record r, time_point now);
 
   // The breaker's answer to request_permit{id}. Denied: the record is parked until the breaker
   // leaves Open, spending nothing.
@@ -273,7 +282,9 @@ class attempt_policy {
                      actions& out);
   void route_onward(delivery_id id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out,
-                    bool stay_in_tiers = false);
+                    tier_step step = tier_step::next);
+  accepted dead_letter_unattempted(record r, const char* error_class, const char* why,
+                                   time_point now);
   void finish(delivery_id id, delivery_end how, int status, std::string error_class, actions& out);
 
   attempt_policy_settings settings_;

@@ -30,12 +30,22 @@ failure_info failure_of(const attempt_answer& a, std::string error_class,
 }
 
 onward_move failure_move(const record& rec, const std::string& route, const route_topics& topics,
-                         const failure_info& f, bool permanent, bool stay_in_tiers,
-                         std::uint64_t tag) {
+                         const failure_info& f, bool permanent, tier_step step, std::uint64_t tag) {
   int current = topics.tier_index(rec.topic);
   const int last = static_cast<int>(topics.tiers.size()) - 1;
-  if (stay_in_tiers && current == last) {
-    current = last - 1;  // into the last tier again
+  switch (step) {
+    case tier_step::next:
+      break;
+    case tier_step::stay_in_tiers:
+      if (current == last) {
+        current = last - 1;  // into the last tier again
+      }
+      break;
+    case tier_step::park:
+      if (last >= 0) {
+        current = last - 1;  // into the last tier, from wherever it is
+      }
+      break;
   }
   onward_move move;
   move.to = next_destination(current, permanent, topics);

@@ -33,13 +33,19 @@ std::string failure_message(const attempt_answer& a);
 failure_info failure_of(const attempt_answer& a, std::string error_class,
                         std::vector<std::string> trace, int attempts, std::int64_t now_ms);
 
-// A failed record moves to its next retry tier, or to the DLQ after the last tier or at once
-// when `permanent`. `stay_in_tiers` (the retry budget refused it): from the last tier into the
-// last tier again, never to the DLQ for that reason. Its key and value go as they were, to the
-// partition of its source, with the retry headers of `f` (written at f.failed_at_ms).
+// Which tier a record that is not permanently failed moves to.
+enum class tier_step : std::uint8_t {
+  next,           // the next one, or the DLQ after the last
+  stay_in_tiers,  // the retry budget refused it: from the last tier into the last tier again
+  park,  // its endpoint's breaker is Open (a route with several endpoints): into the last tier
+         // at once, to wait there without an attempt, one write per last-tier delay
+};
+
+// A failed record moves to its tier as `step` says, or to the DLQ when `permanent`. Its key and
+// value go as they were, to the partition of its source, with the retry headers of `f` (written
+// at f.failed_at_ms).
 onward_move failure_move(const record& rec, const std::string& route, const route_topics& topics,
-                         const failure_info& f, bool permanent, bool stay_in_tiers,
-                         std::uint64_t tag);
+                         const failure_info& f, bool permanent, tier_step step, std::uint64_t tag);
 
 // What a receipt says of a delivered record: `here` is the delivery as this process saw it (its
 // attempts and first attempt here). A tier's copy or a redriven record names where it first

@@ -237,6 +237,9 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
     case delivery_end::dead_lettered:
       ++account.dead_lettered;
       break;
+    case delivery_end::filtered:
+      ++account.filtered;
+      break;
   }
   latest_now_ms_ = now_ms;
   finish_ordered(p, offset, how, now_ms);

@@ -76,10 +76,11 @@ struct consumer_core_settings {
 };
 
 // One partition's records since this consumer first had it. The identity
-// consumed = delivered + retried + dead_lettered + released + already_done + in flight holds at
-// every step: `released` are the records in flight when the partition was revoked (its next
-// owner fetches them again; their late outcomes do not count here), `already_done` those the
-// offset map committed with the partition said were done (not delivered again).
+// consumed = delivered + retried + dead_lettered + filtered + released + already_done + in flight
+// holds at every step (`filtered`: records for none of the route's endpoints): `released` are the
+// records in flight when the partition was revoked (its next owner fetches them again; their late
+// outcomes do not count here), `already_done` those the offset map committed with the partition
+// said were done (not delivered again).
 struct partition_accounting {
   std::uint64_t consumed = 0;  // fetched and taken (rewound duplicates are not)
   std::uint64_t delivered = 0;
@@ -87,6 +88,7 @@ struct partition_accounting {
   std::uint64_t dead_lettered = 0;
   std::uint64_t released = 0;
   std::uint64_t already_done = 0;
+  std::uint64_t filtered = 0;
 };
 
 // The consumer's protocol, with no I/O of its own (in the manner of Zeek Broker's

@@ -145,6 +145,7 @@ std::vector<key_order::release> key_order::finish(copy_ref ref, delivery_end how
       }
       break;
     case delivery_end::delivered:
+    case delivery_end::filtered:  // nothing to deliver: the key's next may go
       e = ending::delivered;
       break;
     case delivery_end::dead_lettered:

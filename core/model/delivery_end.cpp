@@ -10,6 +10,8 @@ std::string_view to_string(delivery_end e) {
       return "retried";
     case delivery_end::dead_lettered:
       return "dead_lettered";
+    case delivery_end::filtered:
+      return "filtered";
   }
   return "unknown";
 }

@@ -11,6 +11,7 @@ enum class delivery_end : std::uint8_t {
   delivered,      // the receiver answered 2xx
   retried,        // the broker acknowledged it in the next retry tier
   dead_lettered,  // the broker acknowledged it in the DLQ
+  filtered,       // it goes to none of its route's endpoints (filters, or a name skipped)
 };
 
 std::string_view to_string(delivery_end e);

@@ -176,8 +176,8 @@ TEST(AdminListener, HealthzNamesAnActorThatDied) {
   ASSERT_EQ(http_get(listener.port(), "/healthz").status, 200);
   {
     caf::scoped_actor self{sys};
-    self->monitor(p.routes().front().breaker);
-    caf::anon_send_exit(p.routes().front().breaker, caf::exit_reason::kill);
+    self->monitor(p.routes().front().endpoints.front().breaker);
+    caf::anon_send_exit(p.routes().front().endpoints.front().breaker, caf::exit_reason::kill);
     self->receive([](const caf::down_msg&) {});
   }
   const auto h = http_get(listener.port(), "/healthz");

@@ -52,7 +52,7 @@ TEST(EndpointSecurity, DeliversEveryRecordOverVerifiedHttpsAndCommitsThem) {
   EXPECT_EQ(m.deliveries[delivery_counter::dead_lettered].load(), 0U);
   EXPECT_EQ(s.receiver->snapshot().duplicates, 0U);
   EXPECT_EQ(s.committed_total(), 100);
-  EXPECT_LE(p.routes().front().client->connections_opened(), 4U)
+  EXPECT_LE(p.routes().front().endpoints.front().client->connections_opened(), 4U)
       << "TLS connections are kept alive and reused";
 }
 

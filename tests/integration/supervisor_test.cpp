@@ -27,7 +27,7 @@ TEST(Supervisor, ReportsTheFirstActorThatDiesByNameAndReason) {
   topology::pipeline p{sys, s.cfg, topology::pipeline_options{1s, 3}};
   topology::supervisor sup{sys, p};
   ASSERT_EQ(p.actors().size(), 5U) << "the router and four actors per route";
-  caf::anon_send_exit(p.routes().front().breaker, caf::exit_reason::kill);
+  caf::anon_send_exit(p.routes().front().endpoints.front().breaker, caf::exit_reason::kill);
   const auto cause = sup.wait();
   EXPECT_EQ(cause.what, topology::stop_cause::kind::actor_died);
   EXPECT_EQ(cause.actor, "breaker of route shipments");

@@ -564,6 +564,36 @@ TEST(AttemptPolicy, ADeniedPermitParksTheRecordUntilTheBreakerLeavesOpen) {
   EXPECT_EQ(p.find(in.id)->ticket.breaker_generation, 13U);
 }
 
+TEST(AttemptPolicy, AnEndpointOfSeveralParksADeniedRecordInTheLastTierUnattempted) {
+  auto s = test_settings();
+  s.park_while_open = true;
+  auto p = make_policy(s);
+  auto in = p.on_record(make_record(1), t0);
+  const auto denied = p.on_permit(in.id, breaker_permit{false, false, 3}, t0);
+  ASSERT_EQ(kinds(denied), "log onward") << "it does not wait here, holding its partition";
+  const auto onward = only<policy::produce_onward>(denied);
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-30s") << "the last tier, at once";
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "breaker_open");
+  EXPECT_EQ(header_of(onward.onward.produce, attempts_header), "0");
+  EXPECT_EQ(p.parked(), 0U);
+  const auto r = only<policy::report_outcome>(p.on_onward_acked(in.id));
+  EXPECT_EQ(r.outcome.end, delivery_end::retried);
+  EXPECT_EQ(r.outcome.attempts, 0);
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::half_open, 12, t0)), "")
+      << "nothing is left to come back";
+}
+
+TEST(AttemptPolicy, ARecordNamingNoEndpointGoesToTheDlqUnattempted) {
+  auto p = make_policy();
+  auto accepted = p.on_unknown_endpoint_record(make_record(6), t0);
+  const auto onward = only<policy::produce_onward>(accepted.todo);
+  EXPECT_EQ(onward.to.what, destination::kind::dlq);
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "unknown_endpoint");
+  EXPECT_EQ(header_of(onward.onward.produce, attempts_header), "0");
+  const auto r = only<policy::report_outcome>(p.on_onward_acked(accepted.id));
+  EXPECT_EQ(r.outcome.end, delivery_end::dead_lettered);
+}
+
 TEST(AttemptPolicy, WhileTheBreakerIsKnownClosedAttemptsAskNoPermitAndCarryItsGeneration) {
   auto p = make_policy();
   EXPECT_EQ(kinds(p.on_record(make_record(1), t0).todo), "permit") << "state unknown: ask";

@@ -52,7 +52,8 @@ TEST(OnwardMove, AFailureNamesTheStatusWhenTheTransportSaidNothing) {
 
 TEST(OnwardMove, ASourceRecordMovesToTheFirstTierWithItsKeyValueAndRetryHeaders) {
   const auto topics = route_topics_named(source, {5s, 30s}, "");
-  const auto move = failure_move(make_record(), "shipments", topics, a_503(), false, false, 9);
+  const auto move =
+      failure_move(make_record(), "shipments", topics, a_503(), false, tier_step::next, 9);
   EXPECT_EQ(move.to.what, destination::kind::tier);
   EXPECT_EQ(move.to.tier_index, 0);
   const auto& p = move.onward.produce;
@@ -69,7 +70,8 @@ TEST(OnwardMove, ASourceRecordMovesToTheFirstTierWithItsKeyValueAndRetryHeaders)
 
 TEST(OnwardMove, APermanentFailureGoesToTheDlqAtOnce) {
   const auto topics = route_topics_named(source, {5s, 30s}, "");
-  const auto move = failure_move(make_record(), "shipments", topics, a_503(), true, false, 1);
+  const auto move =
+      failure_move(make_record(), "shipments", topics, a_503(), true, tier_step::next, 1);
   EXPECT_EQ(move.to.what, destination::kind::dlq);
   EXPECT_EQ(move.onward.produce.topic, "brew.shipments.dlq");
 }
@@ -77,11 +79,22 @@ TEST(OnwardMove, APermanentFailureGoesToTheDlqAtOnce) {
 TEST(OnwardMove, FromTheLastTierARecordGoesToTheDlqUnlessItStaysInTheTiers) {
   const auto topics = route_topics_named(source, {5s, 30s}, "");
   const auto last = make_record(source + ".retry-30s");
-  EXPECT_EQ(failure_move(last, "shipments", topics, a_503(), false, false, 1).to.what,
+  EXPECT_EQ(failure_move(last, "shipments", topics, a_503(), false, tier_step::next, 1).to.what,
             destination::kind::dlq);
-  const auto again = failure_move(last, "shipments", topics, a_503(), false, true, 1);
+  const auto again =
+      failure_move(last, "shipments", topics, a_503(), false, tier_step::stay_in_tiers, 1);
   EXPECT_EQ(again.to.what, destination::kind::tier);
   EXPECT_EQ(again.onward.produce.topic, source + ".retry-30s");
+}
+
+TEST(OnwardMove, AParkedRecordGoesToTheLastTierFromTheSourceOrAnyTier) {
+  const auto topics = route_topics_named(source, {5s, 30s}, "");
+  for (const auto& from : {source, source + ".retry-5s", source + ".retry-30s"}) {
+    const auto parked =
+        failure_move(make_record(from), "shipments", topics, a_503(), false, tier_step::park, 1);
+    EXPECT_EQ(parked.to.what, destination::kind::tier) << from;
+    EXPECT_EQ(parked.onward.produce.topic, source + ".retry-30s") << from;
+  }
 }
 
 receipt delivered_here() {

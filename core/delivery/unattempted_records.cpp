@@ -1,0 +1,39 @@
+// The records the attempt policy sends to the DLQ without an attempt: an ordered route's record
+// parked behind its dead-lettered key, and a record that names none of its route's endpoints.
+
+#include "core/delivery/attempt_policy.hpp"
+
+#include <utility>
+
+namespace courier {
+
+attempt_policy::accepted attempt_policy::on_parked_record(record r, time_point now) {
+  return dead_letter_unattempted(
+      std::move(r), "key_parked",
+      "not attempted: an earlier record of its key was dead-lettered (ordering.on_dead_letter "
+      "\"park\")",
+      now);
+}
+
+attempt_policy::accepted attempt_policy::on_unknown_endpoint_record(record r, time_point now) {
+  return dead_letter_unattempted(
+      std::move(r), "unknown_endpoint",
+      "not attempted: it names none of the route's endpoints (endpoint_from; "
+      "on_unknown_endpoint \"dead_letter\")",
+      now);
+}
+
+attempt_policy::accepted attempt_policy::dead_letter_unattempted(record r, const char* error_class,
+                                                                 const char* why_text,
+                                                                 time_point now) {
+  accepted out;
+  auto [id, d] = pending_.take(std::move(r));
+  out.id = id;
+  attempt_answer why;
+  why.id = id;
+  why.error_message = why_text;
+  route_onward(id, d, /*permanent=*/true, error_class, why, now, out.todo);
+  return out;
+}
+
+}  // namespace courier

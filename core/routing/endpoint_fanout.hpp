@@ -1,0 +1,72 @@
+#pragma once
+
+// A route with several endpoints: each record goes to the endpoints it is for, and its consumer
+// hears of it once, when every one of them has its delivery done or handed on (delivered, moved
+// to a retry tier, dead-lettered). The plain class the fan-out actor (actors/endpoint_fanout)
+// drives: it decides which endpoint's delivery pool gets which copy and joins the outcomes; the
+// actor sends.
+//
+// Each copy carries `courier.endpoint: <name>`, so its tier and DLQ records name the endpoint
+// they are for: on the route's retry tiers (topics only courier writes) that header alone decides
+// where the record goes. On the source topic any producer writes it, so there it can only narrow
+// what the route's filters or selection chose (redrive returns a record for one endpoint that
+// way); a name they did not choose sends the record nowhere, never to another partner.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model/delivery_outcome.hpp"
+#include "core/model/record.hpp"
+#include "core/model/record_position.hpp"
+#include "core/routing/endpoint_routing.hpp"
+
+namespace courier::routing {
+
+inline constexpr std::string_view endpoint_header = "courier.endpoint";
+
+// The error class of a record dead-lettered because it names none of the route's endpoints.
+inline constexpr std::string_view unknown_endpoint_class = "unknown_endpoint";
+
+class endpoint_fanout {
+ public:
+  endpoint_fanout(endpoint_routing routing, std::string source_topic);
+
+  // What one batch of a consumer's records becomes.
+  struct dispatch {
+    std::vector<std::vector<record>> deliver;  // per endpoint (routing's rules' order)
+    // Named no endpoint, with on_unknown_endpoint "dead_letter": to the DLQ unattempted, class
+    // unknown_endpoint (through the first endpoint's pool, whose outcome comes back as any).
+    std::vector<record> dead_letter;
+    std::vector<delivery_outcome> done;  // for none of the endpoints: filtered, reported now
+  };
+  dispatch on_records(std::vector<record> records);
+
+  // An endpoint's outcome for one copy. The record's outcome for its consumer once every copy
+  // has one: delivered when all were, else dead-lettered when one was, else retried.
+  std::optional<delivery_outcome> on_outcome(const delivery_outcome& o);
+
+  // Records sent and not joined yet.
+  [[nodiscard]] std::size_t pending() const { return pending_.size(); }
+  [[nodiscard]] std::size_t endpoints() const { return routing_.rules().size(); }
+  [[nodiscard]] const endpoint_routing& routing() const { return routing_; }
+
+ private:
+  struct join {
+    std::size_t waiting = 0;
+    delivery_outcome joined;
+  };
+
+  // The endpoints a record goes to; `unknown` set: it names none.
+  routing_decision decide(const record& r) const;
+  void send(record r, const std::vector<std::size_t>& to, dispatch& out);
+
+  endpoint_routing routing_;
+  std::string source_topic_;
+  std::map<record_position, join> pending_;
+};
+
+}  // namespace courier::routing

@@ -1,0 +1,314 @@
+// A route with several endpoints on librdkafka's mock cluster, each endpoint a real mock_webhook
+// server on loopback (docs/endpoints.md): fan-out by filters on a header and a JSON field, with
+// disjoint and overlapping filters; selection by a header naming the endpoint, an unknown name
+// dead-lettered or skipped; one endpoint's outage parked in the retry tiers while the others
+// deliver. Each says which record reached which receiver, once, and that every offset is
+// committed.
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/kafka/producer.hpp"
+#include "core/retry/retry_headers.hpp"
+#include "core/routing/endpoint_fanout.hpp"
+#include "demo/topic_reader.hpp"
+#include "tests/integration/stand.hpp"
+#include "topology/pipeline.hpp"
+
+namespace courier::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int partitions = 2;
+
+// A receiver of its own per endpoint, checking the route's signature.
+struct receivers {
+  std::map<std::string, std::unique_ptr<mock::server>> by_name;
+
+  mock::server& add(const std::string& name) {
+    mock::server_settings ws;
+    ws.hmac_secret = test_secret();
+    auto& r = by_name[name];
+    r = std::make_unique<mock::server>(ws);
+    r->start();
+    return *r;
+  }
+  std::size_t delivered() const {
+    std::size_t n = 0;
+    for (const auto& [name, r] : by_name) {
+      n += r->snapshot().ok;
+    }
+    return n;
+  }
+};
+
+// Record i: partner ["acme", "zoom", "other"][i % 3] in the x-partner header, {"id": i, "type":
+// "express" for odd i, else "standard"} as its body, to partition i % partitions; its
+// Idempotency-Key is then "<topic>:<i % partitions>:<i / partitions>".
+struct shipment {
+  std::string partner;
+  bool express = false;
+  std::string key;
+};
+
+std::vector<shipment> produce_shipments(stand& s, std::size_t n) {
+  static const char* const partners[] = {"acme", "zoom", "other"};
+  kafka::producer p{s.cluster.bootstrap_servers()};
+  std::vector<shipment> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    shipment sh{
+        partners[i % 3], i % 2 == 1,
+        s.topic + ":" + std::to_string(i % partitions) + ":" + std::to_string(i / partitions)};
+    const nlohmann::json body{{"id", i}, {"type", sh.express ? "express" : "standard"}};
+    p.produce(s.topic, static_cast<std::int32_t>(i % partitions), std::nullopt, body.dump(),
+              header_list{{"x-partner", sh.partner}});
+    out.push_back(std::move(sh));
+  }
+  p.flush(10s);
+  s.seeded += n;
+  return out;
+}
+
+nlohmann::json endpoint_json(const std::string& name, const mock::server& r,
+                             nlohmann::json filter = nullptr) {
+  nlohmann::json e{{"name", name}, {"url", r.url()}};
+  if (!filter.is_null()) {
+    e["filter"] = std::move(filter);
+  }
+  return e;
+}
+
+// The stand's route with these endpoints in place of its url, read as the file would be read.
+void use_endpoints(stand& s, const nlohmann::json& endpoints,
+                   const nlohmann::json& extra = nlohmann::json::object()) {
+  nlohmann::json route{{"name", "shipments"},
+                       {"topic", s.topic},
+                       {"hmac_secret", test_secret()},
+                       {"allow_private_targets", true},
+                       {"retry", {{"initial", "20ms"}, {"max", "200ms"}}},
+                       {"retry_tiers", {"300ms", "600ms"}},
+                       {"http", {{"timeout", "1s"}}},
+                       {"breaker", {{"open_timeout", "500ms"}}},
+                       {"endpoints", endpoints}};
+  route.update(extra);
+  const nlohmann::json doc{{"kafka", {{"brokers", s.cfg.kafka.brokers}}}, {"routes", {route}}};
+  auto parsed = parse_config(doc);
+  validate(parsed);
+  s.cfg.routes = parsed.routes;
+}
+
+std::set<std::string> keys_of(const mock::server& r) { return delivered_keys(r); }
+
+std::set<std::string> expected(const std::vector<shipment>& all, bool (*goes)(const shipment&)) {
+  std::set<std::string> out;
+  for (const auto& sh : all) {
+    if (goes(sh)) {
+      out.insert(sh.key);
+    }
+  }
+  return out;
+}
+
+// The route's partition accounting, summed: consumed, delivered, filtered, ...
+std::map<std::string, std::uint64_t> accounting(const actors::route_metrics& m) {
+  std::map<std::string, std::uint64_t> sum;
+  for (const auto& p : m.partitions.snapshot()) {
+    const auto& a = p.accounting;
+    sum["consumed"] += a.consumed;
+    sum["delivered"] += a.delivered;
+    sum["retried"] += a.retried;
+    sum["dead_lettered"] += a.dead_lettered;
+    sum["filtered"] += a.filtered;
+    sum["released"] += a.released;
+    sum["already_done"] += a.already_done;
+    sum["in_flight"] += p.in_flight;
+  }
+  return sum;
+}
+
+void expect_identity(const std::map<std::string, std::uint64_t>& a) {
+  EXPECT_EQ(a.at("consumed"), a.at("delivered") + a.at("retried") + a.at("dead_lettered") +
+                                  a.at("filtered") + a.at("released") + a.at("already_done") +
+                                  a.at("in_flight"));
+}
+
+TEST(Endpoints, DisjointFiltersOnAHeaderSendEachReceiverExactlyItsRecordsAndFilterTheRest) {
+  constexpr std::size_t n = 60;
+  stand s{partitions};
+  receivers rs;
+  auto& acme = rs.add("acme");
+  auto& zoom = rs.add("zoom");
+  use_endpoints(s, {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
+                    endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"in", {"zoom"}}})});
+  const auto all = produce_shipments(s, n);
+  const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
+  const auto for_zoom = expected(all, [](const shipment& sh) { return sh.partner == "zoom"; });
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return s.committed_total() == static_cast<long long>(n); }, 60s))
+      << "committed: " << s.committed_total();
+  ASSERT_TRUE(s.wait_group_settled(m));
+  p.stop();
+
+  EXPECT_EQ(keys_of(acme), for_acme);
+  EXPECT_EQ(keys_of(zoom), for_zoom);
+  EXPECT_EQ(acme.snapshot().ok, for_acme.size()) << "each record once";
+  EXPECT_EQ(zoom.snapshot().ok, for_zoom.size()) << "each record once";
+  const auto a = accounting(m);
+  EXPECT_EQ(a.at("filtered"), n - for_acme.size() - for_zoom.size())
+      << "the records for neither partner are counted as filtered";
+  expect_identity(a);
+}
+
+TEST(Endpoints, OverlappingFiltersOnAHeaderAndAJsonFieldDeliverARecordToEveryMatchOnce) {
+  constexpr std::size_t n = 60;
+  stand s{partitions};
+  receivers rs;
+  auto& acme = rs.add("acme");
+  auto& zoom = rs.add("zoom");
+  auto& express = rs.add("express");
+  use_endpoints(s, {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
+                    endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"equals", "zoom"}}),
+                    endpoint_json("express", express, {{"json", "/type"}, {"equals", "express"}})});
+  const auto all = produce_shipments(s, n);
+  const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
+  const auto for_zoom = expected(all, [](const shipment& sh) { return sh.partner == "zoom"; });
+  const auto for_express = expected(all, [](const shipment& sh) { return sh.express; });
+  const auto for_none =
+      expected(all, [](const shipment& sh) { return sh.partner == "other" && !sh.express; });
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return s.committed_total() == static_cast<long long>(n); }, 60s))
+      << "committed: " << s.committed_total();
+  ASSERT_TRUE(s.wait_group_settled(m));
+  p.stop();
+
+  EXPECT_EQ(keys_of(acme), for_acme);
+  EXPECT_EQ(keys_of(zoom), for_zoom);
+  EXPECT_EQ(keys_of(express), for_express);
+  EXPECT_EQ(rs.delivered(), for_acme.size() + for_zoom.size() + for_express.size())
+      << "each (record, endpoint) once";
+  const auto a = accounting(m);
+  EXPECT_EQ(a.at("filtered"), for_none.size());
+  EXPECT_EQ(a.at("delivered"), n - for_none.size());
+  expect_identity(a);
+}
+
+TEST(Endpoints, SelectionByAHeaderDeliversToTheNamedEndpointAndDeadLettersAnUnknownName) {
+  constexpr std::size_t n = 30;
+  stand s{partitions};
+  receivers rs;
+  auto& acme = rs.add("acme");
+  auto& zoom = rs.add("zoom");
+  use_endpoints(s, {endpoint_json("acme", acme), endpoint_json("zoom", zoom)},
+                {{"endpoint_from", {{"header", "x-partner"}}}});
+  const auto all = produce_shipments(s, n);
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return s.committed_total() == static_cast<long long>(n); }, 60s))
+      << "committed: " << s.committed_total();
+  ASSERT_TRUE(s.wait_group_settled(m));
+  p.stop();
+
+  EXPECT_EQ(keys_of(acme), expected(all, [](const shipment& sh) { return sh.partner == "acme"; }));
+  EXPECT_EQ(keys_of(zoom), expected(all, [](const shipment& sh) { return sh.partner == "zoom"; }));
+  const auto others = expected(all, [](const shipment& sh) { return sh.partner == "other"; });
+  const auto dlq = demo::read_topic(s.cfg.kafka.brokers, s.dlq, others.size(), 20s, fast_group());
+  std::set<std::string> dead;
+  for (const auto& r : dlq) {
+    EXPECT_EQ(find_header(r.headers, error_class_header).value_or(""), "unknown_endpoint");
+    EXPECT_EQ(find_header(r.headers, attempts_header).value_or(""), "0");
+    dead.insert(std::string{find_header(r.headers, idempotency_key_header).value_or("")});
+  }
+  EXPECT_EQ(dead, others) << "each record that names no endpoint is in the DLQ once";
+  expect_identity(accounting(m));
+}
+
+TEST(Endpoints, SelectionSkipsAnUnknownNameWhenSetAndCountsItFiltered) {
+  constexpr std::size_t n = 30;
+  stand s{partitions};
+  receivers rs;
+  auto& acme = rs.add("acme");
+  use_endpoints(s, nlohmann::json::array({endpoint_json("acme", acme)}),
+                {{"endpoint_from", {{"header", "x-partner"}}}, {"on_unknown_endpoint", "skip"}});
+  const auto all = produce_shipments(s, n);
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return s.committed_total() == static_cast<long long>(n); }, 60s))
+      << "committed: " << s.committed_total();
+  ASSERT_TRUE(s.wait_group_settled(m));
+  p.stop();
+
+  const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
+  EXPECT_EQ(keys_of(acme), for_acme);
+  const auto a = accounting(m);
+  EXPECT_EQ(a.at("filtered"), n - for_acme.size());
+  EXPECT_EQ(a.at("dead_lettered"), 0U);
+  expect_identity(a);
+}
+
+// One partner down: its breaker opens, its records wait in the last retry tier (not in the
+// pool, holding the partition's commit point), the other partner's flow on, nothing pauses; once
+// it is back every record of its arrives, once.
+TEST(Endpoints, OnePartnersOutageIsParkedInTheTiersWhileTheOtherDeliversAndNothingIsLost) {
+  constexpr std::size_t n = 60;
+  stand s{partitions};
+  receivers rs;
+  auto& acme = rs.add("acme");
+  auto& zoom = rs.add("zoom");
+  zoom.set_chaos(mock::chaos{1.0, 0, 0ms, 0, false});  // 503 to everything
+  use_endpoints(s,
+                {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
+                 endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"equals", "zoom"}})},
+                {{"breaker", {{"open_timeout", "500ms"}, {"trip_after", 3}}},
+                 {"retry", {{"initial", "20ms"}, {"max", "100ms"}, {"max_attempts", 2}}}});
+  const auto all = produce_shipments(s, n);
+  const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
+  const auto for_zoom = expected(all, [](const shipment& sh) { return sh.partner == "zoom"; });
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return acme.snapshot().ok >= for_acme.size(); }, 60s))
+      << "acme delivered: " << acme.snapshot().ok;
+  EXPECT_EQ(zoom.snapshot().ok, 0U);
+  for (const auto& part : m.partitions.snapshot()) {
+    EXPECT_TRUE(part.reasons.empty())
+        << "no partition paused for one partner's outage: " << part.id.topic << "["
+        << part.id.partition << "]";
+  }
+
+  zoom.set_chaos(mock::chaos{});
+  ASSERT_TRUE(wait_until([&] { return zoom.snapshot().ok >= for_zoom.size(); }, 60s))
+      << "zoom delivered: " << zoom.snapshot().ok;
+  ASSERT_TRUE(wait_until([&] { return s.committed_total() == static_cast<long long>(n); }, 30s))
+      << "committed: " << s.committed_total();
+  ASSERT_TRUE(s.wait_group_settled(m));
+  p.stop();
+
+  EXPECT_EQ(keys_of(acme), for_acme);
+  EXPECT_EQ(keys_of(zoom), for_zoom) << "every record of the partner that was down, once";
+  EXPECT_EQ(acme.snapshot().ok, for_acme.size());
+  EXPECT_EQ(zoom.snapshot().ok, for_zoom.size());
+  expect_identity(accounting(m));
+}
+
+}  // namespace
+}  // namespace courier::testing
