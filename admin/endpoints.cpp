@@ -40,6 +40,12 @@ std::vector<route_snapshot> admin_endpoints::snapshots() const {
     s.request_seconds = &r.metrics->request_seconds;  // alive: routes_ holds the metrics
     s.delivery_seconds = &r.metrics->delivery_seconds;
     s.fetch_seconds = &r.metrics->fetch_seconds;
+    for (const auto& e : r.endpoints) {
+      auto es = snapshot_of(e.name, *e.metrics);
+      es.request_seconds = &e.metrics->request_seconds;
+      es.delivery_seconds = &e.metrics->delivery_seconds;
+      add_endpoint(s, std::move(es));
+    }
     out.push_back(std::move(s));
   }
   return out;

@@ -80,6 +80,52 @@ void gauges(exposition& e, const std::vector<route_snapshot>& routes) {
   }
 }
 
+// A route with several endpoints: each endpoint's deliveries, attempts, breaker, in flight and
+// quota share, labelled {route, endpoint} (the route's own series add them up).
+void endpoint_families(exposition& e, const std::vector<route_snapshot>& routes) {
+  const auto each = [&](std::string_view metric, std::string_view help, family_type type,
+                        auto&& sample) {
+    e.family(metric, help, type);
+    for (const auto& r : routes) {
+      for (const auto& ep : r.endpoints) {
+        sample(metrics::labels{{"route", r.name}, {"endpoint", ep.name}}, ep);
+      }
+    }
+  };
+  each("courier_endpoint_deliveries_total",
+       "A route's endpoint's deliveries by outcome (routes[].endpoints): delivered, retried "
+       "(moved to a retry tier, parked there while its breaker is open included), dead_lettered.",
+       family_type::counter, [&](metrics::labels l, const route_snapshot& ep) {
+         for (const auto& [outcome, counter] :
+              {std::pair{"delivered", delivery_counter::delivered},
+               std::pair{"retried", delivery_counter::retried},
+               std::pair{"dead_lettered", delivery_counter::dead_lettered}}) {
+           auto with = l;
+           with.emplace_back("outcome", outcome);
+           e.sample("courier_endpoint_deliveries_total", with, ep.deliveries[counter]);
+         }
+       });
+  each("courier_endpoint_attempts_total", "HTTP requests sent to a route's endpoint.",
+       family_type::counter, [&](const metrics::labels& l, const route_snapshot& ep) {
+         e.sample("courier_endpoint_attempts_total", l, ep.deliveries[delivery_counter::attempts]);
+       });
+  each("courier_endpoint_breaker_state",
+       "A route's endpoint's circuit breaker: 0 closed, 1 open, 2 half-open.", family_type::gauge,
+       [&](const metrics::labels& l, const route_snapshot& ep) {
+         e.sample("courier_endpoint_breaker_state", l, static_cast<double>(ep.breaker_state));
+       });
+  each("courier_endpoint_in_flight", "A route's endpoint's copies of records in flight.",
+       family_type::gauge, [&](const metrics::labels& l, const route_snapshot& ep) {
+         e.sample("courier_endpoint_in_flight", l,
+                  static_cast<double>(ep.gauges[actors::route_gauge::in_flight]));
+       });
+  each("courier_endpoint_rate_limit_requests_per_second",
+       "This instance's share of a route's endpoint's rate limit in requests a second; 0: none.",
+       family_type::gauge, [&](const metrics::labels& l, const route_snapshot& ep) {
+         e.sample("courier_endpoint_rate_limit_requests_per_second", l, ep.rate_limit);
+       });
+}
+
 // A histogram family, one series per route that has the histogram.
 void histogram(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
                std::string_view help, const metrics::histogram* route_snapshot::*field) {
@@ -136,6 +182,7 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
              std::uint64_t{r.operator_paused ? 1U : 0U});
   }
   render_partition_metrics(e, routes);
+  endpoint_families(e, routes);
   histogram(e, routes, "courier_delivery_request_duration_seconds",
             "HTTP attempts by duration, from the request handed to the client to its answer.",
             &route_snapshot::request_seconds);

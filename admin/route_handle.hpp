@@ -17,6 +17,13 @@
 
 namespace courier::admin {
 
+// One endpoint of a route with several (routes[].endpoints): its delivery pool's and breaker's
+// metrics.
+struct endpoint_handle {
+  std::string name;
+  std::shared_ptr<actors::route_metrics> metrics;
+};
+
 struct route_handle {
   std::string name;
   std::string topic;  // the route's source topic
@@ -24,6 +31,9 @@ struct route_handle {
   std::shared_ptr<actors::route_metrics> metrics;
   caf::actor consumer;      // takes and drops pause_reason::operator_request
   caf::actor auto_redrive;  // none without routes[].auto_redrive
+  // A route with several endpoints: theirs (the route's metrics are its consumer's then); empty
+  // for a route with one, whose metrics are its pool's and breaker's too.
+  std::vector<endpoint_handle> endpoints;
 };
 
 struct service_handles {

@@ -37,6 +37,29 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   return s;
 }
 
+void add_endpoint(route_snapshot& route, route_snapshot endpoint) {
+  for (std::size_t i = 0; i < route.deliveries.size(); ++i) {
+    route.deliveries.at_index(i) += endpoint.deliveries.at_index(i);
+  }
+  for (std::size_t i = 0; i < route.actors.size(); ++i) {
+    route.actors.at_index(i) += endpoint.actors.at_index(i);
+  }
+  for (std::size_t i = 0; i < route.gauges.size(); ++i) {
+    route.gauges.at_index(i) += endpoint.gauges.at_index(i);
+  }
+  route.endpoint_blocked = route.endpoint_blocked || endpoint.endpoint_blocked;
+  route.endpoint_gone = route.endpoint_gone || endpoint.endpoint_gone;
+  constexpr int open = 1;
+  constexpr int half_open = 2;
+  if (endpoint.breaker_state == open ||
+      (endpoint.breaker_state == half_open && route.breaker_state != open)) {
+    route.breaker_state = endpoint.breaker_state;
+    route.breaker_since_ms = endpoint.breaker_since_ms;
+  }
+  route.rate_limit += endpoint.rate_limit;
+  route.endpoints.push_back(std::move(endpoint));
+}
+
 router_snapshot snapshot_of(const actors::router_metrics& m) {
   return router_snapshot{m.produced.load(), m.produce_failures.load(), m.records_failing.load(),
                          m.producer_rebuilds.load(), m.produced_by()};

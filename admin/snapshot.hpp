@@ -40,9 +40,18 @@ struct route_snapshot {
   const metrics::histogram* request_seconds = nullptr;   // rendered when set
   const metrics::histogram* delivery_seconds = nullptr;  // rendered when set
   const metrics::histogram* fetch_seconds = nullptr;     // rendered when set
+  // A route with several endpoints: each endpoint's snapshot (its pool's and breaker's values),
+  // which the route's delivery counters, breaker counters and delivery gauges add up
+  // (add_endpoint).
+  std::vector<route_snapshot> endpoints;
 };
 
 route_snapshot snapshot_of(std::string name, const actors::route_metrics& m);
+
+// Adds an endpoint's snapshot to its route's: the delivery and breaker counters and the delivery
+// gauges summed, the flags of any endpoint, the breaker Open if one is (else Half-Open if one is),
+// the quota shares summed; the endpoint is kept in `route.endpoints`.
+void add_endpoint(route_snapshot& route, route_snapshot endpoint);
 
 // The retry router's counters (one router for every route).
 struct router_snapshot {

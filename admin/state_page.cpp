@@ -61,6 +61,23 @@ json route_counters_json(const route_snapshot& r) {
   return out;
 }
 
+// A route with several endpoints: each one's breaker, in flight, quota share and counters.
+json endpoints_json(const route_snapshot& r) {
+  json out = json::array();
+  for (const auto& ep : r.endpoints) {
+    json counters = json::object();
+    state_counters(counters, ep.deliveries);
+    out.push_back({{"name", ep.name},
+                   {"breaker",
+                    {{"state", breaker_name(ep.breaker_state)},
+                     {"trips", ep.actors[actors::route_counter::breaker_trips]}}},
+                   {"in_flight", ep.gauges[actors::route_gauge::in_flight]},
+                   {"rate_limit", {{"requests_per_second", ep.rate_limit}}},
+                   {"counters", counters}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_state(const std::vector<route_snapshot>& routes,
@@ -87,6 +104,9 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"partitions", partitions_json(r)},
     });
     auto& route = out["routes"].back();
+    if (!r.endpoints.empty()) {
+      route["endpoints"] = endpoints_json(r);
+    }
     const auto& gauges = metrics::gauge_table<actors::route_gauge>::rows;
     for (std::size_t i = 0; i < gauges.size(); ++i) {
       if (!gauges[i].state_pointer.empty()) {

@@ -5,7 +5,13 @@ namespace courier::topology {
 admin::service_handles admin_handles_of(const pipeline& p) {
   admin::service_handles out;
   for (const auto& g : p.routes()) {
-    out.routes.push_back({g.name, g.topic, g.dlq_topic, g.metrics, g.consumer, g.auto_redrive});
+    auto& r = out.routes.emplace_back(admin::route_handle{
+        g.name, g.topic, g.dlq_topic, g.metrics, g.consumer, g.auto_redrive, {}});
+    for (const auto& e : g.endpoints) {
+      if (e.metrics != g.metrics) {  // a route with several endpoints
+        r.endpoints.push_back({e.name, e.metrics});
+      }
+    }
   }
   out.router = p.router_metrics();
   out.actors = p.actors();

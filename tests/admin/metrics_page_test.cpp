@@ -45,6 +45,35 @@ TEST(AdminMetrics, RendersEveryRouteCounterFromTheAtomics) {
                               "dlq_topic=\"brew.shipments.dlq\"} 1\n"));
 }
 
+// A route with several endpoints: each endpoint's series labelled by it, the route's adding them
+// up, its breaker Open while one endpoint's is.
+TEST(AdminMetrics, ARouteWithSeveralEndpointsShowsEachAndAddsThemUp) {
+  actors::route_metrics consumer;
+  actors::route_metrics acme;
+  actors::route_metrics zoom;
+  acme.deliveries[delivery_counter::delivered] = 40;
+  zoom.deliveries[delivery_counter::delivered] = 2;
+  zoom.deliveries[delivery_counter::retried] = 9;
+  zoom.breaker_state = 1;
+  acme.breaker_state = 2;
+  auto route = snapshot_of("shipments", consumer);
+  add_endpoint(route, snapshot_of("acme", acme));
+  add_endpoint(route, snapshot_of("zoom", zoom));
+  const auto text = render_metrics({route}, "0");
+  EXPECT_THAT(text, HasSubstr("courier_endpoint_deliveries_total{route=\"shipments\",endpoint="
+                              "\"acme\",outcome=\"delivered\"} 40\n"));
+  EXPECT_THAT(text, HasSubstr("courier_endpoint_deliveries_total{route=\"shipments\",endpoint="
+                              "\"zoom\",outcome=\"retried\"} 9\n"));
+  EXPECT_THAT(text, HasSubstr("courier_endpoint_breaker_state{route=\"shipments\",endpoint="
+                              "\"zoom\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("courier_endpoint_breaker_state{route=\"shipments\",endpoint="
+                              "\"acme\"} 2\n"));
+  EXPECT_THAT(
+      text, HasSubstr("courier_deliveries_total{route=\"shipments\",outcome=\"delivered\"} 42\n"));
+  EXPECT_THAT(text, HasSubstr("courier_breaker_state{route=\"shipments\"} 1\n"))
+      << "open while one endpoint's breaker is";
+}
+
 TEST(AdminMetrics, EverySeriesExistsWithZeroBeforeTheFirstRecord) {
   const auto text = render_metrics({snapshot_of("idle", actors::route_metrics{})}, "0");
   for (const char* series :

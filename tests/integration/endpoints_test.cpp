@@ -286,6 +286,9 @@ TEST(Endpoints, OnePartnersOutageIsParkedInTheTiersWhileTheOtherDeliversAndNothi
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   const auto& m = *p.routes().front().metrics;
+  const auto& zoom_metrics = *p.routes().front().endpoints.at(1).metrics;
+  ASSERT_TRUE(wait_until([&] { return zoom_metrics.breaker_state.load() == 1; }, 30s))
+      << "zoom's breaker opens";
   ASSERT_TRUE(wait_until([&] { return acme.snapshot().ok >= for_acme.size(); }, 60s))
       << "acme delivered: " << acme.snapshot().ok;
   EXPECT_EQ(zoom.snapshot().ok, 0U);
