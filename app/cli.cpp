@@ -195,6 +195,42 @@ CLI::App* add_audit_command(CLI::App& app, cli_command& cmd) {
   return audit;
 }
 
+// `courier replay` and its options.
+CLI::App* add_replay_command(CLI::App& app, cli_command& cmd) {
+  CLI::App* replay = app.add_subcommand(
+      "replay",
+      "Deliver a time range of a route's source again, to one endpoint or to the endpoints each "
+      "record is for, through the running service (copies due at once in its first retry "
+      "tier); never moves the route's committed offsets, and the same replay run twice writes "
+      "nothing the second time");
+  add_config_option(*replay, cmd.config_path);
+  auto& o = cmd.replay;
+  replay->add_option("--route", o.route, "The route whose source is replayed")
+      ->type_name("NAME")
+      ->required();
+  replay->add_option("--endpoint", o.endpoint, "Only to this endpoint (of the records it is for)")
+      ->type_name("NAME");
+  replay
+      ->add_option("--since", o.since,
+                   "Records from this time on (2026-12-01T10:00:00Z, or 2h for two hours ago)")
+      ->type_name("TIME")
+      ->required();
+  replay->add_option("--until", o.until, "Records before this time (default: up to now)")
+      ->type_name("TIME");
+  replay->add_flag("--dry-run", o.dry_run, "Print what it would write per partition and endpoint");
+  replay->add_option("--rate", o.rate, "At most N copies a second (default: no bound)")
+      ->type_name("N")
+      ->check(CLI::Range(0.0, 100000.0));
+  replay
+      ->add_option_function<std::string>(
+          "--timeout", [&o](const std::string& v) { o.timeout = *parse_duration(v); },
+          "How long any one wait for the broker may take (default 30s)")
+      ->type_name("DURATION")
+      ->check(duration_check());
+  add_override_flags(*replay, cmd.flags);
+  return replay;
+}
+
 // A command line CLI11 refused: exit 2 and one line naming what is wrong.
 cli_result usage_error(const CLI::App& app, const CLI::ParseError& e) {
   cli_result result;
@@ -204,9 +240,10 @@ cli_result usage_error(const CLI::App& app, const CLI::ParseError& e) {
   if (app.get_subcommands().empty()) {
     const auto extras = app.remaining();
     result.message = extras.empty() ? "courier: a command is required: run, demo, "
-                                      "topics, config, audit or version"
+                                      "topics, config, audit, replay or version"
                                     : "courier: unknown command '" + extras.front() +
-                                          "'; expected run, demo, topics, config, audit or version";
+                                          "'; expected run, demo, topics, config, audit, replay or "
+                                          "version";
   }
   return result;
 }
@@ -278,6 +315,7 @@ cli_result parse_cli(int argc, const char* const* argv) {
   add_admin_flag(*check, cmd.flags);
 
   CLI::App* audit = add_audit_command(app, cmd);
+  CLI::App* replay = add_replay_command(app, cmd);
 
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
@@ -303,6 +341,8 @@ cli_result parse_cli(int argc, const char* const* argv) {
     cmd.what = cli_command::kind::config_check;
   } else if (audit->parsed()) {
     cmd.what = cli_command::kind::audit;
+  } else if (replay->parsed()) {
+    cmd.what = cli_command::kind::replay;
   } else if (version->parsed()) {
     cmd.what = cli_command::kind::version;
   }
@@ -317,6 +357,7 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
     case cli_command::kind::topics_ensure:
     case cli_command::kind::config_check:
     case cli_command::kind::audit:
+    case cli_command::kind::replay:
       cfg = load_config_file(cmd.config_path);
       break;
     case cli_command::kind::demo:
@@ -330,9 +371,10 @@ courier_config resolve_config(const cli_command& cmd, const getenv_function& get
   if (cmd.flags.admin_listen) {
     cfg.admin.listen = *cmd.flags.admin_listen;
   }
-  // Creating topics and auditing send nothing to a receiver: no secret is needed for them.
-  const bool sends =
-      cmd.what != cli_command::kind::topics_ensure && cmd.what != cli_command::kind::audit;
+  // Creating topics, auditing and replaying (the service delivers the copies) send nothing to a
+  // receiver: no secret is needed for them.
+  const bool sends = cmd.what != cli_command::kind::topics_ensure &&
+                     cmd.what != cli_command::kind::audit && cmd.what != cli_command::kind::replay;
   validate(cfg, sends ? secret_check::required : secret_check::optional);
   return cfg;
 }

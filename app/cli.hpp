@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "app/replay_command.hpp"
 #include "core/config/config.hpp"
 #include "demo/demo.hpp"
 
@@ -25,12 +26,13 @@ struct audit_options {
 };
 
 struct cli_command {
-  enum class kind { run, demo, topics_ensure, config_check, audit, version };
+  enum class kind { run, demo, topics_ensure, config_check, audit, replay, version };
   kind what = kind::run;
   // run, topics ensure, config check: --config, relative to the working directory.
   std::filesystem::path config_path = "topology/courier.json";
   demo::demo_options demo;
   audit_options audit;
+  replay_options replay;
   // topics ensure: partitions of a source topic that does not exist yet.
   int source_partitions = 1;
   // --brokers, --webhook-url, --cb-trip-after, --pause-after,
@@ -53,8 +55,8 @@ struct cli_result {
 // The demo route's URL until the demo knows its in-process webhook's port.
 inline constexpr std::string_view demo_webhook_placeholder = "http://127.0.0.1:0/deliver";
 
-// Parses the `courier` command line: `run`, `demo`, `topics ensure`, `config check`, `audit` or
-// `version`, plus the
+// Parses the `courier` command line: `run`, `demo`, `topics ensure`, `config check`, `audit`,
+// `replay` or `version`, plus the
 // global --log-level and --log-format. Never throws and never prints.
 cli_result parse_cli(int argc, const char* const* argv);
 

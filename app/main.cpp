@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <iostream>
 #include <cstdlib>
 #include <exception>
 #include <optional>
@@ -91,6 +92,9 @@ int main(int argc, char** argv) {
         return courier::app::run_topics_ensure(checked_config(cmd), cmd.source_partitions);
       case cli_command::kind::audit:
         return courier::app::run_audit(courier::app::resolve_config(cmd, read_env), cmd.audit);
+      case cli_command::kind::replay:
+        return courier::app::run_replay(courier::app::resolve_config(cmd, read_env), cmd.replay,
+                                        std::cout);
       case cli_command::kind::demo:
         return courier::demo::run_demo(cmd.demo, courier::app::resolve_config(cmd, read_env));
     }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/model/idempotency_key.hpp"
+#include "core/retry/retry_headers.hpp"  // replay_id_header
 
 namespace courier {
 namespace {
@@ -84,6 +85,11 @@ void add_route_headers(http::request& req, const record& r, const route_headers&
   }
   if (!authorization.empty()) {
     req.headers.emplace_back("Authorization", authorization);
+  }
+  // A copy `courier replay` wrote (only courier writes the header: it is provenance).
+  if (const auto replay = find_header(r.headers, replay_id_header);
+      replay && is_plain_value(*replay)) {
+    req.headers.emplace_back("Courier-Replay-Id", std::string{*replay});
   }
 }
 

@@ -1,6 +1,9 @@
 #include "core/redrive/filter.hpp"
 
 #include <algorithm>
+#include <string_view>
+
+#include "core/retry/retry_headers.hpp"
 
 namespace courier::redrive {
 
@@ -22,6 +25,9 @@ bool matches(const filter& f, const parked_record& r) {
     return false;
   }
   if (f.key && r.raw.key != f.key) {
+    return false;
+  }
+  if (f.endpoint && find_header(r.raw.headers, endpoint_header) != std::string_view{*f.endpoint}) {
     return false;
   }
   return true;

@@ -18,6 +18,7 @@ struct filter {
   std::optional<std::int64_t> since_ms;  // failed_at_ms >= since
   std::optional<std::int64_t> until_ms;  // failed_at_ms < until
   std::optional<std::string> key;        // the Kafka key, exactly
+  std::optional<std::string> endpoint;   // courier.endpoint, exactly (routes[].endpoints)
 };
 
 // A criterion on a header that is malformed or absent holds only when it is unset: a record

@@ -8,11 +8,12 @@
 namespace courier {
 
 bool is_provenance_header(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> exact{
+  static constexpr std::array<std::string_view, 13> exact{
       route_header,         origin_topic_header,     origin_partition_header,
       origin_offset_header, origin_timestamp_header, attempts_header,
       retry_tier_header,    retry_due_header,        first_failure_header,
-      last_failure_header,  followers_header,        error_trace_header};
+      last_failure_header,  followers_header,        error_trace_header,
+      replay_id_header};
   // Every source record's headers pass here: most are not courier's at all.
   static constexpr std::string_view courier_prefix = "courier.";
   if (name.substr(0, courier_prefix.size()) != courier_prefix) {

@@ -35,6 +35,12 @@ inline constexpr std::string_view error_trace_header = "courier.error.trace";
 inline constexpr std::string_view first_failure_header = "courier.first.failure";
 inline constexpr std::string_view last_failure_header = "courier.last.failure";
 inline constexpr std::string_view correlation_id_header = "courier.correlation.id";
+// The endpoint a copy of a record is for, on a route with several (core/routing/endpoint_fanout):
+// carried onto its tier and DLQ records, and by redrive onto the source.
+inline constexpr std::string_view endpoint_header = "courier.endpoint";
+// On a copy `courier replay` wrote (core/replay): the run that wrote it. Provenance (taken off a
+// source record); sent to the partner as Courier-Replay-Id.
+inline constexpr std::string_view replay_id_header = "courier.replay.id";
 // On a DLQ record of an ordered route (routes[].ordering "key"): the source offsets of the later
 // records of its key that were waiting behind it then, comma-separated, ascending. Only on a
 // DLQ record, which never has courier.retry.due: a name of that length keeps the record within

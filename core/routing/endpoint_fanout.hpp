@@ -22,11 +22,12 @@
 #include "core/model/delivery_outcome.hpp"
 #include "core/model/record.hpp"
 #include "core/model/record_position.hpp"
+#include "core/retry/retry_headers.hpp"  // endpoint_header
 #include "core/routing/endpoint_routing.hpp"
 
 namespace courier::routing {
 
-inline constexpr std::string_view endpoint_header = "courier.endpoint";
+using courier::endpoint_header;
 
 // The error class of a record dead-lettered because it names none of the route's endpoints.
 inline constexpr std::string_view unknown_endpoint_class = "unknown_endpoint";

@@ -39,8 +39,9 @@ CLI::Validator time_check(std::int64_t now_ms) {
 }
 
 // The options that narrow which DLQ records a run, --list or --stats takes.
-constexpr std::array<const char*, 6> filter_options{
-    "--error-class", "--origin-topic", "--origin-partition", "--since", "--until", "--key"};
+constexpr std::array<const char*, 7> filter_options{
+    "--error-class", "--origin-topic", "--origin-partition", "--since",
+    "--until",       "--key",          "--endpoint"};
 
 // The options with a default that an empty value must not silently stand for (`--to "$TOPIC"`
 // with TOPIC unset): --to each record's origin topic, --ledger <from>.redriven, --bootstrap
@@ -97,6 +98,7 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   std::string origin_topic;
   std::string origin_partition;
   std::string key;
+  std::string endpoint;
   std::string limit;
   std::string rate;
   std::string batch;
@@ -139,6 +141,10 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
       ->type_name("TIME")
       ->check(time_check(now_ms));
   app.add_option("--key", key, "Only records with this Kafka key")->type_name("K");
+  app.add_option("--endpoint", endpoint,
+                 "Only records for this endpoint of a route with several (courier.endpoint); "
+                 "they return to it alone")
+      ->type_name("NAME");
   app.add_option("--limit", limit, "Move at most N records")
       ->type_name("N")
       ->check(integer_check(1, 1'000'000'000, max_digits));
@@ -236,6 +242,9 @@ cli_result parse_cli(int argc, const char* const* argv, const getenv_function& g
   if (o.run.select.since_ms && o.run.select.until_ms &&
       *o.run.select.since_ms >= *o.run.select.until_ms) {
     return fail("--since must be before --until");
+  }
+  if (!endpoint.empty()) {
+    o.run.select.endpoint = endpoint;
   }
   if (!key.empty()) {
     o.run.select.key = key;

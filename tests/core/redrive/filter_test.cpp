@@ -49,6 +49,18 @@ TEST(Filter, EveryCriterionMustHold) {
   EXPECT_FALSE(matches(wrong_key, p));
 }
 
+TEST(Filter, AnEndpointTakesOnlyTheRecordsThatNameIt) {
+  auto for_zoom = dlq_record("http_503", "o", "0", "5", {});
+  for_zoom.headers.emplace_back("courier.endpoint", "zoom");
+  const auto unnamed = dlq_record("http_503", "o", "0", "5", {});
+  filter f;
+  f.endpoint = "zoom";
+  EXPECT_TRUE(matches(f, read_parked_record(for_zoom)));
+  EXPECT_FALSE(matches(f, read_parked_record(unnamed)));
+  f.endpoint = "acme";
+  EXPECT_FALSE(matches(f, read_parked_record(for_zoom)));
+}
+
 TEST(Filter, AMalformedPartitionIsNotAnyPartition) {
   const parked_record p = read_parked_record(dlq_record("c", "o", "x", "1", {}));
   ASSERT_TRUE(p.problem);

@@ -15,7 +15,7 @@ using properties = std::map<std::string, std::string>;
 TEST(RewriteProducer, TakesWhatTheConsumerCanBeHandedWithCouriersHeaders) {
   EXPECT_EQ(rewrite_message_max_bytes(librdkafka_default_receive_message_max_bytes),
             100'000'000 + courier_header_allowance());
-  EXPECT_EQ(rewrite_message_max_bytes(5'000'000), 5'017'928);
+  EXPECT_EQ(rewrite_message_max_bytes(5'000'000), 5'018'978);
   EXPECT_EQ(rewrite_message_max_bytes(999'999'999), librdkafka_max_message_max_bytes);
   EXPECT_EQ(rewrite_message_max_bytes(-1), courier_header_allowance());
 }
@@ -23,13 +23,13 @@ TEST(RewriteProducer, TakesWhatTheConsumerCanBeHandedWithCouriersHeaders) {
 TEST(RewriteProducer, WithNothingSetItTakesLibrdkafkasReceiveLimitAndCompresses) {
   const auto p = rewrite_producer_properties({{"socket.timeout.ms", "9000"}});
   EXPECT_EQ(p, (properties{{"socket.timeout.ms", "9000"},
-                           {"message.max.bytes", "100017928"},
+                           {"message.max.bytes", "100018978"},
                            {"compression.type", "zstd"}}));
 }
 
 TEST(RewriteProducer, FollowsTheConsumersReceiveLimit) {
   const auto p = rewrite_producer_properties({{"receive.message.max.bytes", "200000000"}});
-  EXPECT_EQ(p.at("message.max.bytes"), "200017928");
+  EXPECT_EQ(p.at("message.max.bytes"), "200018978");
   EXPECT_EQ(p.at("receive.message.max.bytes"), "200000000");
 }
 
@@ -38,7 +38,7 @@ TEST(RewriteProducer, ALargerMessageMaxBytesSetByTheUserStays) {
       rewrite_producer_properties({{"message.max.bytes", "300000000"}}).at("message.max.bytes"),
       "300000000");
   EXPECT_EQ(rewrite_producer_properties({{"message.max.bytes", "2000000"}}).at("message.max.bytes"),
-            "100017928");
+            "100018978");
 }
 
 TEST(RewriteProducer, ACompressionTheUserChoseStays) {
@@ -55,7 +55,7 @@ TEST(RewriteProducer, AReceiveLimitThatIsNotANumberCountsAsLibrdkafkasDefault) {
   // librdkafka refuses it by name when the consumer is made; the producer is not the one to say.
   EXPECT_EQ(
       rewrite_producer_properties({{"receive.message.max.bytes", "lots"}}).at("message.max.bytes"),
-      "100017928");
+      "100018978");
 }
 
 }  // namespace

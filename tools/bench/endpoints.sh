@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# What several partners on one topic cost (docs/endpoints.md): one route fanning each record out
+# to 3 endpoints, beside 3 one-endpoint routes on 3 topics delivering the same 3N requests, and
+# the fan-out with a filter on every endpoint (a header condition; a JSON condition, which parses
+# each body once), all on the real broker against Debian's nginx, with wrk's ceiling on the same
+# nginx in the same run.
+#
+#   tools/bench/endpoints.sh [records] [latency_ms] [partitions]     (defaults: 20000, 0, 8)
+#
+# Each case: a fresh consumer group, N records preloaded per topic by kcat (256-byte JSON string
+# values, no keys), max_in_flight 256 and http.max_connections 256 per route, everything else at
+# courier's defaults. The rate is deliveries (requests nginx answered) per second from the first
+# to the 3N-th in the access log; CPU per delivery is courier's whole CPU / 3N. One line a case.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bench_name=endpoints
+# shellcheck source=tools/bench/lib.sh
+source tools/bench/lib.sh
+
+records=${1:-20000}
+latency_ms=${2:-0}
+partitions=${3:-8}
+bench_is_uint "$records" 100 1000000 || bench_die "records: 100..1000000, not '$records'"
+bench_is_uint "$latency_ms" 0 1000 || bench_die "latency_ms: 0..1000, not '$latency_ms'"
+bench_is_uint "$partitions" 1 64 || bench_die "partitions: 1..64, not '$partitions'"
+bench_work=$(mktemp -d "${TMPDIR:-/tmp}/courier-bench-XXXXXX")
+bench_courier=${COURIER_BIN:-build/release/app/courier}
+bench_setup_env
+trap bench_cleanup EXIT
+
+bench_need nginx kcat wrk openssl
+bench_nginx_start "$latency_ms"
+bench_kafka_start
+url=$(bench_url "$latency_ms")
+value=$(bench_value 256)
+
+# route NAME TOPIC EXTRA: one route's JSON, EXTRA its url or its endpoints.
+route() {
+  printf '{"name": "%s", "topic": "%s", "allow_private_targets": true, "max_in_flight": 256, "http": {"max_connections": 256}, %s}' "$1" "$2" "$3"
+}
+# endpoints FILTER_A FILTER_B FILTER_C: three endpoints at the same nginx location, each with
+# its filter (an empty one: none).
+endpoints() {
+  local out="" name filter
+  for name in a b c; do
+    filter=$1
+    shift
+    out+="${out:+, }{\"name\": \"$name\", \"url\": \"$url\"${filter:+, \"filter\": $filter}}"
+  done
+  printf '"endpoints": [%s]' "$out"
+}
+# config FILE GROUP ROUTE...: courier's config with these routes.
+config() {
+  local file=$1 group=$2
+  shift 2
+  local routes
+  routes=$(IFS=,; echo "$*")
+  printf '{"kafka": {"brokers": "%s", "group_id": "%s"}, "admin": {"listen": "off"}, "routes": [%s]}\n' \
+    "$bench_bootstrap" "$group" "$routes" >"$file"
+}
+# preload TOPIC: N records on a fresh topic of `partitions` partitions (with its tiers and DLQ).
+preload() {
+  config "$bench_work/preload.json" preload "$(route preload "$1" "\"url\": \"$url\"")"
+  bench_preload "$bench_work/preload.json" "$partitions" "$records" "$value"
+}
+
+# run NAME CONFIG: courier on CONFIG until nginx answered 3N more requests; prints the case's line.
+run() {
+  local name=$1 cfg=$2 n=$((3 * records)) base start cpu
+  base=$(bench_log_lines "$bench_access_log")
+  start=$(date +%s.%N)
+  bench_courier_start "$cfg" "$bench_work/courier-$name.log"
+  if ! bench_wait_lines "$bench_access_log" $((base + n)) 300; then
+    echo "$name: $(($(bench_log_lines "$bench_access_log") - base)) of $n delivered in 300 s" >&2
+    tail -5 "$bench_work/courier-$name.log" >&2
+    exit 1
+  fi
+  cpu=$(bench_cpu_seconds "$bench_courier_pid")
+  kill "$bench_courier_pid"
+  wait "$bench_courier_pid" 2>/dev/null || true
+  bench_courier_pid=
+  printf '%-34s %8d %14s %16s %10s\n' "$name" "$n" "$(bench_rate "$bench_access_log" "$base" "$n")" \
+    "$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", 1e6 * c / n }')" \
+    "$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')"
+}
+
+for t in bench.fanout bench.filtered bench.json bench.one.a bench.one.b bench.one.c; do
+  preload "$t"
+done
+
+cat >"$bench_work/wrk.lua" <<LUA
+wrk.method = "POST"
+wrk.body = [[$value]]
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["X-Signature"] = "$(bench_signature "$value")"
+wrk.headers["Idempotency-Key"] = "bench.fanout:3:18750"
+LUA
+wrk_rate=$(timeout 40 wrk -t1 -c256 -d5s --timeout 5s -s "$bench_work/wrk.lua" "$url" |
+  awk '/^Requests\/sec:/ { print $2 }')
+
+echo "endpoints: $records records a topic, $partitions partitions, ${latency_ms} ms receiver (nginx, one worker); wrk's ceiling (256 connections): ${wrk_rate:-?} req/s"
+printf '%-34s %8s %14s %16s %10s\n' case deliveries deliveries/s "CPU us/delivery" "whole s"
+config "$bench_work/one.json" "one-$$" "$(route a bench.one.a "\"url\": \"$url\"")" \
+  "$(route b bench.one.b "\"url\": \"$url\"")" "$(route c bench.one.c "\"url\": \"$url\"")"
+run "3 routes, 1 endpoint each" "$bench_work/one.json"
+config "$bench_work/fanout.json" "fanout-$$" "$(route fanout bench.fanout "$(endpoints "" "" "")")"
+run "1 route, 3 endpoints, no filter" "$bench_work/fanout.json"
+not_skip='{"not": {"header": "x-skip", "exists": true}}'
+config "$bench_work/filtered.json" "filtered-$$" \
+  "$(route filtered bench.filtered "$(endpoints "$not_skip" "$not_skip" "$not_skip")")"
+run "1 route, 3 endpoints, header filter" "$bench_work/filtered.json"
+is_json='{"json": "", "exists": true}'
+config "$bench_work/json.json" "json-$$" "$(route json bench.json "$(endpoints "$is_json" "$is_json" "$is_json")")"
+run "1 route, 3 endpoints, JSON filter" "$bench_work/json.json"
