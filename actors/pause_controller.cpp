@@ -1,5 +1,8 @@
 #include "actors/pause_controller.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "actors/failure_log.hpp"
 #include "actors/messages.hpp"
 #include "core/log/json_log.hpp"
@@ -65,20 +68,44 @@ void on_open(self_ptr self) {
   self->delayed_send(self, remaining, pause_check_atom::value, ++st.generation);
 }
 
+// The joint state of the route's breakers after `from` changed to `to`.
+breaker_state joint_of(pause_controller_state& st, const caf::actor_addr& from, breaker_state to) {
+  auto it =
+    std::find_if(st.known.begin(), st.known.end(), [&](const auto& b) { return b.first == from; });
+  if (it == st.known.end()) {
+    st.known.emplace_back(from, to);
+  } else {
+    it->second = to;
+  }
+  std::vector<breaker_state> states;
+  states.reserve(st.known.size());
+  for (const auto& b : st.known) {
+    states.push_back(b.second);
+  }
+  return joint_state(states, st.breakers);
+}
+
 }  // namespace
 
 caf::behavior pause_controller(self_ptr self, std::string route,
                                std::chrono::milliseconds pause_after,
-                               std::shared_ptr<route_metrics> metrics) {
+                               std::shared_ptr<route_metrics> metrics, std::size_t breakers) {
   log_failures(self, "pause_controller", route);
   self->state.route = std::move(route);
   self->state.pause_after = pause_after;
   self->state.metrics = std::move(metrics);
+  self->state.breakers = breakers;
   return {
     [=](state_atom, const breaker_change& change) {
       auto& st = self->state;
-      st.last = change.to;
-      switch (change.to) {
+      const auto joint =
+        joint_of(st, self->current_sender() ? self->current_sender()->address() : caf::actor_addr{},
+                 change.to);
+      if (joint == st.last && joint != breaker_state::open) {
+        return;  // another endpoint's change that leaves the route as it was
+      }
+      st.last = joint;
+      switch (joint) {
         case breaker_state::open:
           on_open(self);
           break;

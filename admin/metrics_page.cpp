@@ -95,7 +95,7 @@ void endpoint_families(exposition& e, const std::vector<route_snapshot>& routes)
   each("courier_endpoint_deliveries_total",
        "A route's endpoint's deliveries by outcome (routes[].endpoints): delivered, retried "
        "(moved to a retry tier, parked there while its breaker is open included), dead_lettered.",
-       family_type::counter, [&](metrics::labels l, const route_snapshot& ep) {
+       family_type::counter, [&](const metrics::labels& l, const route_snapshot& ep) {
          for (const auto& [outcome, counter] :
               {std::pair{"delivered", delivery_counter::delivered},
                std::pair{"retried", delivery_counter::retried},

@@ -186,12 +186,14 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     for (const auto& e : g.endpoints) {
       pools.push_back(e.delivery);
     }
+    // Its partitions pause when its breaker (every endpoint's breaker) stays Open.
+    g.pause_controller = system_.spawn(actors::pause_controller, route.name, route.pause_after,
+                                       g.metrics, g.endpoints.size());
+    for (const auto& e : g.endpoints) {
+      caf::anon_send(e.breaker, actors::subscribe_atom::value, g.pause_controller);
+    }
     if (one) {
       g.delivery = g.endpoints.front().delivery;
-      g.pause_controller =
-          system_.spawn(actors::pause_controller, route.name, route.pause_after, g.metrics);
-      caf::anon_send(g.endpoints.front().breaker, actors::subscribe_atom::value,
-                     g.pause_controller);
     } else {
       g.delivery = system_.spawn(
           actors::endpoint_fanout_actor, route.name,

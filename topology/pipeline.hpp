@@ -44,15 +44,15 @@ struct endpoint_graph {
 };
 
 // The actor graph of one route: its endpoints' graphs, the consumer, and between them the
-// route's delivery pool (one endpoint, whose breaker the pause controller follows) or its
-// fan-out (several: actors/endpoint_fanout_actor).
+// route's delivery pool (one endpoint) or its fan-out (several: actors/endpoint_fanout_actor);
+// the pause controller follows its endpoints' breakers.
 struct route_graph {
   std::string name;
   std::string topic;  // the route's source topic
   std::string dlq_topic;
   std::shared_ptr<actors::route_metrics> metrics;
   std::vector<endpoint_graph> endpoints;
-  caf::actor pause_controller;  // a route with one endpoint
+  caf::actor pause_controller;  // follows the joint state of its endpoints' breakers
   caf::actor delivery;          // the consumer's: the endpoint's pool, or the fan-out
   caf::actor consumer;
   // With routes[].auto_redrive: redrives the route's DLQ after an outage (a breaker subscriber).

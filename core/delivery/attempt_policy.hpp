@@ -283,8 +283,12 @@ class attempt_policy {
   void route_onward(delivery_id id, delivery& d, bool permanent, const std::string& error_class,
                     const attempt_answer& a, time_point now, actions& out,
                     tier_step step = tier_step::next);
-  accepted dead_letter_unattempted(record r, const char* error_class, const char* why,
-                                   time_point now);
+  // Why a record goes to the DLQ without an attempt: its error class and message.
+  struct unattempted {
+    const char* error_class;
+    const char* message;
+  };
+  accepted dead_letter_unattempted(record r, unattempted why, time_point now);
   void finish(delivery_id id, delivery_end how, int status, std::string error_class, actions& out);
 
   attempt_policy_settings settings_;

@@ -159,4 +159,23 @@ breaker_transition breaker::move_to(breaker_state next, clock::time_point now) {
   return t;
 }
 
+breaker_state joint_state(const std::vector<breaker_state>& known, std::size_t count) {
+  if (known.size() < count) {
+    return breaker_state::closed;
+  }
+  bool all_open = true;
+  for (const auto s : known) {
+    switch (s) {
+      case breaker_state::closed:
+        return breaker_state::closed;
+      case breaker_state::half_open:
+        all_open = false;
+        break;
+      case breaker_state::open:
+        break;
+    }
+  }
+  return all_open ? breaker_state::open : breaker_state::half_open;
+}
+
 }  // namespace courier

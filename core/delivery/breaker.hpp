@@ -5,12 +5,19 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace courier {
 
 enum class breaker_state { closed, open, half_open };
 
 std::string_view to_string(breaker_state state);
+
+// The state of a route's `count` endpoints' breakers taken together, for pausing its partitions
+// (actors/pause_controller): Open only when every one is (one that has not reported counts as
+// Closed), Closed when one is, else Half-Open (some Open, the rest probing). For one endpoint,
+// its breaker's state.
+breaker_state joint_state(const std::vector<breaker_state>& known, std::size_t count);
 
 struct breaker_settings {
   // Consecutive failed deliveries (one delivery = one event) that open the breaker.

@@ -9,30 +9,30 @@ namespace courier {
 
 attempt_policy::accepted attempt_policy::on_parked_record(record r, time_point now) {
   return dead_letter_unattempted(
-      std::move(r), "key_parked",
-      "not attempted: an earlier record of its key was dead-lettered (ordering.on_dead_letter "
-      "\"park\")",
+      std::move(r),
+      {"key_parked",
+       "not attempted: an earlier record of its key was dead-lettered (ordering.on_dead_letter "
+       "\"park\")"},
       now);
 }
 
 attempt_policy::accepted attempt_policy::on_unknown_endpoint_record(record r, time_point now) {
-  return dead_letter_unattempted(
-      std::move(r), "unknown_endpoint",
-      "not attempted: it names none of the route's endpoints (endpoint_from; "
-      "on_unknown_endpoint \"dead_letter\")",
-      now);
+  return dead_letter_unattempted(std::move(r),
+                                 {"unknown_endpoint",
+                                  "not attempted: it names none of the route's endpoints "
+                                  "(endpoint_from; on_unknown_endpoint \"dead_letter\")"},
+                                 now);
 }
 
-attempt_policy::accepted attempt_policy::dead_letter_unattempted(record r, const char* error_class,
-                                                                 const char* why_text,
+attempt_policy::accepted attempt_policy::dead_letter_unattempted(record r, unattempted reason,
                                                                  time_point now) {
   accepted out;
   auto [id, d] = pending_.take(std::move(r));
   out.id = id;
   attempt_answer why;
   why.id = id;
-  why.error_message = why_text;
-  route_onward(id, d, /*permanent=*/true, error_class, why, now, out.todo);
+  why.error_message = reason.message;
+  route_onward(id, d, /*permanent=*/true, reason.error_class, why, now, out.todo);
   return out;
 }
 

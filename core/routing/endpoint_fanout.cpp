@@ -69,12 +69,15 @@ void endpoint_fanout::send(record r, const std::vector<std::size_t>& to, dispatc
   // A record fetched again while its earlier copies are out (a revoke and a re-assignment):
   // its outcome waits for both.
   j.waiting += to.size();
-  for (std::size_t n = 0; n < to.size(); ++n) {
-    const bool last = n + 1 == to.size();
-    record copy = last ? std::move(r) : r;
+  // Every endpoint but the last gets a copy (the value is shared, not copied); the last the
+  // record itself.
+  for (std::size_t n = 0; n + 1 < to.size(); ++n) {
+    record copy = r;
     set_endpoint(copy.headers, routing_.rules()[to[n]].name);
     out.deliver[to[n]].push_back(std::move(copy));
   }
+  set_endpoint(r.headers, routing_.rules()[to.back()].name);
+  out.deliver[to.back()].push_back(std::move(r));
 }
 
 endpoint_fanout::dispatch endpoint_fanout::on_records(std::vector<record> records) {

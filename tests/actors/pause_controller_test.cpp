@@ -13,7 +13,8 @@ using actors::pause_reason;
 struct PauseController : ::testing::Test {
   PauseController() {
     metrics = std::make_shared<actors::route_metrics>();
-    controller = d.sys->spawn(actors::pause_controller, std::string{"shipments"}, 1000ms, metrics);
+    controller = d.sys->spawn(actors::pause_controller, std::string{"shipments"}, 1000ms, metrics,
+                              std::size_t{1});
     // State travels as a spawn argument: CAF 0.17 dereferences a null argument tuple when an
     // actor is spawned without any (UBSan reports it).
     consumer = d.sys->spawn(
@@ -52,6 +53,32 @@ struct PauseController : ::testing::Test {
   caf::actor controller;
   caf::actor consumer;
 };
+
+// A route with two endpoints: their breakers speak from two addresses; the partitions pause only
+// once both stay Open, and resume when one leaves Open.
+TEST_F(PauseController, WithTwoEndpointsPausesOnlyWhileBothBreakersStayOpen) {
+  auto joint = d.sys->spawn(actors::pause_controller, std::string{"shipments"}, 1000ms, metrics,
+                            std::size_t{2});
+  caf::anon_send(joint, actors::subscribe_atom::value, consumer);
+  caf::scoped_actor acme{*d.sys};
+  caf::scoped_actor zoom{*d.sys};
+  const auto moves = [&](caf::scoped_actor& breaker, breaker_state from, breaker_state to) {
+    breaker->send(joint, actors::state_atom::value, breaker_change{"shipments", from, to, 0});
+    d.run();
+  };
+  moves(acme, breaker_state::closed, breaker_state::open);
+  d.advance(2000ms);
+  EXPECT_TRUE(calls->empty()) << "one endpoint's outage pauses nothing";
+  moves(zoom, breaker_state::closed, breaker_state::open);
+  d.advance(999ms);
+  EXPECT_TRUE(calls->empty());
+  d.advance(1ms);
+  ASSERT_EQ(*calls, (std::vector<std::string>{"pause:breaker"}));
+  moves(zoom, breaker_state::open, breaker_state::half_open);
+  EXPECT_EQ(calls->back(), "resume:breaker");
+  caf::anon_send_exit(joint, caf::exit_reason::user_shutdown);
+  d.run();
+}
 
 TEST_F(PauseController, PausesOnlyWhenTheBreakerStaysOpenLongerThanPauseAfter) {
   breaker_moves(breaker_state::closed, breaker_state::open);

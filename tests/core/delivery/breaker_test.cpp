@@ -351,6 +351,16 @@ TEST(Breaker, GoneWhileAlreadyOpenKeepsItOpenForTheGoneInterval) {
   EXPECT_EQ(b.next_probe_at(), t0 + milliseconds{10000});
 }
 
+TEST(Breaker, SeveralEndpointsAreOpenTogetherOnlyWhenEveryOneIs) {
+  using b = breaker_state;
+  EXPECT_EQ(joint_state({b::open}, 1), b::open) << "one endpoint: its breaker's state";
+  EXPECT_EQ(joint_state({b::half_open}, 1), b::half_open);
+  EXPECT_EQ(joint_state({b::open, b::open}, 3), b::closed) << "one has not reported: Closed";
+  EXPECT_EQ(joint_state({b::open, b::open, b::open}, 3), b::open);
+  EXPECT_EQ(joint_state({b::open, b::closed, b::open}, 3), b::closed);
+  EXPECT_EQ(joint_state({b::open, b::half_open, b::open}, 3), b::half_open);
+}
+
 TEST(Breaker, NamesItsStates) {
   EXPECT_EQ(to_string(breaker_state::closed), "closed");
   EXPECT_EQ(to_string(breaker_state::open), "open");
