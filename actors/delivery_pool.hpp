@@ -72,6 +72,8 @@ struct delivery_pool_state {
 //   share_atom, assigned, topic_partitions  (from the consumer: its share of the quota)
 //   credentials_atom, authorization (from the route's credential keeper; asked with
 //                                   refresh_atom, stale -> fresh after a 401)
+//   pause_atom | resume_atom, pause_reason -> bool  (the admin listener: an operator's pause of
+//                                   an endpoint of a route with several; paused now)
 //   log_flush_atom                 (from itself, a sampling window after a burst of per-record
 //                                   lines began: logs what no later line carried)
 caf::behavior delivery_pool(caf::stateful_actor<delivery_pool_state>* self,

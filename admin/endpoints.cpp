@@ -85,6 +85,9 @@ admin_reply admin_endpoints::carry_out(const route_command& command) const {
     case route_action::auto_redrive_preview:
     case route_action::auto_redrive_stop:
       return carry_out_auto_redrive(*it, command.action);
+    case route_action::endpoint_pause:
+    case route_action::endpoint_resume:
+      return carry_out_endpoint(*it, command);
   }
   const bool pause = command.action == route_action::pause;
   std::vector<std::string> changed;
@@ -120,6 +123,55 @@ admin_reply admin_endpoints::carry_out(const route_command& command) const {
   log::info(pause ? "route paused by operator" : "route resumed by operator",
             {{"route", command.route}, {"partitions", changed}});
   return render_route_controlled(command, changed);
+}
+
+admin_reply admin_endpoints::carry_out_endpoint(const route_handle& route,
+                                                const route_command& command) const {
+  const auto it =
+      std::find_if(route.endpoints.begin(), route.endpoints.end(),
+                   [&](const endpoint_handle& e) { return e.name == command.endpoint; });
+  if (it == route.endpoints.end()) {
+    json names = json::array();
+    for (const auto& e : route.endpoints) {
+      names.push_back(e.name);
+    }
+    return {404,
+            "application/json",
+            json_body({{"error", route.endpoints.empty()
+                                     ? "the route has one endpoint: pause the route itself"
+                                     : "no such endpoint"},
+                       {"route", route.name},
+                       {"endpoint", command.endpoint},
+                       {"endpoints", names}}),
+            {}};
+  }
+  const bool pause = command.action == route_action::endpoint_pause;
+  std::optional<caf::error> failed;
+  {
+    caf::scoped_actor self{system_};
+    auto refused = [&failed](const caf::error& e) { failed = e; };
+    if (pause) {
+      self->request(it->delivery, route_control_bound, actors::pause_atom::value,
+                    pause_reason::operator_request)
+          .receive([](bool) {}, refused);
+    } else {
+      self->request(it->delivery, route_control_bound, actors::resume_atom::value,
+                    pause_reason::operator_request)
+          .receive([](bool) {}, refused);
+    }
+  }
+  const std::string what = pause ? "endpoint paused by operator" : "endpoint resumed by operator";
+  if (failed) {
+    log::warn(what + " failed", {{"route", route.name}, {"endpoint", command.endpoint}});
+    return {503,
+            "application/json",
+            json_body({{"error", "the endpoint's delivery pool did not answer"},
+                       {"route", route.name},
+                       {"endpoint", command.endpoint}}),
+            {}};
+  }
+  log::info(what, {{"route", route.name}, {"endpoint", command.endpoint}});
+  return render_route_controlled(command, {});
 }
 
 admin_reply admin_endpoints::carry_out_auto_redrive(const route_handle& route,

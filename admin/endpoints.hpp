@@ -60,6 +60,7 @@ class admin_endpoints {
   admin_reply carry_out(const route_command& command) const;
   // Asks the route's auto-redrive for its preview or its stop (auto_redrive_bound).
   admin_reply carry_out_auto_redrive(const route_handle& route, route_action action) const;
+  admin_reply carry_out_endpoint(const route_handle& route, const route_command& command) const;
 
   std::vector<route_handle> routes_;
   std::vector<std::string> route_names_;

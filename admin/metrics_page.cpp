@@ -114,6 +114,11 @@ void endpoint_families(exposition& e, const std::vector<route_snapshot>& routes)
        [&](const metrics::labels& l, const route_snapshot& ep) {
          e.sample("courier_endpoint_breaker_state", l, static_cast<double>(ep.breaker_state));
        });
+  each("courier_endpoint_paused",
+       "1 while an operator paused a route's endpoint (POST /routes/<r>/endpoints/<e>/pause).",
+       family_type::gauge, [&](const metrics::labels& l, const route_snapshot& ep) {
+         e.sample("courier_endpoint_paused", l, std::uint64_t{ep.operator_paused ? 1U : 0U});
+       });
   each("courier_endpoint_in_flight", "A route's endpoint's copies of records in flight.",
        family_type::gauge, [&](const metrics::labels& l, const route_snapshot& ep) {
          e.sample("courier_endpoint_in_flight", l,

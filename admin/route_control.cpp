@@ -68,7 +68,29 @@ std::optional<std::string> percent_decoded(std::string_view segment) {
 struct parsed_path {
   std::string_view name;  // still percent-encoded
   route_action action = route_action::pause;
+  std::string_view endpoint;  // still percent-encoded
 };
+
+// "endpoints/<endpoint>/pause" or ".../resume".
+std::optional<parsed_path> parse_endpoint_verb(std::string_view name, std::string_view verb) {
+  constexpr std::string_view endpoints = "endpoints/";
+  if (verb.substr(0, endpoints.size()) != endpoints) {
+    return std::nullopt;
+  }
+  const auto rest = verb.substr(endpoints.size());
+  const auto slash = rest.find('/');
+  if (slash == std::string_view::npos || slash == 0) {
+    return std::nullopt;
+  }
+  const auto what = rest.substr(slash + 1);
+  if (what == "pause") {
+    return parsed_path{name, route_action::endpoint_pause, rest.substr(0, slash)};
+  }
+  if (what == "resume") {
+    return parsed_path{name, route_action::endpoint_resume, rest.substr(0, slash)};
+  }
+  return std::nullopt;
+}
 
 // /routes/<name>/<verb>, <name> one non-empty segment.
 std::optional<parsed_path> parse_path(std::string_view path) {
@@ -80,18 +102,18 @@ std::optional<parsed_path> parse_path(std::string_view path) {
   const auto verb = rest.substr(slash + 1);
   const auto name = rest.substr(0, slash);
   if (verb == "pause") {
-    return parsed_path{name, route_action::pause};
+    return parsed_path{name, route_action::pause, {}};
   }
   if (verb == "resume") {
-    return parsed_path{name, route_action::resume};
+    return parsed_path{name, route_action::resume, {}};
   }
   if (verb == "auto-redrive") {
-    return parsed_path{name, route_action::auto_redrive_preview};
+    return parsed_path{name, route_action::auto_redrive_preview, {}};
   }
   if (verb == "auto-redrive/stop") {
-    return parsed_path{name, route_action::auto_redrive_stop};
+    return parsed_path{name, route_action::auto_redrive_stop, {}};
   }
-  return std::nullopt;
+  return parse_endpoint_verb(name, verb);
 }
 
 bool starts_with_ignoring_case(std::string_view text, std::string_view start) {
@@ -109,6 +131,8 @@ std::string_view method_of(route_action a) {
     case route_action::pause:
     case route_action::resume:
     case route_action::auto_redrive_stop:
+    case route_action::endpoint_pause:
+    case route_action::endpoint_resume:
       return "POST";
     case route_action::auto_redrive_preview:
       return "GET";
@@ -137,15 +161,18 @@ std::variant<route_command, admin_reply> decide_route_control(
     const admin_request& req, std::string_view token, const std::vector<std::string>& routes) {
   const auto parsed = parse_path(path_of(req.target));
   if (!parsed) {
-    return json_reply(
-        404, {{"error", "not found"},
-              {"endpoints",
-               {"POST /routes/<name>/pause", "POST /routes/<name>/resume",
-                "GET /routes/<name>/auto-redrive", "POST /routes/<name>/auto-redrive/stop"}}});
+    return json_reply(404,
+                      {{"error", "not found"},
+                       {"endpoints",
+                        {"POST /routes/<name>/pause", "POST /routes/<name>/resume",
+                         "GET /routes/<name>/auto-redrive", "POST /routes/<name>/auto-redrive/stop",
+                         "POST /routes/<name>/endpoints/<endpoint>/pause",
+                         "POST /routes/<name>/endpoints/<endpoint>/resume"}}});
   }
   auto name = percent_decoded(parsed->name);
-  if (!name) {
-    return error_reply(400, "the route name has a malformed percent-escape");
+  auto endpoint = percent_decoded(parsed->endpoint);
+  if (!name || !endpoint) {
+    return error_reply(400, "the route or endpoint name has a malformed percent-escape");
   }
   const auto method = method_of(parsed->action);
   if (req.method != method) {
@@ -170,11 +197,16 @@ std::variant<route_command, admin_reply> decide_route_control(
   if (std::find(routes.begin(), routes.end(), *name) == routes.end()) {
     return json_reply(404, {{"error", "no such route"}, {"route", *name}, {"routes", routes}});
   }
-  return route_command{std::move(*name), parsed->action};
+  return route_command{std::move(*name), parsed->action, std::move(*endpoint)};
 }
 
 admin_reply render_route_controlled(const route_command& done,
                                     const std::vector<std::string>& partitions_changed) {
+  if (!done.endpoint.empty()) {
+    return json_reply(200, {{"route", done.route},
+                            {"endpoint", done.endpoint},
+                            {"paused", done.action == route_action::endpoint_pause}});
+  }
   return json_reply(200, {{"route", done.route},
                           {"paused", done.action == route_action::pause},
                           {"partitions_changed", partitions_changed}});

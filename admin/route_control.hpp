@@ -18,7 +18,16 @@ namespace courier::admin {
 // POST /routes/<name>/pause, POST /routes/<name>/resume, GET /routes/<name>/auto-redrive (the
 // auto-redrive's state and a dry run of what an event fired now would move) and
 // POST /routes/<name>/auto-redrive/stop (drops an armed event, stops a running one).
-enum class route_action : std::uint8_t { pause, resume, auto_redrive_preview, auto_redrive_stop };
+// POST /routes/<name>/endpoints/<endpoint>/pause and /resume: one endpoint of a route with
+// several (its records wait in the route's last retry tier meanwhile).
+enum class route_action : std::uint8_t {
+  pause,
+  resume,
+  auto_redrive_preview,
+  auto_redrive_stop,
+  endpoint_pause,
+  endpoint_resume,
+};
 
 // The method an action takes: GET for the preview, POST for the others.
 std::string_view method_of(route_action a);
@@ -27,6 +36,7 @@ std::string_view method_of(route_action a);
 struct route_command {
   std::string route;
   route_action action = route_action::pause;
+  std::string endpoint;  // endpoint_pause, endpoint_resume: its name, percent-decoded
 };
 
 // Whether the target's path is under /routes/, which decide_route_control answers (the GET

@@ -22,6 +22,7 @@ namespace courier::admin {
 struct endpoint_handle {
   std::string name;
   std::shared_ptr<actors::route_metrics> metrics;
+  caf::actor delivery;  // its delivery pool: takes an operator's pause and resume
 };
 
 struct route_handle {

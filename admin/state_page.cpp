@@ -72,6 +72,7 @@ json endpoints_json(const route_snapshot& r) {
                     {{"state", breaker_name(ep.breaker_state)},
                      {"trips", ep.actors[actors::route_counter::breaker_trips]}}},
                    {"in_flight", ep.gauges[actors::route_gauge::in_flight]},
+                   {"paused", ep.operator_paused ? json("operator") : json(nullptr)},
                    {"rate_limit", {{"requests_per_second", ep.rate_limit}}},
                    {"counters", counters}});
   }

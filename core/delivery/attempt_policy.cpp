@@ -342,6 +342,13 @@ attempt_kind attempt_policy::kind_of(const delivery& d) const {
 
 // The gate's one question for the attempt, and what its answer means here.
 void attempt_policy::attempt(delivery_id id, delivery& d, time_point now, actions& out) {
+  if (operator_paused_ && settings_.park_while_open && !settings_.topics.tiers.empty()) {
+    attempt_answer paused;
+    paused.id = id;
+    paused.error_message = "not attempted: the endpoint is paused by an operator";
+    route_onward(id, d, /*permanent=*/false, "endpoint_paused", paused, now, out, tier_step::park);
+    return;
+  }
   const bool refused_before = d.ticket.budget == budget_pass::ask;
   const auto admitted = gate_.admit(id, d.ticket, kind_of(d), now);
   switch (admitted.wait) {

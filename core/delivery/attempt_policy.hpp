@@ -222,6 +222,13 @@ class attempt_policy {
   actions on_credentials_refreshed(delivery_id id, const std::optional<std::string>& fresh,
                                    time_point now);
 
+  // An operator paused (true) or resumed this endpoint of a route with several (POST
+  // /routes/<r>/endpoints/<e>/pause): while paused, a record's next attempt does not go; the
+  // record moves to the last retry tier unattempted (class endpoint_paused) and comes back from
+  // there, as while the breaker is Open (park_while_open).
+  void set_operator_paused(bool paused) { operator_paused_ = paused; }
+  [[nodiscard]] bool operator_paused() const { return operator_paused_; }
+
   // produce_onward{id} will never be acknowledged (the router is gone): the record is dropped
   // without an outcome, so its offset stays uncommitted.
   actions on_onward_failed(delivery_id id, const std::string& why);
@@ -300,6 +307,7 @@ class attempt_policy {
   endpoint_flags flags_;
   pending_deliveries pending_;
   delivery_counts counters_;
+  bool operator_paused_ = false;
 };
 
 }  // namespace courier

@@ -96,6 +96,27 @@ TEST(RouteControl, AutoRedriveIsPreviewedWithGetAndStoppedWithPostBothWithTheTok
   EXPECT_EQ(refusal_of(decide("POST", "/routes/shipments/auto-redrive/start", bearer)).status, 404);
 }
 
+TEST(RouteControl, AnEndpointOfARouteIsPausedAndResumedByItsPercentDecodedName) {
+  auto c = command_of(decide("POST", "/routes/shipments/endpoints/zoom/pause", bearer));
+  EXPECT_EQ(c.route, "shipments");
+  EXPECT_EQ(c.action, route_action::endpoint_pause);
+  EXPECT_EQ(c.endpoint, "zoom");
+  c = command_of(decide("POST", "/routes/shipments/endpoints/zoom.eu/resume", bearer));
+  EXPECT_EQ(c.action, route_action::endpoint_resume);
+  EXPECT_EQ(c.endpoint, "zoom.eu");
+  EXPECT_EQ(refusal_of(decide("GET", "/routes/shipments/endpoints/zoom/pause", bearer)).status,
+            405);
+  EXPECT_EQ(refusal_of(decide("POST", "/routes/shipments/endpoints//pause", bearer)).status, 404);
+  EXPECT_EQ(refusal_of(decide("POST", "/routes/shipments/endpoints/zoom/stop", bearer)).status,
+            404);
+  EXPECT_EQ(refusal_of(decide("POST", "/routes/shipments/endpoints/zo%zz/pause", bearer)).status,
+            400);
+  EXPECT_EQ(refusal_of(decide("POST", "/routes/shipments/endpoints/zoom/pause", "")).status, 401);
+  const auto done = render_route_controlled(c, {});
+  EXPECT_EQ(done.status, 200);
+  EXPECT_NE(done.body.find(R"("endpoint":"zoom.eu")"), std::string::npos) << done.body;
+}
+
 TEST(RouteControl, WithoutAConfiguredTokenEveryRequestIs403NamingTheSettings) {
   for (const std::string_view auth : {std::string_view{}, std::string_view{bearer}}) {
     const auto r = refusal_of(decide("POST", "/routes/shipments/pause", auth, ""));
@@ -176,13 +197,14 @@ TEST(RouteControl, BearerMatchesTheWholeTokenOnly) {
 }
 
 TEST(RouteControl, TheAnswerNamesTheRouteItsStateAndThePartitionsChanged) {
-  auto r = render_route_controlled({"shipments", route_action::pause}, {"brew.shipments.v1[0-3]"});
+  auto r =
+      render_route_controlled({"shipments", route_action::pause, {}}, {"brew.shipments.v1[0-3]"});
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.content_type, "application/json");
   EXPECT_EQ(json::parse(r.body), json({{"route", "shipments"},
                                        {"paused", true},
                                        {"partitions_changed", {"brew.shipments.v1[0-3]"}}}));
-  r = render_route_controlled({"shipments", route_action::resume}, {});
+  r = render_route_controlled({"shipments", route_action::resume, {}}, {});
   EXPECT_EQ(json::parse(r.body).at("paused"), false);
   EXPECT_EQ(json::parse(r.body).at("partitions_changed"), json::array());
 }

@@ -21,6 +21,10 @@
 #include "core/routing/endpoint_fanout.hpp"
 #include "demo/topic_reader.hpp"
 #include "tests/integration/stand.hpp"
+#include "admin/endpoints.hpp"
+#include "admin/listener.hpp"
+#include "tests/support/http_get.hpp"
+#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -310,6 +314,58 @@ TEST(Endpoints, OnePartnersOutageIsParkedInTheTiersWhileTheOtherDeliversAndNothi
   EXPECT_EQ(keys_of(zoom), for_zoom) << "every record of the partner that was down, once";
   EXPECT_EQ(acme.snapshot().ok, for_acme.size());
   EXPECT_EQ(zoom.snapshot().ok, for_zoom.size());
+  expect_identity(accounting(m));
+}
+
+// POST /routes/<r>/endpoints/<e>/pause on the admin port: that endpoint's records wait in the
+// tiers (it receives nothing) while the other's flow; /resume delivers every one of them, once.
+TEST(Endpoints, AnOperatorPausesOneEndpointWhileTheOtherDeliversAndItsResumeDeliversItsRecords) {
+  constexpr std::size_t n = 60;
+  const std::string token = "it-endpoint-token-71aa";
+  stand s{partitions};
+  receivers rs;
+  auto& acme = rs.add("acme");
+  auto& zoom = rs.add("zoom");
+  use_endpoints(s, {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
+                    endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"equals", "zoom"}})});
+  s.cfg.admin.token = token;
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), s.cfg.admin.token};
+  admin::admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
+  const auto port = listener.port();
+  const auto paused = http_post(port, "/routes/shipments/endpoints/zoom/pause", "Bearer " + token);
+  ASSERT_EQ(paused.status, 200) << paused.body;
+  EXPECT_EQ(http_post(port, "/routes/shipments/endpoints/nobody/pause", "Bearer " + token).status,
+            404);
+  const auto state = nlohmann::json::parse(http_get(port, "/state").body);
+  EXPECT_EQ(state.at("routes").at(0).at("endpoints").at(1).at("paused"), "operator");
+
+  const auto all = produce_shipments(s, n);
+  const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
+  const auto for_zoom = expected(all, [](const shipment& sh) { return sh.partner == "zoom"; });
+  const auto& m = *p.routes().front().metrics;
+  ASSERT_TRUE(wait_until([&] { return acme.snapshot().ok >= for_acme.size(); }, 60s))
+      << "acme delivered: " << acme.snapshot().ok;
+  const auto& zoom_metrics = *p.routes().front().endpoints.at(1).metrics;
+  ASSERT_TRUE(wait_until(
+      [&] { return zoom_metrics.deliveries[delivery_counter::retried] >= for_zoom.size(); }, 30s))
+      << "zoom's records wait in the tiers";
+  EXPECT_EQ(zoom.snapshot().total, 0U) << "a paused endpoint is sent nothing";
+
+  ASSERT_EQ(http_post(port, "/routes/shipments/endpoints/zoom/resume", "Bearer " + token).status,
+            200);
+  ASSERT_TRUE(wait_until([&] { return zoom.snapshot().ok >= for_zoom.size(); }, 60s))
+      << "zoom delivered: " << zoom.snapshot().ok;
+  ASSERT_TRUE(wait_until([&] { return s.committed_total() == static_cast<long long>(n); }, 30s))
+      << "committed: " << s.committed_total();
+  ASSERT_TRUE(s.wait_group_settled(m));
+  listener.stop();
+  p.stop();
+  EXPECT_EQ(keys_of(acme), for_acme);
+  EXPECT_EQ(keys_of(zoom), for_zoom);
+  EXPECT_EQ(zoom.snapshot().ok, for_zoom.size()) << "each record once";
   expect_identity(accounting(m));
 }
 

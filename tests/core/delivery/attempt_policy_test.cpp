@@ -583,6 +583,19 @@ TEST(AttemptPolicy, AnEndpointOfSeveralParksADeniedRecordInTheLastTierUnattempte
       << "nothing is left to come back";
 }
 
+TEST(AttemptPolicy, APausedEndpointParksItsNextAttemptsInTheLastTierUntilResumed) {
+  auto s = test_settings();
+  s.park_while_open = true;
+  auto p = make_policy(s);
+  p.set_operator_paused(true);
+  auto in = p.on_record(make_record(1), t0);
+  const auto onward = only<policy::produce_onward>(in.todo);
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-30s");
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "endpoint_paused");
+  p.set_operator_paused(false);
+  EXPECT_EQ(kinds(p.on_record(make_record(2), t0).todo), "permit") << "resumed: attempts go";
+}
+
 TEST(AttemptPolicy, ARecordNamingNoEndpointGoesToTheDlqUnattempted) {
   auto p = make_policy();
   auto accepted = p.on_unknown_endpoint_record(make_record(6), t0);
