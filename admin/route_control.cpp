@@ -72,6 +72,7 @@ struct parsed_path {
 };
 
 // "endpoints/<endpoint>/pause" or ".../resume".
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters): the path's two parts, named at the call
 std::optional<parsed_path> parse_endpoint_verb(std::string_view name, std::string_view verb) {
   constexpr std::string_view endpoints = "endpoints/";
   if (verb.substr(0, endpoints.size()) != endpoints) {

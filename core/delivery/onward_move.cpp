@@ -61,6 +61,9 @@ onward_move failure_move(const record& rec, const std::string& route, const rout
 
 receipt receipt_of(const record& rec, receipt here) {
   here.origin = rec.position();
+  if (const auto endpoint = find_header(rec.headers, endpoint_header)) {
+    here.endpoint = std::string{*endpoint};  // the copy's, set by the route's fan-out
+  }
   if (!find_header(rec.headers, origin_topic_header)) {
     return here;
   }

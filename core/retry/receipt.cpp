@@ -10,7 +10,7 @@ bool operator==(const receipt& a, const receipt& b) {
   return a.route == b.route && a.origin == b.origin && a.attempts == b.attempts &&
          a.status == b.status && a.first_attempt_ms == b.first_attempt_ms &&
          a.delivered_ms == b.delivered_ms && a.response_headers == b.response_headers &&
-         a.instance == b.instance;
+         a.instance == b.instance && a.endpoint == b.endpoint;
 }
 
 std::string encode_receipt(const receipt& r) {
@@ -20,7 +20,7 @@ std::string encode_receipt(const receipt& r) {
   for (const auto& [name, value] : r.response_headers) {
     headers.push_back(json::array({name, value}));
   }
-  const json v = {
+  json v = {
       {"route", r.route},
       {"origin",
        {{"topic", r.origin.topic}, {"partition", r.origin.partition}, {"offset", r.origin.offset}}},
@@ -30,6 +30,9 @@ std::string encode_receipt(const receipt& r) {
       {"delivered_ms", r.delivered_ms},
       {"response_headers", std::move(headers)},
       {"instance", r.instance}};
+  if (!r.endpoint.empty()) {
+    v["endpoint"] = r.endpoint;
+  }
   // A header value is the partner's bytes: replaced, never thrown on, when it is not UTF-8.
   return v.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -80,6 +83,12 @@ receipt decode_receipt(std::string_view value) {
     r.response_headers.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
   }
   r.instance = member(v, "instance", text, "").get<std::string>();
+  if (const auto it = v.find("endpoint"); it != v.end()) {
+    if (!it->is_string()) {
+      throw receipt_error{"receipt: endpoint is not a string"};
+    }
+    r.endpoint = it->get<std::string>();
+  }
   return r;
 }
 

@@ -26,13 +26,17 @@ struct receipt {
   // (a request id), in the order configured; one it did not send is absent.
   std::vector<std::pair<std::string, std::string>> response_headers;
   std::string instance;  // the courier process that delivered it (host:pid)
+  // The endpoint it was delivered to, on a route with several (routes[].endpoints); empty, and
+  // absent from the value, on a route with one.
+  std::string endpoint;
 
   friend bool operator==(const receipt& a, const receipt& b);
 };
 
 // The receipt's record value: one JSON object,
 //   {"route":..,"origin":{"topic":..,"partition":..,"offset":..},"attempts":..,"status":..,
-//    "first_attempt_ms":..,"delivered_ms":..,"response_headers":{name:value,..},"instance":..}
+//    "first_attempt_ms":..,"delivered_ms":..,"response_headers":{name:value,..},"instance":..,
+//    "endpoint":.. (only on a route with several)}
 std::string encode_receipt(const receipt& r);
 
 struct receipt_error : std::runtime_error {

@@ -115,6 +115,13 @@ TEST(OnwardMove, ASourceRecordsReceiptNamesItsOwnPosition) {
   EXPECT_EQ(r.first_attempt_ms, 1'800'000'000'000);
 }
 
+TEST(OnwardMove, AReceiptNamesTheEndpointItsCopyWasFor) {
+  auto copy = make_record();
+  copy.headers.emplace_back(std::string{endpoint_header}, "zoom");
+  EXPECT_EQ(receipt_of(copy, delivered_here()).endpoint, "zoom");
+  EXPECT_EQ(receipt_of(make_record(), delivered_here()).endpoint, "") << "a route with one";
+}
+
 // A copy in the first tier of a record that first appeared at `source`:2:41.
 record tier_copy(std::string attempts) {
   auto copy = make_record(source + ".retry-5s");

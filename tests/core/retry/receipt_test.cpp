@@ -33,6 +33,15 @@ TEST(Receipt, RoundTripsThroughItsJsonValue) {
   EXPECT_EQ(decode_receipt(encode_receipt(bare)), bare) << "no headers, no instance";
 }
 
+TEST(Receipt, NamesItsEndpointOnlyOnARouteWithSeveral) {
+  auto r = sample();
+  EXPECT_EQ(encode_receipt(r).find("endpoint"), std::string::npos) << "a route with one";
+  r.endpoint = "zoom";
+  const auto text = encode_receipt(r);
+  EXPECT_NE(text.find(R"("endpoint":"zoom")"), std::string::npos) << text;
+  EXPECT_EQ(decode_receipt(text), r);
+}
+
 TEST(Receipt, APartnersHeaderThatIsNotUtf8IsReplacedNotThrownOn) {
   auto r = sample();
   r.response_headers = {{"X-Request-Id", std::string{"id-\xff\xfe"}}};
