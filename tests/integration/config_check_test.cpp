@@ -53,6 +53,20 @@ TEST(ConfigCheck, TheShippedConfigIsValid) {
   EXPECT_NE(r.log.find("valid"), std::string::npos) << r.log;
 }
 
+TEST(ConfigCheck, TheThreePartnersExampleIsValidAndPrintsEachEndpointWithItsFilter) {
+  const temp_dir dir{"config-check"};
+  const auto r = config_check(std::string{COURIER_SOURCE_DIR} + "/topology/three-partners.json",
+                              {"HMAC_SECRET=x"}, dir);
+  ASSERT_TRUE(r.exit_code.has_value()) << "courier config check did not exit\n" << r.log;
+  EXPECT_EQ(*r.exit_code, 0) << r.log;
+  for (const auto* line :
+       {"endpoint acme: https://hooks.acme.example:443", "filter: header \"x-partner\" equals",
+        "filter: json /service equals \"express\"",
+        "endpoint analytics:", "filter: none (every record)", "rate_limit: 50 requests/s"}) {
+    EXPECT_NE(r.log.find(line), std::string::npos) << line << "\n" << r.log;
+  }
+}
+
 TEST(ConfigCheck, AnUnknownKeyExits2NamingIt) {
   const temp_dir dir{"config-check"};
   const auto r = config_check(write_config(dir, R"(, "max_inflight": 10)"), {"HMAC_SECRET=x"}, dir);
