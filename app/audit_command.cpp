@@ -8,7 +8,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/audit/audit_report.hpp"
+#include "core/audit/endpoint_audit.hpp"
 #include "core/audit/route_audit.hpp"
 #include "core/flow/offset_map.hpp"
 #include "core/kafka/admin.hpp"
@@ -149,7 +152,8 @@ void read_whole(kafka::range_reader& reader, const std::string& topic,
 // The tier records the group has not finished with: past each partition's commit point and not
 // in the offset map committed beside it.
 void read_waiting(kafka::range_reader& reader, const kafka::cluster& at, const std::string& group,
-                  const std::string& tier, std::chrono::milliseconds timeout, route_audit& audit) {
+                  const std::string& tier, std::chrono::milliseconds timeout,
+                  endpoint_audit& audit) {
   const int partitions = required_partitions(reader, tier);
   const auto commits = kafka::committed_commits(at, group, tier, partitions, timeout);
   for (auto range : reader.ranges(tier, partitions)) {
@@ -167,11 +171,55 @@ void read_waiting(kafka::range_reader& reader, const kafka::cluster& at, const s
   }
 }
 
+// Prints the audit (per endpoint on a route with several: a heading and its lines, or one JSON
+// object {"route":..,"filtered":N,"unaccounted":N,"endpoints":{name: the report's object}}) and
+// returns the records unaccounted for.
+std::uint64_t print_audit(const endpoint_audit& audit, bool json) {
+  if (!audit.several()) {
+    const auto report = report_of(audit.audits().begin()->second);
+    if (json) {
+      std::printf("%s\n", audit_json(report).c_str());
+    } else {
+      for (const auto& line : audit_lines(report)) {
+        std::printf("%s\n", line.c_str());
+      }
+    }
+    return report.unaccounted();
+  }
+  std::uint64_t unaccounted = 0;
+  nlohmann::json out{{"endpoints", nlohmann::json::object()}, {"filtered", audit.filtered()}};
+  for (const auto& [name, one] : audit.audits()) {
+    const auto report = report_of(one);
+    unaccounted += report.unaccounted();
+    const std::string label =
+        name.empty() ? "(no endpoint: dead-lettered as unknown_endpoint)" : name;
+    if (json) {
+      out["endpoints"][label] = nlohmann::json::parse(audit_json(report));
+      out["route"] = report.route;
+      continue;
+    }
+    std::printf("endpoint %s\n", label.c_str());
+    for (const auto& line : audit_lines(report)) {
+      std::printf("  %s\n", line.c_str());
+    }
+  }
+  if (json) {
+    out["unaccounted"] = unaccounted;
+    std::printf("%s\n", out.dump().c_str());
+  } else {
+    std::printf("filtered (for no endpoint): %llu\n",
+                static_cast<unsigned long long>(audit.filtered()));
+  }
+  return unaccounted;
+}
+
 int audit_route(const courier_config& cfg, const audit_plan& plan, const audit_options& o) {
   const kafka::cluster at = topology::cluster_of(cfg);
   kafka::range_reader reader{at, o.timeout};
-  route_audit audit{plan.route->name, plan.topics.source,
-                    source_ranges(reader, at, cfg, plan, o.timeout)};
+  const auto endpoints = endpoints_of(*plan.route);
+  endpoint_audit audit{plan.route->name, plan.topics.source,
+                       source_ranges(reader, at, cfg, plan, o.timeout),
+                       routing_of(*plan.route, endpoints), !plan.route->endpoints.empty()};
 
   std::vector<kafka::partition_range> source;
   for (const auto& [p, range] : audit.ranges()) {
@@ -194,15 +242,7 @@ int audit_route(const courier_config& cfg, const audit_plan& plan, const audit_o
     audit.dlq_record(r, ledger.contains(redrive::ledger_key(r.position())));
   });
 
-  const auto report = report_of(audit);
-  if (o.json) {
-    std::printf("%s\n", audit_json(report).c_str());
-  } else {
-    for (const auto& line : audit_lines(report)) {
-      std::printf("%s\n", line.c_str());
-    }
-  }
-  return report.unaccounted() == 0 ? 0 : exit_unaccounted;
+  return print_audit(audit, o.json) == 0 ? 0 : exit_unaccounted;
 }
 
 }  // namespace

@@ -35,22 +35,23 @@ int weight(delivery_end e) {
 endpoint_fanout::endpoint_fanout(endpoint_routing routing, std::string source_topic)
     : routing_(std::move(routing)), source_topic_(std::move(source_topic)) {}
 
-routing_decision endpoint_fanout::decide(const record& r) const {
+routing_decision endpoints_for(const endpoint_routing& routing, const record& r,
+                               std::string_view source_topic) {
   const auto named = find_header(r.headers, endpoint_header);
-  if (named && r.topic != source_topic_) {
+  if (named && r.topic != source_topic) {
     // A retry tier's copy: courier wrote the name, and it alone decides.
     routing_decision d;
-    if (const auto i = routing_.index_of(*named)) {
+    if (const auto i = routing.index_of(*named)) {
       d.endpoints.push_back(*i);
     } else {
       d.unknown = std::string{*named};
     }
     return d;
   }
-  routing_decision d = routing_.route(r);
+  routing_decision d = routing.route(r);
   if (named && !d.unknown) {
     // On the source, the name only narrows what the route chose.
-    const auto i = routing_.index_of(*named);
+    const auto i = routing.index_of(*named);
     const bool chosen =
         i && std::find(d.endpoints.begin(), d.endpoints.end(), *i) != d.endpoints.end();
     d.endpoints.clear();
@@ -84,7 +85,7 @@ endpoint_fanout::dispatch endpoint_fanout::on_records(std::vector<record> record
   dispatch out;
   out.deliver.resize(endpoints());
   for (auto& r : records) {
-    auto d = decide(r);
+    auto d = endpoints_for(routing_, r, source_topic_);
     if (d.unknown) {
       switch (routing_.on_unknown()) {
         case unknown_endpoint_action::dead_letter: {

@@ -32,6 +32,13 @@ using courier::endpoint_header;
 // The error class of a record dead-lettered because it names none of the route's endpoints.
 inline constexpr std::string_view unknown_endpoint_class = "unknown_endpoint";
 
+// The endpoints a record goes to: on a retry tier (any topic but `source_topic`) the one its
+// courier.endpoint names (`unknown` when that is none of the route's); on the source, what the
+// route's filters or selection choose, narrowed to the one courier.endpoint names if it does.
+// What the fan-out sends and what `courier audit` expects.
+routing_decision endpoints_for(const endpoint_routing& routing, const record& r,
+                               std::string_view source_topic);
+
 class endpoint_fanout {
  public:
   endpoint_fanout(endpoint_routing routing, std::string source_topic);
@@ -61,8 +68,6 @@ class endpoint_fanout {
     delivery_outcome joined;
   };
 
-  // The endpoints a record goes to; `unknown` set: it names none.
-  routing_decision decide(const record& r) const;
   void send(record r, const std::vector<std::size_t>& to, dispatch& out);
 
   endpoint_routing routing_;
