@@ -190,6 +190,9 @@ std::uint64_t print_audit(const endpoint_audit& audit, bool json) {
   nlohmann::json out{{"endpoints", nlohmann::json::object()}, {"filtered", audit.filtered()}};
   for (const auto& [name, one] : audit.audits()) {
     const auto report = report_of(one);
+    if (name.empty() && report.total.records == 0 && report.total.dead_lettered_total() == 0) {
+      continue;  // no record named no endpoint
+    }
     unaccounted += report.unaccounted();
     const std::string label =
         name.empty() ? "(no endpoint: dead-lettered as unknown_endpoint)" : name;

@@ -40,15 +40,17 @@ void log_route_started(const route_config& route) {
   for (const auto scheme : route.signing.schemes) {
     schemes.push_back(std::string{to_string(scheme)});
   }
-  log::info("route started",
-            {{"route", route.name},
-             {"topic", route.topic},
-             {"url", http::display_url(route.url)},
-             {"allow_private_targets", route.allow_private_targets},
-             {"max_in_flight", route.max_in_flight},
-             {"signing", schemes},
-             {"standard_webhooks_secrets", route.signing.secrets.size()},
-             {"idempotency_key_format", std::string{to_string(route.idempotency_key)}}});
+  log::info(
+      "route started",
+      {{"route", route.name},
+       {"topic", route.topic},
+       {"url", route.endpoints.empty() ? http::display_url(route.url)
+                                       : std::to_string(route.endpoints.size()) + " endpoints"},
+       {"allow_private_targets", route.allow_private_targets},
+       {"max_in_flight", route.max_in_flight},
+       {"signing", schemes},
+       {"standard_webhooks_secrets", route.signing.secrets.size()},
+       {"idempotency_key_format", std::string{to_string(route.idempotency_key)}}});
 }
 
 // One endpoint of a route with several: where it sends and how, never with what.
