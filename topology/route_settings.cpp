@@ -200,6 +200,7 @@ actors::delivery_pool_settings delivery_pool_settings_of(const route_config& rou
 actors::delivery_pool_settings endpoint_pool_settings_of(const route_endpoint& endpoint) {
   auto s = delivery_pool_settings_of(endpoint.settings);
   s.policy.park_while_open = true;
+  s.policy.max_pending = endpoint.settings.max_in_flight;
   return s;
 }
 

@@ -57,8 +57,9 @@ attempt_policy_settings attempt_policy_settings_of(const route_config& route);
 actors::delivery_pool_settings delivery_pool_settings_of(const route_config& route);
 
 // The delivery pool of one endpoint of a route with several (its settings resolved over the
-// route's, endpoints_of): as a route's, and while its breaker is Open its records wait in the
-// route's last retry tier, not in the pool (attempt_policy_settings::park_while_open).
+// route's, endpoints_of): as a route's, and while its breaker is Open (or it is paused, or has
+// its max_in_flight share of records) its records wait in the route's last retry tier, not in
+// the pool (attempt_policy_settings::park_while_open, max_pending).
 actors::delivery_pool_settings endpoint_pool_settings_of(const route_endpoint& endpoint);
 
 }  // namespace courier::topology

@@ -183,6 +183,7 @@ void fields(F& f, endpoint_partner& x) {
   f("signing", r.signing);
   f("content_type", r.content_type, not_empty{});
   f("adaptive_concurrency", r.adaptive_concurrency);
+  f("max_in_flight", r.max_in_flight, positive);
   f("allow_private_targets", r.allow_private_targets);
   f("allow_insecure_http", r.allow_insecure_http);
   f("tls", r.tls);

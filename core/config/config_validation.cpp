@@ -127,6 +127,12 @@ void endpoint_rules(const route_config& r, const std::string& path, secret_check
     endpoint_partner partner{settings};
     validate_section(partner, at, need);
     partner_rules(settings, at, need);
+    if (settings.max_in_flight > r.max_in_flight) {
+      throw config_error{join_key(at, key_path(r, r.max_in_flight)),
+                         "is the endpoint's share of the route's max_in_flight (" +
+                             std::to_string(r.max_in_flight) + ") and cannot be more, got " +
+                             std::to_string(settings.max_in_flight)};
+    }
   }
   try {
     (void)routing_of(r, endpoints);

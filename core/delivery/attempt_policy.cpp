@@ -71,7 +71,15 @@ void attempt_policy::tell_breaker_failure(const delivery& d, const attempt_answe
 
 attempt_policy::accepted attempt_policy::on_record(record r, time_point now) {
   accepted out;
-  out.id = pending_.take(std::move(r)).first;
+  const bool busy = settings_.max_pending > 0 && pending_.size() >= settings_.max_pending;
+  auto [id, d] = pending_.take(std::move(r));
+  out.id = id;
+  if (busy && parks_in_tiers()) {
+    park(id, d,
+         {"endpoint_busy", "not attempted: the endpoint has its share of the route's records"}, now,
+         out.todo);
+    return out;
+  }
   try_attempt(out.id, now, out.todo);
   return out;
 }
@@ -342,11 +350,9 @@ attempt_kind attempt_policy::kind_of(const delivery& d) const {
 
 // The gate's one question for the attempt, and what its answer means here.
 void attempt_policy::attempt(delivery_id id, delivery& d, time_point now, actions& out) {
-  if (operator_paused_ && settings_.park_while_open && !settings_.topics.tiers.empty()) {
-    attempt_answer paused;
-    paused.id = id;
-    paused.error_message = "not attempted: the endpoint is paused by an operator";
-    route_onward(id, d, /*permanent=*/false, "endpoint_paused", paused, now, out, tier_step::park);
+  if (operator_paused_ && parks_in_tiers()) {
+    park(id, d, {"endpoint_paused", "not attempted: the endpoint is paused by an operator"}, now,
+         out);
     return;
   }
   const bool refused_before = d.ticket.budget == budget_pass::ask;
@@ -361,12 +367,9 @@ void attempt_policy::attempt(delivery_id id, delivery& d, time_point now, action
       return;
     case waiting_for::breaker:
       d.phase = delivery_phase::waiting_breaker;  // spending nothing while it is Open
-      if (settings_.park_while_open && !settings_.topics.tiers.empty()) {
+      if (parks_in_tiers()) {
         gate_.withdraw_parked(id);
-        attempt_answer open;
-        open.id = id;
-        open.error_message = "not attempted: the endpoint's breaker is open";
-        route_onward(id, d, /*permanent=*/false, "breaker_open", open, now, out, tier_step::park);
+        park(id, d, {"breaker_open", "not attempted: the endpoint's breaker is open"}, now, out);
       }
       return;
     case waiting_for::credentials:

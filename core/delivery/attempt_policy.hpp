@@ -90,6 +90,11 @@ struct attempt_policy_settings {
   // does not wait here, holding its source partition's commit point for the others: it moves to
   // the last retry tier at once, unattempted, and comes back from there (tier_step::park).
   bool park_while_open = false;
+  // With park_while_open: the endpoint's share of its route's records in flight
+  // (routes[].endpoints[].max_in_flight); a record that comes while this many are pending here
+  // moves to the last retry tier at once, unattempted (class endpoint_busy), so a slow endpoint
+  // does not hold the others' source partitions. 0: no share of its own.
+  std::size_t max_pending = 0;
 };
 
 class attempt_policy {
@@ -296,6 +301,10 @@ class attempt_policy {
     const char* message;
   };
   accepted dead_letter_unattempted(record r, unattempted why, time_point now);
+  // One endpoint of several, with retry tiers: a record that may not go now waits in the last
+  // tier instead of here (breaker Open, paused, busy).
+  [[nodiscard]] bool parks_in_tiers() const;
+  void park(delivery_id id, delivery& d, unattempted why, time_point now, actions& out);
   void finish(delivery_id id, delivery_end how, int status, std::string error_class, actions& out);
 
   attempt_policy_settings settings_;

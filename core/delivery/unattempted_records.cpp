@@ -1,5 +1,6 @@
-// The records the attempt policy sends to the DLQ without an attempt: an ordered route's record
-// parked behind its dead-lettered key, and a record that names none of its route's endpoints.
+// The records the attempt policy moves on without an attempt: to the DLQ, an ordered route's
+// record parked behind its dead-lettered key and a record that names none of its route's
+// endpoints; to the last retry tier, an endpoint's record that may not go now (park).
 
 #include "core/delivery/attempt_policy.hpp"
 
@@ -34,6 +35,18 @@ attempt_policy::accepted attempt_policy::dead_letter_unattempted(record r, unatt
   why.error_message = reason.message;
   route_onward(id, d, /*permanent=*/true, reason.error_class, why, now, out.todo);
   return out;
+}
+
+bool attempt_policy::parks_in_tiers() const {
+  return settings_.park_while_open && !settings_.topics.tiers.empty();
+}
+
+void attempt_policy::park(delivery_id id, delivery& d, unattempted why, time_point now,
+                          actions& out) {
+  attempt_answer none;
+  none.id = id;
+  none.error_message = why.message;
+  route_onward(id, d, /*permanent=*/false, why.error_class, none, now, out, tier_step::park);
 }
 
 }  // namespace courier

@@ -9,8 +9,9 @@
 #
 # Each case: a fresh consumer group, N records preloaded per topic by kcat (256-byte JSON string
 # values, no keys), max_in_flight 256 and http.max_connections 256 per route, everything else at
-# courier's defaults. The rate is deliveries (requests nginx answered) per second from the first
-# to the 3N-th in the access log; CPU per delivery is courier's whole CPU / 3N. One line a case.
+# courier's defaults. The rate is deliveries (requests nginx answered 200) per second from the
+# first to the 3N-th in the access log; CPU per delivery is courier's whole CPU / 3N. One line a
+# case. The last case has endpoint b answering 503 to everything: a's and c's 2N deliveries.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bench_name=endpoints
@@ -64,13 +65,14 @@ preload() {
   bench_preload "$bench_work/preload.json" "$partitions" "$records" "$value"
 }
 
-# run NAME CONFIG: courier on CONFIG until nginx answered 3N more requests; prints the case's line.
+# run NAME CONFIG [ENDPOINTS_UP]: courier on CONFIG until nginx answered 2xx to N more requests
+# for each endpoint that is up (default 3); prints the case's line.
 run() {
-  local name=$1 cfg=$2 n=$((3 * records)) base start cpu
-  base=$(bench_log_lines "$bench_access_log")
+  local name=$1 cfg=$2 n=$((${3:-3} * records)) base start cpu
+  base=$(bench_log_lines "$bench_access_log" " 200$")
   start=$(date +%s.%N)
   bench_courier_start "$cfg" "$bench_work/courier-$name.log"
-  if ! bench_wait_lines "$bench_access_log" $((base + n)) 300; then
+  if ! bench_wait_lines "$bench_access_log" $((base + n)) 300 " 200$"; then
     echo "$name: $(($(bench_log_lines "$bench_access_log") - base)) of $n delivered in 300 s" >&2
     tail -5 "$bench_work/courier-$name.log" >&2
     exit 1
@@ -79,12 +81,18 @@ run() {
   kill "$bench_courier_pid"
   wait "$bench_courier_pid" 2>/dev/null || true
   bench_courier_pid=
-  printf '%-34s %8d %14s %16s %10s\n' "$name" "$n" "$(bench_rate "$bench_access_log" "$base" "$n")" \
+  printf '%-34s %8d %14s %16s %10s\n' "$name" "$n" "$(ok_rate "$base" "$n")" \
     "$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", 1e6 * c / n }')" \
     "$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')"
 }
 
-for t in bench.fanout bench.filtered bench.json bench.one.a bench.one.b bench.one.c; do
+# ok_rate SKIP N: bench_rate over the 2xx lines only (a partner that is down answers 503s too).
+ok_rate() {
+  grep ' 200$' "$bench_access_log" >"$bench_work/ok.log" || true
+  bench_rate "$bench_work/ok.log" "$1" "$2"
+}
+
+for t in bench.fanout bench.filtered bench.json bench.one.a bench.one.b bench.one.c bench.down; do
   preload "$t"
 done
 
@@ -112,3 +120,8 @@ run "1 route, 3 endpoints, header filter" "$bench_work/filtered.json"
 is_json='{"json": "", "exists": true}'
 config "$bench_work/json.json" "json-$$" "$(route json bench.json "$(endpoints "$is_json" "$is_json" "$is_json")")"
 run "1 route, 3 endpoints, JSON filter" "$bench_work/json.json"
+# Isolation: endpoint b answers 503 to everything; a's and c's deliveries beside the fan-out
+# without the outage (b's records wait in the retry tiers once its breaker is Open).
+down_url="http://127.0.0.1:$bench_nginx_port/down"
+config "$bench_work/down.json" "down-$$" "$(route down bench.down "\"endpoints\": [{\"name\": \"a\", \"url\": \"$url\"}, {\"name\": \"b\", \"url\": \"$down_url\"}, {\"name\": \"c\", \"url\": \"$url\"}]")"
+run "1 route, 3 endpoints, b down" "$bench_work/down.json" 2

@@ -40,7 +40,8 @@ bench_port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/nul
 
 # bench_nginx_start LATENCY_MS...: Debian's nginx, one worker, on 127.0.0.1:$bench_nginx_port.
 # Each latency is a location /deliver/<ms>: 0 is `return 200`, the others answer 200 after the
-# echo module's `echo_sleep`. Every request is one line "$msec $status" in $bench_access_log.
+# echo module's `echo_sleep`; /down answers 503 to everything (a partner that is down). Every
+# request is one line "$msec $status" in $bench_access_log.
 bench_nginx_start() {
   local ms locations=""
   for ms in "$@"; do
@@ -53,6 +54,7 @@ bench_nginx_start() {
       locations+="    location = /deliver/$ms { ${outage}echo_read_request_body; echo_sleep $(awk "BEGIN { printf \"%.3f\", $ms / 1000 }"); echo ok; }"$'\n'
     fi
   done
+  locations+="    location = /down { return 503; }"$'\n'
   mkdir -p "$bench_work/nginx"
   bench_access_log=$bench_work/nginx/access.log
   cat >"$bench_work/nginx.conf" <<CONF

@@ -146,6 +146,21 @@ TEST(EndpointsConfig, SelectionTakesNoFiltersAndReadsItsUnknownAction) {
               HasSubstr("\"dead_letter\" or \"skip\""));
 }
 
+TEST(EndpointsConfig, AnEndpointsMaxInFlightIsAShareOfItsRoutes) {
+  auto route = three_partners();
+  route["max_in_flight"] = 100;
+  route["endpoints"][1]["max_in_flight"] = 20;
+  const auto cfg = parse_config(doc_with(route));
+  validate(cfg);
+  const auto endpoints = endpoints_of(cfg.routes[0]);
+  EXPECT_EQ(endpoints[0].settings.max_in_flight, 100U);
+  EXPECT_EQ(endpoints[1].settings.max_in_flight, 20U);
+  route["endpoints"][1]["max_in_flight"] = 101;
+  const auto e = validate_error_of(doc_with(route));
+  EXPECT_EQ(e.key(), "routes[0].endpoints[1].max_in_flight");
+  EXPECT_THAT(e.problem(), HasSubstr("share"));
+}
+
 TEST(EndpointsConfig, KeyOrderAndAutoRedriveAreRefusedWithSeveralEndpointsForNow) {
   auto route = three_partners();
   route["ordering"] = "key";

@@ -596,6 +596,23 @@ TEST(AttemptPolicy, APausedEndpointParksItsNextAttemptsInTheLastTierUntilResumed
   EXPECT_EQ(kinds(p.on_record(make_record(2), t0).todo), "permit") << "resumed: attempts go";
 }
 
+TEST(AttemptPolicy, ARecordOverTheEndpointsShareWaitsInTheLastTierWhileTheOthersGoOn) {
+  auto s = test_settings();
+  s.park_while_open = true;
+  s.max_pending = 2;
+  auto p = make_policy(s);
+  const auto first = start(p, make_record(1));
+  start(p, make_record(2));
+  auto third = p.on_record(make_record(3), t0);
+  const auto onward = only<policy::produce_onward>(third.todo);
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-30s");
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "endpoint_busy");
+  EXPECT_EQ(only<policy::report_outcome>(p.on_onward_acked(third.id)).outcome.end,
+            delivery_end::retried);
+  p.on_answer(answer(first, 200), t0);
+  EXPECT_EQ(kinds(p.on_record(make_record(4), t0).todo), "permit") << "a slot is free again";
+}
+
 TEST(AttemptPolicy, ARecordNamingNoEndpointGoesToTheDlqUnattempted) {
   auto p = make_policy();
   auto accepted = p.on_unknown_endpoint_record(make_record(6), t0);
