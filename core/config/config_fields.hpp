@@ -213,16 +213,11 @@ template <class F>
 void fields(F& f, route_config& x) {
   f("name", x.name, not_empty{});
   f("topic", x.topic, not_empty{});
-  sourced_text url{x.url, x.url_source};
-  f("url", url, http_url);
-  secret_or_file hmac_secret{x.hmac_secret};
-  f("hmac_secret", hmac_secret);
-  f("signing", x.signing);
+  // The partner's settings, which an endpoint of a route with several may set over the route's.
+  endpoint_partner partner{x};
+  fields(f, partner);
   f("idempotency_key_format", x.idempotency_key);
-  f("content_type", x.content_type, not_empty{});
-  f("max_in_flight", x.max_in_flight, positive);
   f("max_in_flight_per_partition", x.max_in_flight_per_partition);
-  f("adaptive_concurrency", x.adaptive_concurrency);
   f("head_of_line_records", x.head_of_line_records);
   f("head_of_line_age", x.head_of_line_age);
   f("pause_after", x.pause_after, positive);
@@ -231,18 +226,8 @@ void fields(F& f, route_config& x) {
   f("receipts_topic", x.receipts_topic);
   receipts_section receipts{x.receipt_response_headers};
   f("receipts", receipts);
-  f("allow_private_targets", x.allow_private_targets);
-  f("allow_insecure_http", x.allow_insecure_http);
-  f("tls", x.tls);
-  f("rate_limit", x.rate_limit);
-  f("retry_budget", x.retry_budget);
   f("auto_redrive", x.auto_redrive, described_as{"an object ({} for the defaults)"});
-  f("headers", x.headers, described_as{"an object of header names"});
-  f("auth", x.auth);
   f("forward_record_headers", x.forward_record_headers);
-  f("breaker", x.breaker);
-  f("retry", x.retry);
-  f("http", x.http);
   f("ordering", x.ordering, described_as{"\"none\", \"key\" or an object with \"mode\""});
   f("endpoints", x.endpoints);
   f("endpoint_from", x.endpoint_from);

@@ -46,6 +46,8 @@
 #include "core/kafka/consumer.hpp"
 #include "core/kafka/producer.hpp"
 #include "demo/shipments.hpp"
+#include "mock_webhook/server.hpp"
+#include "topology/topics.hpp"
 
 namespace courier::e2e {
 
@@ -137,6 +139,22 @@ inline std::string unique_name(const std::string& base) {
 
 inline void create_topic(const std::string& topic, int partitions) {
   kafka::create_topics(kafka_environment::bootstrap(), {{topic, partitions}}, 30s);
+}
+
+// A partner in this process (mock_webhook's server) on loopback, checking the suite's HMAC.
+inline std::unique_ptr<mock::server> in_process_receiver() {
+  mock::server_settings ws;
+  ws.hmac_secret = e2e_secret();
+  auto r = std::make_unique<mock::server>(ws);
+  r->start();
+  return r;
+}
+
+// Every topic `cfg` names (the routes' sources, tiers, DLQs, receipts), `partitions` each.
+inline void create_route_topics(const courier_config& cfg, int partitions) {
+  for (const auto& t : topology::required_topics(cfg)) {
+    create_topic(t, partitions);
+  }
 }
 
 // Produces shipments [from, from + count) (keys shp-<index>) and waits for every ack.

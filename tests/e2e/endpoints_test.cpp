@@ -26,14 +26,6 @@ namespace {
 constexpr int partitions = 3;
 constexpr std::size_t n = 90;
 
-std::unique_ptr<mock::server> receiver() {
-  mock::server_settings ws;
-  ws.hmac_secret = e2e_secret();
-  auto r = std::make_unique<mock::server>(ws);
-  r->start();
-  return r;
-}
-
 // Record i: partner ["acme", "zoom", "other"][i % 3], body {"id": i, "express": i % 2 == 1},
 // to partition i % partitions.
 struct shipment {
@@ -79,9 +71,9 @@ std::set<std::string> expected(const std::vector<shipment>& all, bool (*goes)(co
 }
 
 TEST(EndToEndEndpoints, ThreeFilteredEndpointsEachGetTheirRecordsOnceAndTheAuditAccountsForAll) {
-  auto acme = receiver();
-  auto zoom = receiver();
-  auto express = receiver();
+  auto acme = in_process_receiver();
+  auto zoom = in_process_receiver();
+  auto express = in_process_receiver();
   const auto group = unique_name("endpoints-group");
   const auto topic = unique_name("endpoints");
   const nlohmann::json route{{"name", "shipments"},
@@ -106,12 +98,7 @@ TEST(EndToEndEndpoints, ThreeFilteredEndpointsEachGetTheirRecordsOnceAndTheAudit
   cfg.kafka.properties = courier::testing::fast_group();
   cfg.kafka.properties["fetch.wait.max.ms"] = "50";
   validate(cfg);
-  create_topic(topic, partitions);
-  for (const auto& t : topology::required_topics(cfg)) {
-    if (t != topic) {
-      create_topic(t, partitions);
-    }
-  }
+  create_route_topics(cfg, partitions);
   const auto all = produce(topic);
   const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
   const auto for_zoom = expected(all, [](const shipment& sh) { return sh.partner == "zoom"; });

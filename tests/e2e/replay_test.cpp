@@ -38,14 +38,6 @@ using ::testing::HasSubstr;
 constexpr int partitions = 2;
 constexpr std::size_t n = 40;
 
-std::unique_ptr<mock::server> receiver() {
-  mock::server_settings ws;
-  ws.hmac_secret = e2e_secret();
-  auto r = std::make_unique<mock::server>(ws);
-  r->start();
-  return r;
-}
-
 // Record i: partner acme for even i, zoom for odd; its timestamp t0 + i seconds.
 void produce(const std::string& topic, std::int64_t t0_ms) {
   kafka::producer p{kafka_environment::bootstrap()};
@@ -77,18 +69,13 @@ courier_config two_endpoints(const std::string& group, const std::string& topic,
   cfg.kafka.properties = courier::testing::fast_group();
   cfg.kafka.properties["fetch.wait.max.ms"] = "50";
   validate(cfg);
-  create_topic(topic, partitions);
-  for (const auto& t : topology::required_topics(cfg)) {
-    if (t != topic) {
-      create_topic(t, partitions);
-    }
-  }
+  create_route_topics(cfg, partitions);
   return cfg;
 }
 
 TEST(Replay, AWindowReplayedToOneEndpointReachesItOnceMoreAndMovesNoCommittedOffset) {
-  auto acme = receiver();
-  auto analytics = receiver();
+  auto acme = in_process_receiver();
+  auto analytics = in_process_receiver();
   const auto group = unique_name("replay-group");
   const auto topic = unique_name("replay");
   const auto cfg = two_endpoints(group, topic, *acme, *analytics);

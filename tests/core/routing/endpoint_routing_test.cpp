@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/routing/spec_error.hpp"
+#include "tests/core/routing/a_record.hpp"
 
 namespace courier::routing {
 namespace {
@@ -25,16 +26,6 @@ endpoint_rule rule(std::string name, const char* filter_spec = nullptr) {
   if (filter_spec != nullptr) {
     r.filter = record_filter::parse(json::parse(filter_spec));
   }
-  return r;
-}
-
-record a_record(payload value, std::optional<std::string> key = std::nullopt,
-                header_list headers = {}) {
-  record r;
-  r.topic = "orders";
-  r.value = std::move(value);
-  r.key = std::move(key);
-  r.headers = std::move(headers);
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/routing/spec_error.hpp"
+#include "tests/core/routing/a_record.hpp"
 
 namespace courier::routing {
 namespace {
@@ -23,16 +24,6 @@ endpoint_selector selector(const char* spec) { return endpoint_selector::parse(j
 std::optional<std::string> name_of(const char* spec, const record& r) {
   record_view view{r};
   return selector(spec).name_of(view);
-}
-
-record a_record(payload value, std::optional<std::string> key = std::nullopt,
-                header_list headers = {}) {
-  record r;
-  r.topic = "orders";
-  r.value = std::move(value);
-  r.key = std::move(key);
-  r.headers = std::move(headers);
-  return r;
 }
 
 // The error a spec is refused with; a failure when it is accepted.

@@ -11,22 +11,13 @@
 #include <gtest/gtest.h>
 
 #include "core/routing/spec_error.hpp"
+#include "tests/core/routing/a_record.hpp"
 
 namespace courier::routing {
 namespace {
 
 using ::testing::HasSubstr;
 using nlohmann::json;
-
-record a_record(payload value, std::optional<std::string> key = std::nullopt,
-                header_list headers = {}) {
-  record r;
-  r.topic = "orders";
-  r.value = std::move(value);
-  r.key = std::move(key);
-  r.headers = std::move(headers);
-  return r;
-}
 
 record with_headers(header_list headers) { return a_record("", std::nullopt, std::move(headers)); }
 
