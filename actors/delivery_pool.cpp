@@ -233,6 +233,14 @@ void take(self_ptr self, record_batch& records,
   carry_out(self, std::move(todo));
 }
 
+// An operator's pause or resume of this endpoint (a route with several): answered with whether
+// it is paused now.
+bool set_operator_paused(self_ptr self, bool paused) {
+  self->state.policy->set_operator_paused(paused);
+  self->state.metrics->operator_paused = paused;
+  return paused;
+}
+
 }  // namespace
 
 caf::behavior delivery_pool(self_ptr self, delivery_pool_settings settings,
@@ -297,18 +305,8 @@ caf::behavior delivery_pool(self_ptr self, delivery_pool_settings settings,
       carry_out(self,
                 self->state.policy->on_breaker_change(change.to, change.generation, now(self)));
     },
-    // An operator's pause or resume of this endpoint (a route with several): answered with
-    // whether it is paused now.
-    [=](pause_atom, pause_reason) {
-      self->state.policy->set_operator_paused(true);
-      self->state.metrics->operator_paused = true;
-      return true;
-    },
-    [=](resume_atom, pause_reason) {
-      self->state.policy->set_operator_paused(false);
-      self->state.metrics->operator_paused = false;
-      return false;
-    },
+    [=](pause_atom, pause_reason) { return set_operator_paused(self, true); },
+    [=](resume_atom, pause_reason) { return set_operator_paused(self, false); },
     [=](blocked_atom, const onward_blocked& b) {
       // The router cannot write a record onward: its consumer holds the record's partition.
       if (auto it = self->state.consumers.find(delivery_id{b.tag});
