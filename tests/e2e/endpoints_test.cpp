@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -128,6 +129,98 @@ TEST(EndToEndEndpoints, ThreeFilteredEndpointsEachGetTheirRecordsOnceAndTheAudit
   app::audit_options o;
   o.route = "shipments";
   EXPECT_EQ(app::run_audit(cfg, o), 0) << "courier audit: a (record, endpoint) is unaccounted";
+}
+
+// One partner down (503 to everything) while a second instance joins and the first is SIGKILLed:
+// the partners that answer get their records, the one that was down gets all of its once it is
+// back, nothing goes to a partner it was not for, and what arrives twice is bounded as for one
+// endpoint (the records in flight at the join and the kill).
+TEST(EndToEndEndpoints, APartnerDownThroughAJoinAndASigkillLosesNothing) {
+  constexpr int max_in_flight = 32;
+  constexpr std::size_t total = 3000;
+  auto acme = in_process_receiver();
+  auto zoom = in_process_receiver();
+  auto analytics = in_process_receiver();
+  zoom->set_chaos(mock::chaos{1.0, 0, std::chrono::milliseconds{0}, 0, false});
+  const auto group = unique_name("endpoints-kill-group");
+  const auto topic = unique_name("endpoints-kill");
+  const nlohmann::json doc{
+      {"kafka",
+       {{"brokers", kafka_environment::bootstrap()},
+        {"group_id", group},
+        {"properties",
+         [] {
+           auto props = nlohmann::json(courier::testing::fast_group());
+           props["fetch.wait.max.ms"] = "50";
+           props["auto.commit.interval.ms"] = "100";
+           return props;
+         }()}}},
+      {"admin", {{"listen", "off"}}},
+      {"routes",
+       {{{"name", "shipments"},
+         {"topic", topic},
+         {"allow_private_targets", true},
+         {"max_in_flight", max_in_flight},
+         {"retry_tiers", {"1s", "2s"}},
+         {"retry", {{"initial", "20ms"}, {"max", "200ms"}, {"max_attempts", 2}}},
+         {"breaker", {{"trip_after", 3}, {"open_timeout", "1s"}}},
+         {"endpoints",
+          {{{"name", "acme"},
+            {"url", acme->url()},
+            {"filter", {{"header", "x-partner"}, {"equals", "acme"}}}},
+           {{"name", "zoom"},
+            {"url", zoom->url()},
+            {"filter", {{"header", "x-partner"}, {"equals", "zoom"}}}},
+           {{"name", "analytics"}, {"url", analytics->url()}}}}}}}};
+  const temp_dir dir{"e2e-endpoints-kill", temp_dir::keep_if_failed};
+  const auto config = dir.path() / "courier.json";
+  std::ofstream{config} << doc.dump(2);
+  auto cfg = parse_config(doc);
+  create_route_topics(cfg, 4);
+  kafka::producer producer{kafka_environment::bootstrap()};
+  std::set<std::string> for_acme;
+  std::set<std::string> for_zoom;
+  for (std::size_t i = 0; i < total; ++i) {
+    static const char* const partners[] = {"acme", "zoom", "other"};
+    const std::string partner = partners[i % 3];
+    const auto partition = static_cast<std::int32_t>(i % 4);
+    const std::string key = topic + ":" + std::to_string(partition) + ":" + std::to_string(i / 4);
+    if (partner == "acme") {
+      for_acme.insert(key);
+    } else if (partner == "zoom") {
+      for_zoom.insert(key);
+    }
+    producer.produce(topic, partition, std::nullopt, nlohmann::json{{"id", i}}.dump(),
+                     header_list{{"x-partner", partner}});
+  }
+  producer.flush(30s);
+
+  auto first = start_courier(config, dir.path(), "courier-0");
+  ASSERT_TRUE(wait_until([&] { return analytics->snapshot().ok >= total / 3; }, 90s))
+      << tail(first->log());
+  auto second = start_courier(config, dir.path(), "courier-1");
+  ASSERT_TRUE(wait_until([&] { return analytics->snapshot().ok >= 2 * total / 3; }, 90s))
+      << tail(first->log());
+  EXPECT_EQ(zoom->snapshot().ok, 0U) << "the partner that is down got nothing";
+  first->kill_now();
+  zoom->set_chaos(mock::chaos{});
+  const auto all_arrived = [&] {
+    return keys_of(*analytics).size() == total && keys_of(*acme).size() == for_acme.size() &&
+           keys_of(*zoom).size() == for_zoom.size();
+  };
+  ASSERT_TRUE(wait_until(all_arrived, 120s))
+      << "analytics " << keys_of(*analytics).size() << ", acme " << keys_of(*acme).size()
+      << ", zoom " << keys_of(*zoom).size() << "\n"
+      << tail(second->log());
+  EXPECT_TRUE(committed_reaches(group, topic, 4, static_cast<std::int64_t>(total)));
+  expect_clean_stop(*second);
+
+  EXPECT_EQ(keys_of(*acme), for_acme) << "nothing lost, nothing of another partner's";
+  EXPECT_EQ(keys_of(*zoom), for_zoom) << "every record of the partner that was down";
+  for (const auto* r : {acme.get(), zoom.get(), analytics.get()}) {
+    EXPECT_LE(r->snapshot().duplicates, 2U * 8U * max_in_flight)
+        << "a join and a kill deliver again at most what was in flight";
+  }
 }
 
 }  // namespace
