@@ -201,6 +201,33 @@ TEST(Cli, AuditNeedsNoSecretItSendsNothing) {
   EXPECT_EQ(resolve_config(cmd, fake_env({})).routes.size(), 1U);
 }
 
+TEST(Cli, ReplayTakesARouteAnEndpointARangeADryRunAndARate) {
+  const auto cmd = command_of({"replay", "--config", "c.json", "--route", "shipments", "--endpoint",
+                               "zoom", "--since", "2026-12-01T10:00:00Z", "--until", "1h",
+                               "--dry-run", "--rate", "200"});
+  EXPECT_EQ(cmd.what, cli_command::kind::replay);
+  EXPECT_EQ(cmd.replay.route, "shipments");
+  EXPECT_EQ(cmd.replay.endpoint, std::optional<std::string>{"zoom"});
+  EXPECT_EQ(cmd.replay.since, "2026-12-01T10:00:00Z");
+  EXPECT_EQ(cmd.replay.until, std::optional<std::string>{"1h"});
+  EXPECT_TRUE(cmd.replay.dry_run);
+  EXPECT_EQ(cmd.replay.rate, 200.0);
+  const auto plain = command_of({"replay", "--route", "r", "--since", "2h"});
+  EXPECT_FALSE(plain.replay.endpoint.has_value());
+  EXPECT_FALSE(plain.replay.dry_run);
+  expect_usage_error({"replay", "--route", "r"}, "--since");
+  expect_usage_error({"replay", "--since", "2h"}, "--route");
+  expect_usage_error({"replay", "--route", "r", "--since", "2h", "--rate", "-1"}, "--rate");
+}
+
+TEST(Cli, ReplayNeedsNoSecretTheServiceDeliversItsCopies) {
+  const temp_dir dir;
+  cli_command cmd;
+  cmd.what = cli_command::kind::replay;
+  cmd.config_path = dir.write("c.json", file_config);
+  EXPECT_EQ(resolve_config(cmd, fake_env({})).routes.size(), 1U);
+}
+
 TEST(Cli, LogLevelWorksBeforeAndAfterTheSubcommand) {
   EXPECT_EQ(command_of({"--log-level", "debug", "run"}).log_level, "debug");
   EXPECT_EQ(command_of({"demo", "--log-level", "warn"}).log_level, "warn");
