@@ -132,6 +132,7 @@ void header_token(const std::string& key, const std::string& name) {
   }
 }
 
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters): the key and its value, as header_token
 void endpoint_name(const std::string& key, const std::string& name) {
   const bool allowed = std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||

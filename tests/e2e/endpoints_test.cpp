@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <string>
 
@@ -203,6 +204,7 @@ TEST(EndToEndEndpoints, APartnerDownThroughAJoinAndASigkillLosesNothing) {
       << tail(first->log());
   EXPECT_EQ(zoom->snapshot().ok, 0U) << "the partner that is down got nothing";
   first->kill_now();
+  const auto committed_at_kill = committed_total(group, topic, 4);
   zoom->set_chaos(mock::chaos{});
   const auto all_arrived = [&] {
     return keys_of(*analytics).size() == total && keys_of(*acme).size() == for_acme.size() &&
@@ -217,9 +219,17 @@ TEST(EndToEndEndpoints, APartnerDownThroughAJoinAndASigkillLosesNothing) {
 
   EXPECT_EQ(keys_of(*acme), for_acme) << "nothing lost, nothing of another partner's";
   EXPECT_EQ(keys_of(*zoom), for_zoom) << "every record of the partner that was down";
+  // What arrives twice: after the kill, at most the records above the commit point then (a
+  // record's offset is committed once every endpoint has its copy done or handed on, so that
+  // point trails the fastest partner); at the join, at most a revoke's records in flight, as
+  // on a route with one endpoint (8 x max_in_flight, EndToEndOnce).
+  const auto uncommitted =
+      static_cast<std::uint64_t>(static_cast<std::int64_t>(total) - committed_at_kill);
+  std::cout << "uncommitted at the kill: " << uncommitted << std::endl;
   for (const auto* r : {acme.get(), zoom.get(), analytics.get()}) {
-    EXPECT_LE(r->snapshot().duplicates, 2U * 8U * max_in_flight)
-        << "a join and a kill deliver again at most what was in flight";
+    std::cout << "delivered again: " << r->snapshot().duplicates << std::endl;
+    EXPECT_LE(r->snapshot().duplicates, uncommitted + 8U * max_in_flight)
+        << "nothing committed before the kill is delivered again";
   }
 }
 
