@@ -62,14 +62,18 @@ routing_decision endpoints_for(const endpoint_routing& routing, const record& r,
   return d;
 }
 
-void endpoint_fanout::send(record r, const std::vector<std::size_t>& to, dispatch& out) {
-  auto& j = pending_[r.position()];
+void endpoint_fanout::expect(const record_position& at, std::size_t copies) {
+  auto& j = pending_[at];
   if (j.waiting == 0) {
-    j.joined = delivery_outcome{r.position(), delivery_end::filtered, 0, 0, {}};
+    j.joined = delivery_outcome{at, delivery_end::filtered, 0, 0, {}};
   }
   // A record fetched again while its earlier copies are out (a revoke and a re-assignment):
   // its outcome waits for both.
-  j.waiting += to.size();
+  j.waiting += copies;
+}
+
+void endpoint_fanout::send(record r, const std::vector<std::size_t>& to, dispatch& out) {
+  expect(r.position(), to.size());
   // Every endpoint but the last gets a copy (the value is shared, not copied); the last the
   // record itself.
   for (std::size_t n = 0; n + 1 < to.size(); ++n) {
@@ -88,13 +92,10 @@ endpoint_fanout::dispatch endpoint_fanout::on_records(std::vector<record> record
     auto d = endpoints_for(routing_, r, source_topic_);
     if (d.unknown) {
       switch (routing_.on_unknown()) {
-        case unknown_endpoint_action::dead_letter: {
-          auto& j = pending_[r.position()];
-          j.joined = delivery_outcome{r.position(), delivery_end::filtered, 0, 0, {}};
-          ++j.waiting;
+        case unknown_endpoint_action::dead_letter:
+          expect(r.position(), 1);
           out.dead_letter.push_back(std::move(r));
           continue;
-        }
         case unknown_endpoint_action::skip:
           break;
       }

@@ -68,6 +68,8 @@ class endpoint_fanout {
     delivery_outcome joined;
   };
 
+  // `copies` more outcomes to join for the record at `at` (its first: a fresh join).
+  void expect(const record_position& at, std::size_t copies);
   void send(record r, const std::vector<std::size_t>& to, dispatch& out);
 
   endpoint_routing routing_;
