@@ -197,16 +197,6 @@ attempt_policy::actions attempt_policy::on_expedite(const record_position& posit
   return out;
 }
 
-attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
-                                                          std::uint64_t generation,
-                                                          time_point now) {
-  actions out;
-  for (const auto id : gate_.on_breaker_change(to, generation)) {
-    try_attempt(id, now, out);
-  }
-  return out;
-}
-
 attempt_policy::actions attempt_policy::on_token_due(time_point now) {
   actions out;
   gate_.on_token_timer();

@@ -304,6 +304,9 @@ class attempt_policy {
   // One endpoint of several, with retry tiers: a record that may not go now waits in the last
   // tier instead of here (breaker Open, paused, busy).
   [[nodiscard]] bool parks_in_tiers() const;
+  // The breaker opened: with park_while_open, what waits its backoff would be refused at its
+  // next attempt, so it is parked now and leaves its route's records in flight at once.
+  void park_backing_off(time_point now, actions& out);
   void park(delivery_id id, delivery& d, unattempted why, time_point now, actions& out);
   void finish(delivery_id id, delivery_end how, int status, std::string error_class, actions& out);
 

@@ -1,5 +1,6 @@
 #include "core/delivery/pending_deliveries.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "core/model/idempotency_key.hpp"
@@ -56,6 +57,17 @@ std::optional<delivery_id> pending_deliveries::id_at(const record_position& at) 
     return std::nullopt;
   }
   return found->second;
+}
+
+std::vector<delivery_id> pending_deliveries::backing_off() const {
+  std::vector<delivery_id> out;
+  for (const auto& [id, d] : by_id_) {
+    if (d.in_backoff()) {
+      out.push_back(id);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void pending_deliveries::forget(delivery_id id) {

@@ -81,6 +81,9 @@ class pending_deliveries {
 
   void forget(delivery_id id);
 
+  // The deliveries waiting for their next attempt (in_backoff), by id: in the order they came.
+  [[nodiscard]] std::vector<delivery_id> backing_off() const;
+
   [[nodiscard]] std::size_t size() const { return by_id_.size(); }
 
  private:

@@ -1,6 +1,7 @@
 // The records the attempt policy moves on without an attempt: to the DLQ, an ordered route's
 // record parked behind its dead-lettered key and a record that names none of its route's
-// endpoints; to the last retry tier, an endpoint's record that may not go now (park).
+// endpoints; to the last retry tier, an endpoint's record that may not go now (park), also one
+// waiting its backoff when the endpoint's breaker opens.
 
 #include "core/delivery/attempt_policy.hpp"
 
@@ -47,6 +48,31 @@ void attempt_policy::park(delivery_id id, delivery& d, unattempted why, time_poi
   none.id = id;
   none.error_message = why.message;
   route_onward(id, d, /*permanent=*/false, why.error_class, none, now, out, tier_step::park);
+}
+
+// The breaker left Open: what waited for it asks again. It opened: with park_while_open, what
+// waits its backoff is parked now.
+attempt_policy::actions attempt_policy::on_breaker_change(breaker_state to,
+                                                          std::uint64_t generation,
+                                                          time_point now) {
+  actions out;
+  for (const auto id : gate_.on_breaker_change(to, generation)) {
+    try_attempt(id, now, out);
+  }
+  if (to == breaker_state::open) {
+    park_backing_off(now, out);
+  }
+  return out;
+}
+
+void attempt_policy::park_backing_off(time_point now, actions& out) {
+  if (!parks_in_tiers()) {
+    return;
+  }
+  for (const auto id : pending_.backing_off()) {
+    park(id, *pending_.find(id), {"breaker_open", "not attempted: the endpoint's breaker is open"},
+         now, out);
+  }
 }
 
 }  // namespace courier

@@ -583,6 +583,34 @@ TEST(AttemptPolicy, AnEndpointOfSeveralParksADeniedRecordInTheLastTierUnattempte
       << "nothing is left to come back";
 }
 
+TEST(AttemptPolicy, WhenTheBreakerOpensAnEndpointOfSeveralParksWhatWaitsItsBackoffAtOnce) {
+  auto s = test_settings();
+  s.park_while_open = true;
+  auto p = make_policy(s);
+  const auto failed = start(p, make_record(1));
+  ASSERT_EQ(kinds(p.on_answer(answer(failed, 503), t0)), "log retry");
+  const auto flying = start(p, make_record(2));
+  const auto opened = p.on_breaker_change(breaker_state::open, 4, t0);
+  ASSERT_EQ(kinds(opened), "log onward")
+      << "the record backing off leaves now, not when its backoff ends; the one in flight stays";
+  const auto onward = only<policy::produce_onward>(opened);
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-30s");
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "breaker_open");
+  EXPECT_EQ(header_of(onward.onward.produce, attempts_header), "1");
+  EXPECT_EQ(kinds(p.on_retry_due(failed, t0)), "") << "its backoff's timer finds it moving on";
+  EXPECT_EQ(only<policy::report_outcome>(p.on_onward_acked(failed)).outcome.end,
+            delivery_end::retried);
+  EXPECT_NE(p.find(flying), nullptr);
+}
+
+TEST(AttemptPolicy, WhenTheBreakerOpensAOneEndpointRouteKeepsItsRecordsBackingOffHere) {
+  auto p = make_policy();
+  const auto failed = start(p, make_record(1));
+  ASSERT_EQ(kinds(p.on_answer(answer(failed, 503), t0)), "log retry");
+  EXPECT_EQ(kinds(p.on_breaker_change(breaker_state::open, 4, t0)), "")
+      << "nothing moves to a tier while the breaker is Open (DESIGN.md section 2)";
+}
+
 TEST(AttemptPolicy, APausedEndpointParksItsNextAttemptsInTheLastTierUntilResumed) {
   auto s = test_settings();
   s.park_while_open = true;
