@@ -20,6 +20,25 @@ namespace {
 using self_ptr = caf::stateful_actor<retry_router_state>*;
 using queue = onward_queue;
 
+// A producer for the router: it learns the onward topics before its first record (a topic
+// the broker did not describe is logged; its first record waits for librdkafka's lookup).
+std::unique_ptr<kafka::producer> make_producer(const retry_router_state& st) {
+  constexpr std::chrono::milliseconds learn_timeout{5000};
+  auto made = std::make_unique<kafka::producer>(st.bootstrap, st.properties);
+  const auto unknown = made->learn_topics(st.topics, learn_timeout);
+  if (!unknown.empty()) {
+    std::string names;
+    for (const auto& t : unknown) {
+      names += (names.empty() ? "" : ",") + t;
+    }
+    log::write(log_line{log_level::warn,
+                        "onward topics not described by the broker",
+                        {{"topics", names}, {"timeout_ms", std::int64_t{learn_timeout.count()}}},
+                        /*per_record=*/false});
+  }
+  return made;
+}
+
 constexpr auto poll_interval = std::chrono::milliseconds{20};
 
 bool producer_failed(kafka::producer& p) {
@@ -131,7 +150,7 @@ struct shell {
     // The old producer goes after the new one is made: the reports it serves as it goes carry
     // its generation and are stale.
     auto& st = self->state;
-    st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);
+    st.producer = make_producer(st);
   }
 
   void operator()(queue::log_line& a) const { log::write(a); }
@@ -154,6 +173,7 @@ void carry_out(self_ptr self, queue::actions decided) {
 
 caf::behavior retry_router(self_ptr self, std::string bootstrap,
                            const std::map<std::string, std::string>& properties,
+                           std::vector<std::string> onward_topics,
                            std::shared_ptr<router_metrics> metrics) {
   log_failures(self, "retry_router", "");
   auto& st = self->state;
@@ -161,7 +181,8 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
   st.bootstrap = std::move(bootstrap);
   // The properties it shares with the consumers: a consumer's would only make it warn.
   st.properties = kafka::for_client(RD_KAFKA_PRODUCER, properties);
-  st.producer = std::make_unique<kafka::producer>(st.bootstrap, st.properties);  // generation 1
+  st.topics = std::move(onward_topics);
+  st.producer = make_producer(st);  // generation 1
   self->set_exit_handler([self](caf::exit_msg& msg) {
     if (msg.reason) {
       carry_out(self, self->state.queue.on_stop());

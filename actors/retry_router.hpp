@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <caf/all.hpp>
 
@@ -20,6 +21,7 @@ struct retry_router_state {
   static inline const char* name = "courier.retry_router";
   std::string bootstrap;
   std::map<std::string, std::string> properties;
+  std::vector<std::string> topics;  // every route's onward topics: learnt by each producer
   std::unique_ptr<kafka::producer> producer;
   // The protocol: which records wait for an acknowledgement, and what each report means.
   onward_queue queue;
@@ -44,10 +46,12 @@ struct retry_router_state {
 // While a record fails (too large for its topic, topic missing, not authorized) the requester
 // is told once, (blocked_atom, onward_blocked{blocked = true}), and again once it is through.
 // What to do when is decided by its onward_queue (core/retry/onward_queue.hpp); the actor holds
-// the producer and carries the decisions out.
+// the producer and carries the decisions out. Each producer it makes learns `onward_topics`
+// (every route's tiers, DLQ and receipts topic) before its first record.
 //   route_atom, onward_record -> bool (true once acknowledged)
 caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
                            const std::map<std::string, std::string>& properties,
+                           std::vector<std::string> onward_topics,
                            std::shared_ptr<router_metrics> metrics);
 
 }  // namespace courier::actors

@@ -159,8 +159,14 @@ void pipeline::spawn_endpoint(const route_endpoint& endpoint, endpoint_graph& e,
 
 void pipeline::spawn_graph(const courier_config& cfg) {
   std::uint64_t seed = seed_or_random(options_.seed);
+  std::vector<std::string> onward_topics;
+  for (const auto& route : cfg.routes) {
+    const auto of_route = topics_of(route).onward();
+    onward_topics.insert(onward_topics.end(), of_route.begin(), of_route.end());
+  }
   router_ = system_.spawn<caf::detached>(actors::retry_router, cfg.kafka.brokers,
-                                         retry_producer_properties(cfg), router_metrics_);
+                                         retry_producer_properties(cfg), std::move(onward_topics),
+                                         router_metrics_);
   for (const auto& route : cfg.routes) {
     // In the list from its first actor on, so that stop() finds whatever was spawned.
     auto& g = routes_.emplace_back();

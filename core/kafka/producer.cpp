@@ -81,6 +81,24 @@ void producer::produce(const std::string& topic, std::int32_t partition,
   produce(topic, partition, key, value, headers, timestamp_ms, delivery_report{});
 }
 
+std::vector<std::string> producer::learn_topics(const std::vector<std::string>& topics,
+                                                std::chrono::milliseconds timeout) {
+  std::vector<std::string> unknown;
+  for (const auto& topic : topics) {
+    const topic_ptr handle{rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr)};
+    const rd_kafka_metadata_t* described = nullptr;
+    const auto err = handle ? rd_kafka_metadata(rk_.get(), /*all_topics=*/0, handle.get(),
+                                                &described, static_cast<int>(timeout.count()))
+                            : RD_KAFKA_RESP_ERR__INVALID_ARG;
+    const metadata_ptr owned{described};
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR || described == nullptr || described->topic_cnt != 1 ||
+        described->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      unknown.push_back(topic);
+    }
+  }
+  return unknown;
+}
+
 int producer::outstanding() const { return rd_kafka_outq_len(rk_.get()); }
 
 void producer::produce(const std::string& topic, std::int32_t partition,

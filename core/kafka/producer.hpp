@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace courier::kafka {
 
@@ -50,6 +51,13 @@ class producer {
   void produce(const std::string& topic, std::int32_t partition,
                std::optional<std::string_view> key, std::string_view value,
                const header_list& headers, std::int64_t timestamp_ms, delivery_report on_report);
+
+  // Asks the broker for each topic's metadata now, so that the first record for it is not held
+  // while librdkafka looks an unknown topic up (once a second, librdkafka #3202): a route's
+  // first tier write after its partner went down would wait that long. Returns the topics the
+  // broker did not describe within `timeout` each (their first record waits for the lookup).
+  std::vector<std::string> learn_topics(const std::vector<std::string>& topics,
+                                        std::chrono::milliseconds timeout);
 
   // Records queued or in flight.
   int outstanding() const;

@@ -45,7 +45,7 @@ struct RetryRouter : ::testing::Test {
   ~RetryRouter() override { caf::anon_send_exit(router, caf::exit_reason::user_shutdown); }
   void start(std::map<std::string, std::string> properties = {}) {
     router = sys->spawn<caf::detached>(actors::retry_router, cluster.bootstrap_servers(),
-                                       std::move(properties), metrics);
+                                       std::move(properties), std::vector<std::string>{}, metrics);
   }
   // The router's answer to one dispatch request: true once acknowledged.
   bool dispatch(onward_record req) {

@@ -70,6 +70,21 @@ TEST(KafkaProducer, FlushThrowsWhileMessagesRemain) {
   }
 }
 
+TEST(KafkaProducer, LearnsTheTopicsTheBrokerDescribesAndNamesTheRest) {
+  mock_cluster cluster;
+  cluster.create_topic("orders.retry-5s", 2);
+  cluster.create_topic("orders.dlq", 2);
+  producer prod{cluster.bootstrap_servers()};
+  EXPECT_TRUE(prod.learn_topics({"orders.retry-5s", "orders.dlq"}, 5s).empty());
+  prod.produce("orders.dlq", 1, std::nullopt, "first");
+  prod.flush(10s);
+  EXPECT_EQ(prod.acked(), 1U);
+
+  producer nowhere{"127.0.0.1:1", {{"message.timeout.ms", "1000"}}};
+  EXPECT_EQ(nowhere.learn_topics({"orders.dlq"}, 200ms), std::vector<std::string>{"orders.dlq"})
+      << "no broker answered";
+}
+
 TEST(KafkaProducer, RejectsAnUnknownPropertyByName) {
   try {
     producer prod{"localhost:1", {{"no.such.property", "1"}}};
