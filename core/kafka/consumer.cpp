@@ -25,7 +25,7 @@ namespace {
 
 // librdkafka learns a high watermark from fetch responses only, so a paused partition's is
 // asked of the broker with each statistics report (its lag grows in /metrics while it waits).
-// One bound for all of them: the statistics callback runs inside poll, on the consumer's thread.
+// One bound for a round of them (on the prober's thread, not the consumer's).
 constexpr std::chrono::milliseconds paused_watermarks_bound{1000};
 
 // Closed handles librdkafka 2.0.2 cannot destroy (assignor_state_watch.hpp), with the context
@@ -361,22 +361,22 @@ void consumer::on_rebalance(rd_kafka_t* /*rk*/, rd_kafka_resp_err_t err,
 
 std::vector<partition_position> consumer::with_paused_watermarks(
     std::vector<partition_position> ps) {
-  const auto deadline = std::chrono::steady_clock::now() + paused_watermarks_bound;
+  if (!prober_) {
+    prober_ = std::make_unique<watermark_prober>(rk_.get(), paused_watermarks_bound);
+  }
+  std::vector<partition_id> paused;
+  for (const auto& p : ps) {
+    if (paused_.count(partition_id{p.topic, p.partition}) != 0) {
+      paused.emplace_back(partition_id{p.topic, p.partition});
+    }
+  }
+  // The previous report's answers (a round takes up to the bound, off this thread): a paused
+  // partition's lag is at most one statistics interval older than the others'.
+  const auto answered = prober_->ask(paused);
   for (auto& p : ps) {
-    if (paused_.count(partition_id{p.topic, p.partition}) == 0) {
-      continue;
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      break;  // the rest keep what the statistics say until the next report
-    }
-    std::int64_t low = -1;
-    std::int64_t high = -1;
-    if (rd_kafka_query_watermark_offsets(rk_.get(), p.topic.c_str(), p.partition, &low, &high,
-                                         static_cast<int>(left.count())) ==
-        RD_KAFKA_RESP_ERR_NO_ERROR) {
-      p = with_watermarks(std::move(p), low, high);
+    const auto found = answered.find(partition_id{p.topic, p.partition});
+    if (found != answered.end()) {
+      p = with_watermarks(std::move(p), found->second.low, found->second.high);
     }
   }
   return ps;

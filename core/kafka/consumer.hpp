@@ -7,6 +7,7 @@
 #include "core/kafka/group_consumer.hpp"
 #include "core/kafka/handles.hpp"
 #include "core/kafka/rebalance_protocol.hpp"
+#include "core/kafka/watermark_prober.hpp"
 #include "core/model/partition_id.hpp"
 #include "core/model/record.hpp"
 
@@ -130,7 +131,8 @@ class consumer final : public group_consumer {
   // The partitions without what the group committed (closing: not asked).
   static std::vector<assigned_partition> without_committed(
       const rd_kafka_topic_partition_list_t* partitions);
-  // The statistics' positions with each paused partition's watermarks asked of the broker.
+  // The statistics' positions with each paused partition's watermarks asked of the broker (the
+  // answers of the round the previous report started; watermark_prober).
   std::vector<partition_position> with_paused_watermarks(std::vector<partition_position> ps);
   // The rebalance callback: rebalance_protocol decides, rebalance_side carries it out.
   class rebalance_side;
@@ -152,7 +154,10 @@ class consumer final : public group_consumer {
   std::unique_ptr<client_context> context_;  // outlives rk_ (declared before it)
   bool fatal_ = false;
   bool closed_ = false;
-  handle_ptr rk_;  // declared last: destroyed first, while the members above still exist
+  handle_ptr rk_;  // destroyed after the prober, first of the others
+  // Asks the broker for the paused partitions' watermarks off the consumer's thread; made at the
+  // first statistics report. Declared after rk_: destroyed (its thread joined) before it.
+  std::unique_ptr<watermark_prober> prober_;
 };
 
 }  // namespace courier::kafka
