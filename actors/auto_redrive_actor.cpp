@@ -33,19 +33,28 @@ nlohmann::json outcome_json(const auto_redrive_outcome& o) {
   return j;
 }
 
+// The fields every log line of it starts with: its route, and its endpoint if it has one.
+nlohmann::json where(const auto_redrive_actor_state& s) {
+  nlohmann::json j{{"route", s.route}};
+  if (!s.endpoint.empty()) {
+    j["endpoint"] = s.endpoint;
+  }
+  return j;
+}
+
 nlohmann::json state_json(self_ptr self) {
   const auto& st = self->state;
   const auto& t = *st.trigger;
   const auto& s = t.settings();
-  nlohmann::json j{{"route", st.route},
-                   {"phase", std::string{to_string(t.current())}},
-                   {"events", t.events()},
-                   {"settings",
-                    {{"after_ms", s.after.count()},
-                     {"lookback_ms", s.lookback.count()},
-                     {"classes", s.classes},
-                     {"rate", s.rate},
-                     {"max", s.max}}}};
+  nlohmann::json j = where(st);
+  j.update(nlohmann::json{{"phase", std::string{to_string(t.current())}},
+                          {"events", t.events()},
+                          {"settings",
+                           {{"after_ms", s.after.count()},
+                            {"lookback_ms", s.lookback.count()},
+                            {"classes", s.classes},
+                            {"rate", s.rate},
+                            {"max", s.max}}}});
   if (const auto since = t.open_since()) {
     j["open_since_ms"] = *since;
   }
@@ -103,13 +112,17 @@ void start_worker(self_ptr self, const auto_redrive_event& event, bool dry_run,
 void schedule_check(self_ptr self, std::int64_t at_ms) {
   const auto wait = std::chrono::milliseconds{std::max<std::int64_t>(0, at_ms - now_ms(self))};
   self->delayed_send(self, wait, due_atom::value, ++self->state.generation);
-  log::info("auto-redrive armed", {{"route", self->state.route}, {"due_at_ms", at_ms}});
+  auto fields = where(self->state);
+  fields["due_at_ms"] = at_ms;
+  log::info("auto-redrive armed", fields);
 }
 
 void stop_run(self_ptr self, const char* why) {
   if (self->state.stop_run) {
     self->state.stop_run->store(true);
-    log::warn("auto-redrive stopping", {{"route", self->state.route}, {"reason", why}});
+    auto fields = where(self->state);
+    fields["reason"] = why;
+    log::warn("auto-redrive stopping", fields);
   }
 }
 
@@ -129,7 +142,7 @@ void on_due(self_ptr self, std::uint64_t generation) {
   }
   ++s.metrics->actors[route_counter::auto_redrive_events];
   auto fields = window_json(*event);
-  fields["route"] = s.route;
+  fields.update(where(s));
   fields["classes"] = s.trigger->settings().classes;
   fields["rate"] = s.trigger->settings().rate;
   fields["max"] = s.trigger->settings().max;
@@ -170,7 +183,7 @@ void on_run_done(self_ptr self, std::uint64_t reply_id, const auto_redrive_outco
   s.last_ended_ms = now_ms(self);
   s.stop_run.reset();
   auto fields = outcome_json(out);
-  fields["route"] = s.route;
+  fields.update(where(s));
   fields["auto_redrive_event"] = reply_id;
   if (out.error.empty() && out.failed == 0) {
     log::info("auto-redrive finished", fields);
@@ -219,7 +232,7 @@ std::string on_stop(self_ptr self) {
   }
   if (c.dropped_armed) {
     ++s.generation;  // the armed check finds nothing
-    log::warn("auto-redrive event dropped by operator", {{"route", s.route}});
+    log::warn("auto-redrive event dropped by operator", where(s));
   }
   auto j = state_json(self);
   j["stopped"] = c.stop_run;
@@ -229,13 +242,14 @@ std::string on_stop(self_ptr self) {
 
 }  // namespace
 
-caf::behavior auto_redrive_actor(self_ptr self, std::string route, auto_redrive_settings settings,
-                                 auto_redrive_runner runner,
+caf::behavior auto_redrive_actor(self_ptr self, std::string route, std::string endpoint,
+                                 auto_redrive_settings settings, auto_redrive_runner runner,
                                  std::shared_ptr<route_metrics> metrics) {
   log_failures(self, "auto_redrive", route);
   auto& st = self->state;
   st.time.start(self->clock().now());
   st.route = std::move(route);
+  st.endpoint = std::move(endpoint);
   st.trigger = std::make_unique<auto_redrive_trigger>(std::move(settings));
   st.runner = std::move(runner);
   st.metrics = std::move(metrics);

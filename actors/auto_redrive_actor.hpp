@@ -43,6 +43,7 @@ inline constexpr std::chrono::seconds preview_reuse{30};
 struct auto_redrive_actor_state {
   static inline const char* name = "courier.auto_redrive";
   std::string route;
+  std::string endpoint;  // of a route with several: the one whose breaker it follows
   std::unique_ptr<auto_redrive_trigger> trigger;
   auto_redrive_runner runner;
   std::shared_ptr<route_metrics> metrics;
@@ -65,7 +66,8 @@ struct auto_redrive_actor_state {
   std::int64_t last_ended_ms = 0;
 };
 
-// One per route with routes[].auto_redrive: subscribes to the breaker, drives the
+// One per route with routes[].auto_redrive, or per endpoint of a route with several (`endpoint`
+// names it; empty for a route with one): subscribes to the breaker, drives the
 // auto_redrive_trigger with its changes and the wall clock, and runs each due event on a
 // detached worker, one at a time. Announces every event in the log and counts it in metrics.
 //   state_atom, breaker_change          (from the breaker)
@@ -74,8 +76,8 @@ struct auto_redrive_actor_state {
 //                                          under preview_reuse old is answered again)
 //   stop_atom                           -> std::string: what the operator's stop did (JSON)
 caf::behavior auto_redrive_actor(caf::stateful_actor<auto_redrive_actor_state>* self,
-                                 std::string route, auto_redrive_settings settings,
-                                 auto_redrive_runner runner,
+                                 std::string route, std::string endpoint,
+                                 auto_redrive_settings settings, auto_redrive_runner runner,
                                  std::shared_ptr<route_metrics> metrics);
 
 }  // namespace courier::actors

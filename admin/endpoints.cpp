@@ -174,9 +174,43 @@ admin_reply admin_endpoints::carry_out_endpoint(const route_handle& route,
   return render_route_controlled(command, {});
 }
 
+namespace {
+
+// One auto-redrive's answer to a preview or a stop: its JSON, or why there is none.
+struct auto_redrive_answer {
+  std::string body;
+  std::optional<caf::error> failed;
+};
+
+auto_redrive_answer ask_auto_redrive(caf::actor_system& system, const caf::actor& a, bool stop) {
+  auto_redrive_answer out;
+  caf::scoped_actor self{system};
+  auto got = [&out](const std::string& body) { out.body = body; };
+  auto refused = [&out](const caf::error& e) { out.failed = e; };
+  if (stop) {
+    self->request(a, auto_redrive_bound, actors::stop_atom::value).receive(got, refused);
+  } else {
+    self->request(a, auto_redrive_bound, caf::get_atom::value).receive(got, refused);
+  }
+  return out;
+}
+
+}  // namespace
+
 admin_reply admin_endpoints::carry_out_auto_redrive(const route_handle& route,
                                                     route_action action) const {
-  if (!route.auto_redrive) {
+  // A route with one endpoint has one auto-redrive; one with several, one per endpoint, each
+  // answering under its endpoint's name.
+  std::vector<std::pair<std::string, caf::actor>> asked;
+  if (route.auto_redrive) {
+    asked.emplace_back(std::string{}, route.auto_redrive);
+  }
+  for (const auto& e : route.endpoints) {
+    if (e.auto_redrive) {
+      asked.emplace_back(e.name, e.auto_redrive);
+    }
+  }
+  if (asked.empty()) {
     return {404,
             "application/json",
             json_body({{"error", "auto-redrive is off for this route: set routes[].auto_redrive"},
@@ -184,40 +218,40 @@ admin_reply admin_endpoints::carry_out_auto_redrive(const route_handle& route,
             {}};
   }
   const bool stop = action == route_action::auto_redrive_stop;
+  nlohmann::json endpoints = nlohmann::json::object();
   std::string answer;
-  std::optional<caf::error> failed;
-  {
-    caf::scoped_actor self{system_};
-    auto got = [&answer](const std::string& body) { answer = body; };
-    auto refused = [&failed](const caf::error& e) { failed = e; };
-    if (stop) {
-      self->request(route.auto_redrive, auto_redrive_bound, actors::stop_atom::value)
-          .receive(got, refused);
-    } else {
-      self->request(route.auto_redrive, auto_redrive_bound, caf::get_atom::value)
-          .receive(got, refused);
-    }
-  }
-  if (failed) {
-    const bool timed_out = *failed == caf::sec::request_timeout;
-    if (timed_out && !stop) {
+  for (const auto& [endpoint, actor] : asked) {
+    auto got = ask_auto_redrive(system_, actor, stop);
+    if (got.failed) {
+      const bool timed_out = *got.failed == caf::sec::request_timeout;
+      if (timed_out && !stop) {
+        return {
+            202,
+            "application/json",
+            json_body({{"status", "the dry run of the DLQ is under way; ask again for its answer"},
+                       {"route", route.name}}),
+            {}};
+      }
       return {
-          202,
+          503,
           "application/json",
-          json_body({{"status", "the dry run of the DLQ is under way; ask again for its answer"},
+          json_body({{"error", timed_out ? "the route's auto-redrive did not answer within " +
+                                               std::to_string(auto_redrive_bound.count()) + " ms"
+                                         : "the route's auto-redrive is not running"},
                      {"route", route.name}}),
           {}};
     }
-    return {503,
-            "application/json",
-            json_body({{"error", timed_out ? "the route's auto-redrive did not answer within " +
-                                                 std::to_string(auto_redrive_bound.count()) + " ms"
-                                           : "the route's auto-redrive is not running"},
-                       {"route", route.name}}),
-            {}};
+    if (endpoint.empty()) {
+      answer = std::move(got.body);
+    } else {
+      endpoints[endpoint] = nlohmann::json::parse(got.body);
+    }
   }
   if (stop) {
     log::info("auto-redrive stop by operator", {{"route", route.name}});
+  }
+  if (!endpoints.empty()) {
+    answer = nlohmann::json{{"route", route.name}, {"endpoints", endpoints}}.dump();
   }
   return {200, "application/json", answer + "\n", {}};
 }

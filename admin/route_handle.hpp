@@ -22,7 +22,8 @@ namespace courier::admin {
 struct endpoint_handle {
   std::string name;
   std::shared_ptr<actors::route_metrics> metrics;
-  caf::actor delivery;  // its delivery pool: takes an operator's pause and resume
+  caf::actor delivery;      // its delivery pool: takes an operator's pause and resume
+  caf::actor auto_redrive;  // none without routes[].auto_redrive
 };
 
 struct route_handle {
@@ -31,7 +32,7 @@ struct route_handle {
   std::string dlq_topic;
   std::shared_ptr<actors::route_metrics> metrics;
   caf::actor consumer;      // takes and drops pause_reason::operator_request
-  caf::actor auto_redrive;  // none without routes[].auto_redrive
+  caf::actor auto_redrive;  // none without routes[].auto_redrive, or with several endpoints
   // A route with several endpoints: theirs (the route's metrics are its consumer's then); empty
   // for a route with one, whose metrics are its pool's and breaker's too.
   std::vector<endpoint_handle> endpoints;

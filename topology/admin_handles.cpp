@@ -9,7 +9,7 @@ admin::service_handles admin_handles_of(const pipeline& p) {
         g.name, g.topic, g.dlq_topic, g.metrics, g.consumer, g.auto_redrive, {}});
     for (const auto& e : g.endpoints) {
       if (e.metrics != g.metrics) {  // a route with several endpoints
-        r.endpoints.push_back({e.name, e.metrics, e.delivery});
+        r.endpoints.push_back({e.name, e.metrics, e.delivery, e.auto_redrive});
       }
     }
   }

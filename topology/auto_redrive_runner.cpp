@@ -12,8 +12,12 @@
 
 namespace courier::topology {
 
-actors::auto_redrive_runner redrive_runner(const courier_config& cfg, const route_config& route) {
+actors::auto_redrive_runner redrive_runner(const courier_config& cfg, const route_config& route,
+                                           const std::string& endpoint) {
   redrive::request base;
+  if (!endpoint.empty()) {
+    base.select.endpoint = endpoint;
+  }
   base.from = topics_of(route).dlq;
   base.cluster = cluster_of(cfg);
   base.ledger_topic = redrive::default_ledger_topic(base.from);

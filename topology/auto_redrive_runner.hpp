@@ -11,6 +11,9 @@ namespace courier::topology {
 // origin is the route's source, at most `rate` a second and `max` an event, through redrive's
 // ledger (<dlq>.redriven) and transactions: a record is never moved twice, by an event, another
 // instance's or a person's redrive. Connects as the route's consumers do (kafka.properties).
-actors::auto_redrive_runner redrive_runner(const courier_config& cfg, const route_config& route);
+// With `endpoint` (one of a route with several): only the DLQ records of that endpoint
+// (courier.endpoint), which go back to it alone.
+actors::auto_redrive_runner redrive_runner(const courier_config& cfg, const route_config& route,
+                                           const std::string& endpoint = {});
 
 }  // namespace courier::topology

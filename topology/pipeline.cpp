@@ -210,10 +210,17 @@ void pipeline::spawn_graph(const courier_config& cfg) {
 
     const auto cs = consumer_actor_settings_of(cfg, route, options_.drain_timeout);
     g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
-    if (route.auto_redrive) {
-      g.auto_redrive = system_.spawn(actors::auto_redrive_actor, route.name, *route.auto_redrive,
-                                     redrive_runner(cfg, route), g.metrics);
+    if (route.auto_redrive && one) {
+      g.auto_redrive = system_.spawn(actors::auto_redrive_actor, route.name, std::string{},
+                                     *route.auto_redrive, redrive_runner(cfg, route), g.metrics);
       caf::anon_send(g.endpoints.front().breaker, actors::subscribe_atom::value, g.auto_redrive);
+    } else if (route.auto_redrive) {
+      for (auto& e : g.endpoints) {
+        e.auto_redrive =
+            system_.spawn(actors::auto_redrive_actor, route.name, e.name, *route.auto_redrive,
+                          redrive_runner(cfg, route, e.name), g.metrics);
+        caf::anon_send(e.breaker, actors::subscribe_atom::value, e.auto_redrive);
+      }
     }
     if (g.pause_controller) {
       caf::anon_send(g.pause_controller, actors::subscribe_atom::value, g.consumer);
@@ -265,7 +272,7 @@ const stop_report& pipeline::stop() {
       if (e.token_client) {
         e.token_client->shutdown();
       }
-      for (const auto& a : {e.delivery, e.breaker, e.credentials}) {
+      for (const auto& a : {e.delivery, e.breaker, e.credentials, e.auto_redrive}) {
         stop_actor(a);
       }
     }
@@ -305,6 +312,7 @@ std::vector<std::pair<std::string, caf::actor>> pipeline::actors() const {
       add("breaker" + at, e.breaker);
       add("delivery_pool" + at, e.delivery);
       add("credential_keeper" + at, e.credentials);
+      add("auto_redrive" + at, e.auto_redrive);
     }
     if (g.endpoints.empty() || g.delivery != g.endpoints.front().delivery) {
       add("endpoint_fanout" + of, g.delivery);

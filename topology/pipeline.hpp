@@ -41,6 +41,9 @@ struct endpoint_graph {
   caf::actor delivery;
   caf::actor credentials;
   std::shared_ptr<http::client> token_client;
+  // With routes[].auto_redrive on a route with several endpoints: redrives this endpoint's DLQ
+  // records after its breaker's outage (a subscriber of its breaker).
+  caf::actor auto_redrive;
 };
 
 // The actor graph of one route: its endpoints' graphs, the consumer, and between them the
@@ -55,7 +58,8 @@ struct route_graph {
   caf::actor pause_controller;  // follows the joint state of its endpoints' breakers
   caf::actor delivery;          // the consumer's: the endpoint's pool, or the fan-out
   caf::actor consumer;
-  // With routes[].auto_redrive: redrives the route's DLQ after an outage (a breaker subscriber).
+  // With routes[].auto_redrive on a route with one endpoint: redrives the route's DLQ after an
+  // outage (a breaker subscriber); with several, each endpoint has its own.
   caf::actor auto_redrive;
 };
 

@@ -116,9 +116,6 @@ void endpoint_rules(const route_config& r, const std::string& path, secret_check
   if (r.ordering.mode == ordering_mode::key) {
     only_one(key_path(r, r.ordering), "key order is kept per route, not per endpoint");
   }
-  if (r.auto_redrive) {
-    only_one(key_path(r, r.auto_redrive), "it redrives the route's DLQ for one breaker");
-  }
   const auto endpoints = endpoints_of(r);
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     const std::string at = list + "[" + std::to_string(i) + "]";

@@ -70,8 +70,8 @@ struct AutoRedriveActor : ::testing::Test {
     auto_redrive_settings s;
     s.after = 1000ms;
     s.lookback = 60000ms;
-    actor = sys->spawn(actors::auto_redrive_actor, std::string{"shipments"}, s, fake_runner(log),
-                       metrics);
+    actor = sys->spawn(actors::auto_redrive_actor, std::string{"shipments"}, std::string{}, s,
+                       fake_runner(log), metrics);
   }
 
   ~AutoRedriveActor() override {

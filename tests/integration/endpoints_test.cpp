@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/kafka/producer.hpp"
+#include "core/redrive/ledger.hpp"
 #include "core/retry/retry_headers.hpp"
 #include "core/routing/endpoint_fanout.hpp"
 #include "demo/topic_reader.hpp"
@@ -64,11 +65,12 @@ struct shipment {
   std::string key;
 };
 
-std::vector<shipment> produce_shipments(stand& s, std::size_t n) {
+// `from`: the first i, for a batch after the first (n records before it, none between).
+std::vector<shipment> produce_shipments(stand& s, std::size_t n, std::size_t from = 0) {
   static const char* const partners[] = {"acme", "zoom", "other"};
   kafka::producer p{s.cluster.bootstrap_servers()};
   std::vector<shipment> out;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = from; i < from + n; ++i) {
     shipment sh{
         partners[i % 3], i % 2 == 1,
         s.topic + ":" + std::to_string(i % partitions) + ":" + std::to_string(i / partitions)};
@@ -300,6 +302,99 @@ TEST(Endpoints, OnePartnersOutageIsParkedInTheTiersWhileTheOtherDeliversAndNothi
   EXPECT_EQ(acme.snapshot().ok, for_acme.size());
   EXPECT_EQ(zoom.snapshot().ok, for_zoom.size());
   expect_identity(accounting(m));
+}
+
+// routes[].auto_redrive on a route with several endpoints: zoom's outage runs some of its
+// records out of the tiers into the DLQ before its breaker opens (the rest wait in the last
+// tier); once zoom is back and its breaker has been Closed for `after`, zoom's auto-redrive
+// returns its DLQ records to the source, and they go to zoom alone: zoom gets each of its
+// records once, acme nothing twice.
+TEST(Endpoints, AutoRedriveFollowsEachEndpointsBreakerAndReturnsItsDlqRecordsToItAlone) {
+  constexpr std::size_t n = 60;
+  stand s{partitions};
+  receivers rs;
+  auto& acme = rs.add("acme");
+  auto& zoom = rs.add("zoom");
+  zoom.set_chaos(mock::chaos{1.0, 0, 0ms, 0, false});  // 503 to everything
+  // 20 records of zoom's fail three times each (source, two tiers): the breaker opens at the
+  // 50th failure in a row, after about 10 of them reached the DLQ.
+  use_endpoints(s,
+                {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
+                 endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"equals", "zoom"}})},
+                {{"breaker", {{"open_timeout", "500ms"}, {"trip_after", 50}}},
+                 {"retry", {{"initial", "20ms"}, {"max", "100ms"}, {"max_attempts", 1}}},
+                 {"auto_redrive", {{"after", "1s"}, {"lookback", "1m"}, {"rate", 1000}}}});
+  // Redrive's ledger: the mock cluster cannot create a topic when redrive asks.
+  s.cluster.create_topic(redrive::default_ledger_topic(s.dlq), 1);
+  const auto all = produce_shipments(s, n);
+  const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
+  const auto for_zoom = expected(all, [](const shipment& sh) { return sh.partner == "zoom"; });
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& route = p.routes().front();
+  const auto& m = *route.metrics;
+  const auto& zoom_metrics = *route.endpoints.at(1).metrics;
+  ASSERT_TRUE(wait_until([&] { return zoom_metrics.breaker_state.load() == 1; }, 60s))
+      << "zoom's breaker opens";
+  ASSERT_TRUE(wait_until(
+      [&] { return zoom_metrics.deliveries[delivery_counter::dead_lettered].load() > 0; }, 30s))
+      << "some of zoom's records reached the DLQ before its breaker opened";
+
+  zoom.set_chaos(mock::chaos{});
+  // Its breaker closes at the probe of a record that comes now: every earlier one is in the DLQ
+  // or waits in a tier.
+  auto more = produce_shipments(s, 12, n);
+  auto for_zoom_all = for_zoom;
+  for (const auto& sh : more) {
+    if (sh.partner == "zoom") {
+      for_zoom_all.insert(sh.key);
+    }
+  }
+  ASSERT_TRUE(wait_until([&] { return zoom.snapshot().ok >= for_zoom_all.size(); }, 90s))
+      << "zoom delivered: " << zoom.snapshot().ok << " of " << for_zoom_all.size();
+  // Those that were in a tier attempt when it opened reached the DLQ after: all of them count.
+  const auto dead_lettered = zoom_metrics.deliveries[delivery_counter::dead_lettered].load();
+  EXPECT_TRUE(wait_until(
+      [&] { return m.actors[actors::route_counter::auto_redrive_moved].load() == dead_lettered; },
+      30s))
+      << "zoom's auto-redrive returned exactly its " << dead_lettered << " DLQ records, moved "
+      << m.actors[actors::route_counter::auto_redrive_moved].load();
+  EXPECT_EQ(route.endpoints.at(0).metrics->deliveries[delivery_counter::dead_lettered].load(), 0U);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return s.committed_total() == static_cast<long long>(n + more.size() + dead_lettered);
+      },
+      30s))
+      << "committed: " << s.committed_total() << ", the redriven records on the source too";
+  ASSERT_TRUE(s.wait_group_settled(m));
+  {
+    // The route's auto-redrive on the admin port answers with each endpoint's.
+    const std::string token = "it-auto-redrive-token-5e1b";
+    admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), token};
+    admin::admin_listener listener{{"127.0.0.1", 0}};
+    listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
+    const auto got = http_request(listener.port(), boost::beast::http::verb::get,
+                                  "/routes/shipments/auto-redrive", "Bearer " + token);
+    listener.stop();
+    ASSERT_EQ(got.status, 200) << got.body;
+    const auto j = nlohmann::json::parse(got.body);
+    EXPECT_EQ(j.at("endpoints").at("zoom").at("endpoint"), "zoom");
+    EXPECT_EQ(j.at("endpoints").at("zoom").at("events"), 1);
+    EXPECT_EQ(j.at("endpoints").at("acme").at("events"), 0) << "acme's breaker never opened";
+  }
+  p.stop();
+
+  EXPECT_EQ(keys_of(zoom), for_zoom_all);
+  EXPECT_EQ(zoom.snapshot().ok, for_zoom_all.size()) << "each of zoom's records once";
+  auto for_acme_all = for_acme;
+  for (const auto& sh : more) {
+    if (sh.partner == "acme") {
+      for_acme_all.insert(sh.key);
+    }
+  }
+  EXPECT_EQ(keys_of(acme), for_acme_all);
+  EXPECT_EQ(acme.snapshot().ok, for_acme_all.size()) << "the redriven records never went to acme";
 }
 
 // POST /routes/<r>/endpoints/<e>/pause on the admin port: that endpoint's records wait in the
