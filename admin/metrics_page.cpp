@@ -1,6 +1,7 @@
 #include "admin/metrics_page.hpp"
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 #include "core/metrics/exposition.hpp"
@@ -131,11 +132,30 @@ void endpoint_families(exposition& e, const std::vector<route_snapshot>& routes)
        });
 }
 
-// A histogram family, one series per route that has the histogram.
+// Whose a histogram is on a route with several endpoints: its consumer's (one series for the
+// route) or its endpoints' pools' (one series for each endpoint, labelled with its name).
+enum class observed_by : std::uint8_t { consumer, pool };
+
+// A histogram family, one series per route that has the histogram, or per endpoint.
 void histogram(exposition& e, const std::vector<route_snapshot>& routes, std::string_view name,
-               std::string_view help, const metrics::histogram* route_snapshot::*field) {
+               std::string_view help, const metrics::histogram* route_snapshot::*field,
+               observed_by who) {
   e.family(name, help, family_type::histogram);
   for (const auto& r : routes) {
+    switch (who) {
+      case observed_by::pool:
+        if (!r.endpoints.empty()) {
+          for (const auto& ep : r.endpoints) {
+            if (const auto* h = ep.*field) {
+              h->render(e, name, {{"route", r.name}, {"endpoint", ep.name}});
+            }
+          }
+          continue;
+        }
+        break;
+      case observed_by::consumer:
+        break;
+    }
     if (const auto* h = r.*field) {
       h->render(e, name, {{"route", r.name}});
     }
@@ -190,15 +210,15 @@ std::string render_metrics(const std::vector<route_snapshot>& routes,
   endpoint_families(e, routes);
   histogram(e, routes, "courier_delivery_request_duration_seconds",
             "HTTP attempts by duration, from the request handed to the client to its answer.",
-            &route_snapshot::request_seconds);
+            &route_snapshot::request_seconds, observed_by::pool);
   histogram(e, routes, "courier_delivery_latency_seconds",
             "Delivered records by latency, from the record's Kafka timestamp to the webhook's 2xx "
             "(retry tiers included).",
-            &route_snapshot::delivery_seconds);
+            &route_snapshot::delivery_seconds, observed_by::pool);
   histogram(e, routes, "courier_consumer_fetch_latency_seconds",
             "Records taken from a route's source topics by the time from the record's Kafka "
             "timestamp to courier's poll (producer, broker, fetch and prefetch queue).",
-            &route_snapshot::fetch_seconds);
+            &route_snapshot::fetch_seconds, observed_by::consumer);
   e.family("courier_route_info",
            "A route's topics; the value is always 1 (alerts join it for the topic names).",
            family_type::gauge);

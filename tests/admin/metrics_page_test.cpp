@@ -118,6 +118,40 @@ TEST(AdminMetrics, RendersTheRequestDurationHistogramOfEachRoute) {
       text, HasSubstr("courier_delivery_request_duration_seconds_count{route=\"shipments\"} 3\n"));
 }
 
+TEST(AdminMetrics, ARouteWithSeveralEndpointsHasEachEndpointsDurationAndLatencyHistograms) {
+  actors::route_metrics consumer{2.0};
+  actors::route_metrics acme{2.0};
+  actors::route_metrics zoom{2.0};
+  acme.request_seconds.observe(0.003);
+  acme.delivery_seconds.observe(0.5);
+  zoom.request_seconds.observe(0.040);
+  zoom.request_seconds.observe(0.040);
+  consumer.fetch_seconds.observe(0.2);
+  auto route = snapshot_of("shipments", consumer);
+  route.request_seconds = &consumer.request_seconds;
+  route.delivery_seconds = &consumer.delivery_seconds;
+  route.fetch_seconds = &consumer.fetch_seconds;
+  for (auto* m : {&acme, &zoom}) {
+    auto ep = snapshot_of(m == &acme ? "acme" : "zoom", *m);
+    ep.request_seconds = &m->request_seconds;
+    ep.delivery_seconds = &m->delivery_seconds;
+    add_endpoint(route, std::move(ep));
+  }
+  const auto text = render_metrics({route}, "0");
+  EXPECT_THAT(text, HasSubstr("courier_delivery_request_duration_seconds_count{route=\"shipments\","
+                              "endpoint=\"acme\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("courier_delivery_request_duration_seconds_count{route=\"shipments\","
+                              "endpoint=\"zoom\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("courier_delivery_latency_seconds_count{route=\"shipments\","
+                              "endpoint=\"acme\"} 1\n"));
+  EXPECT_THAT(
+      text, Not(HasSubstr("courier_delivery_request_duration_seconds_count{route=\"shipments\"}")))
+      << "the consumer's empty histogram is not the route's";
+  EXPECT_THAT(text,
+              HasSubstr("courier_consumer_fetch_latency_seconds_count{route=\"shipments\"} 1\n"))
+      << "the fetch latency is the consumer's, one for the route";
+}
+
 TEST(AdminMetrics, RendersTheRecordToDeliveryLatencyUpToAnHour) {
   actors::route_metrics m;
   m.delivery_seconds.observe(0.02);
