@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <vector>
@@ -93,6 +94,30 @@ nlohmann::json endpoint_json(const std::string& name, const mock::server& r,
   return e;
 }
 
+// The filter of the endpoint of one partner: its records' x-partner header names it.
+nlohmann::json partner_is(const std::string& partner) {
+  return {{"header", "x-partner"}, {"equals", partner}};
+}
+
+// Receivers acme and zoom, each the endpoint of its partner's records, zoom answering 503 to
+// everything, on the stand's route with `extra` over it.
+std::pair<mock::server*, mock::server*> acme_and_zoom_down(stand& s, receivers& rs,
+                                                           const nlohmann::json& extra);
+
+// The keys of `partner`'s records among `batches`.
+std::set<std::string> keys_for(const std::string& partner,
+                               std::initializer_list<const std::vector<shipment>*> batches) {
+  std::set<std::string> out;
+  for (const auto* batch : batches) {
+    for (const auto& sh : *batch) {
+      if (sh.partner == partner) {
+        out.insert(sh.key);
+      }
+    }
+  }
+  return out;
+}
+
 // The stand's route with these endpoints in place of its url, read as the file would be read.
 void use_endpoints(stand& s, const nlohmann::json& endpoints,
                    const nlohmann::json& extra = nlohmann::json::object()) {
@@ -147,6 +172,18 @@ void expect_identity(const std::map<std::string, std::uint64_t>& a) {
                                   a.at("in_flight"));
 }
 
+std::pair<mock::server*, mock::server*> acme_and_zoom_down(stand& s, receivers& rs,
+                                                           const nlohmann::json& extra) {
+  auto& acme = rs.add("acme");
+  auto& zoom = rs.add("zoom");
+  zoom.set_chaos(mock::chaos{1.0, 0, 0ms, 0, false});  // 503 to everything
+  use_endpoints(s,
+                {endpoint_json("acme", acme, partner_is("acme")),
+                 endpoint_json("zoom", zoom, partner_is("zoom"))},
+                extra);
+  return {&acme, &zoom};
+}
+
 // Runs the route until all `n` records are committed, stops it, and returns its partition
 // accounting, the identity checked.
 std::map<std::string, std::uint64_t> run_until_committed(stand& s, std::size_t n) {
@@ -168,7 +205,7 @@ TEST(Endpoints, DisjointFiltersOnAHeaderSendEachReceiverExactlyItsRecordsAndFilt
   receivers rs;
   auto& acme = rs.add("acme");
   auto& zoom = rs.add("zoom");
-  use_endpoints(s, {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
+  use_endpoints(s, {endpoint_json("acme", acme, partner_is("acme")),
                     endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"in", {"zoom"}}})});
   const auto all = produce_shipments(s, n);
   const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
@@ -191,8 +228,8 @@ TEST(Endpoints, OverlappingFiltersOnAHeaderAndAJsonFieldDeliverARecordToEveryMat
   auto& acme = rs.add("acme");
   auto& zoom = rs.add("zoom");
   auto& express = rs.add("express");
-  use_endpoints(s, {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
-                    endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"equals", "zoom"}}),
+  use_endpoints(s, {endpoint_json("acme", acme, partner_is("acme")),
+                    endpoint_json("zoom", zoom, partner_is("zoom")),
                     endpoint_json("express", express, {{"json", "/type"}, {"equals", "express"}})});
   const auto all = produce_shipments(s, n);
   const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
@@ -262,14 +299,12 @@ TEST(Endpoints, OnePartnersOutageIsParkedInTheTiersWhileTheOtherDeliversAndNothi
   constexpr std::size_t n = 60;
   stand s{partitions};
   receivers rs;
-  auto& acme = rs.add("acme");
-  auto& zoom = rs.add("zoom");
-  zoom.set_chaos(mock::chaos{1.0, 0, 0ms, 0, false});  // 503 to everything
-  use_endpoints(s,
-                {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
-                 endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"equals", "zoom"}})},
-                {{"breaker", {{"open_timeout", "500ms"}, {"trip_after", 3}}},
-                 {"retry", {{"initial", "20ms"}, {"max", "100ms"}, {"max_attempts", 2}}}});
+  auto [acme_at, zoom_at] =
+      acme_and_zoom_down(s, rs,
+                         {{"breaker", {{"open_timeout", "500ms"}, {"trip_after", 3}}},
+                          {"retry", {{"initial", "20ms"}, {"max", "100ms"}, {"max_attempts", 2}}}});
+  auto& acme = *acme_at;
+  auto& zoom = *zoom_at;
   const auto all = produce_shipments(s, n);
   const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
   const auto for_zoom = expected(all, [](const shipment& sh) { return sh.partner == "zoom"; });
@@ -313,22 +348,18 @@ TEST(Endpoints, AutoRedriveFollowsEachEndpointsBreakerAndReturnsItsDlqRecordsToI
   constexpr std::size_t n = 60;
   stand s{partitions};
   receivers rs;
-  auto& acme = rs.add("acme");
-  auto& zoom = rs.add("zoom");
-  zoom.set_chaos(mock::chaos{1.0, 0, 0ms, 0, false});  // 503 to everything
   // 20 records of zoom's fail three times each (source, two tiers): the breaker opens at the
   // 50th failure in a row, after about 10 of them reached the DLQ.
-  use_endpoints(s,
-                {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
-                 endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"equals", "zoom"}})},
-                {{"breaker", {{"open_timeout", "500ms"}, {"trip_after", 50}}},
-                 {"retry", {{"initial", "20ms"}, {"max", "100ms"}, {"max_attempts", 1}}},
-                 {"auto_redrive", {{"after", "1s"}, {"lookback", "1m"}, {"rate", 1000}}}});
+  auto [acme_at, zoom_at] =
+      acme_and_zoom_down(s, rs,
+                         {{"breaker", {{"open_timeout", "500ms"}, {"trip_after", 50}}},
+                          {"retry", {{"initial", "20ms"}, {"max", "100ms"}, {"max_attempts", 1}}},
+                          {"auto_redrive", {{"after", "1s"}, {"lookback", "1m"}, {"rate", 1000}}}});
+  auto& acme = *acme_at;
+  auto& zoom = *zoom_at;
   // Redrive's ledger: the mock cluster cannot create a topic when redrive asks.
   s.cluster.create_topic(redrive::default_ledger_topic(s.dlq), 1);
   const auto all = produce_shipments(s, n);
-  const auto for_acme = expected(all, [](const shipment& sh) { return sh.partner == "acme"; });
-  const auto for_zoom = expected(all, [](const shipment& sh) { return sh.partner == "zoom"; });
 
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
@@ -344,13 +375,8 @@ TEST(Endpoints, AutoRedriveFollowsEachEndpointsBreakerAndReturnsItsDlqRecordsToI
   zoom.set_chaos(mock::chaos{});
   // Its breaker closes at the probe of a record that comes now: every earlier one is in the DLQ
   // or waits in a tier.
-  auto more = produce_shipments(s, 12, n);
-  auto for_zoom_all = for_zoom;
-  for (const auto& sh : more) {
-    if (sh.partner == "zoom") {
-      for_zoom_all.insert(sh.key);
-    }
-  }
+  const auto more = produce_shipments(s, 12, n);
+  const auto for_zoom_all = keys_for("zoom", {&all, &more});
   ASSERT_TRUE(wait_until([&] { return zoom.snapshot().ok >= for_zoom_all.size(); }, 90s))
       << "zoom delivered: " << zoom.snapshot().ok << " of " << for_zoom_all.size();
   // Those that were in a tier attempt when it opened reached the DLQ after: all of them count.
@@ -387,12 +413,7 @@ TEST(Endpoints, AutoRedriveFollowsEachEndpointsBreakerAndReturnsItsDlqRecordsToI
 
   EXPECT_EQ(keys_of(zoom), for_zoom_all);
   EXPECT_EQ(zoom.snapshot().ok, for_zoom_all.size()) << "each of zoom's records once";
-  auto for_acme_all = for_acme;
-  for (const auto& sh : more) {
-    if (sh.partner == "acme") {
-      for_acme_all.insert(sh.key);
-    }
-  }
+  const auto for_acme_all = keys_for("acme", {&all, &more});
   EXPECT_EQ(keys_of(acme), for_acme_all);
   EXPECT_EQ(acme.snapshot().ok, for_acme_all.size()) << "the redriven records never went to acme";
 }
@@ -406,8 +427,8 @@ TEST(Endpoints, AnOperatorPausesOneEndpointWhileTheOtherDeliversAndItsResumeDeli
   receivers rs;
   auto& acme = rs.add("acme");
   auto& zoom = rs.add("zoom");
-  use_endpoints(s, {endpoint_json("acme", acme, {{"header", "x-partner"}, {"equals", "acme"}}),
-                    endpoint_json("zoom", zoom, {{"header", "x-partner"}, {"equals", "zoom"}})});
+  use_endpoints(s, {endpoint_json("acme", acme, partner_is("acme")),
+                    endpoint_json("zoom", zoom, partner_is("zoom"))});
   s.cfg.admin.token = token;
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
