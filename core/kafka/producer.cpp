@@ -84,12 +84,16 @@ void producer::produce(const std::string& topic, std::int32_t partition,
 std::vector<std::string> producer::learn_topics(const std::vector<std::string>& topics,
                                                 std::chrono::milliseconds timeout) {
   std::vector<std::string> unknown;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (const auto& topic : topics) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     const topic_ptr handle{rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr)};
     const rd_kafka_metadata_t* described = nullptr;
-    const auto err = handle ? rd_kafka_metadata(rk_.get(), /*all_topics=*/0, handle.get(),
-                                                &described, static_cast<int>(timeout.count()))
-                            : RD_KAFKA_RESP_ERR__INVALID_ARG;
+    const auto err = handle && left.count() > 0
+                         ? rd_kafka_metadata(rk_.get(), /*all_topics=*/0, handle.get(), &described,
+                                             static_cast<int>(left.count()))
+                         : RD_KAFKA_RESP_ERR__TIMED_OUT;
     const metadata_ptr owned{described};
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR || described == nullptr || described->topic_cnt != 1 ||
         described->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) {

@@ -55,7 +55,8 @@ class producer {
   // Asks the broker for each topic's metadata now, so that the first record for it is not held
   // while librdkafka looks an unknown topic up (once a second, librdkafka #3202): a route's
   // first tier write after its partner went down would wait that long. Returns the topics the
-  // broker did not describe within `timeout` each (their first record waits for the lookup).
+  // broker did not describe within `timeout`, for all of them (their first record waits for
+  // the lookup).
   std::vector<std::string> learn_topics(const std::vector<std::string>& topics,
                                         std::chrono::milliseconds timeout);
 
