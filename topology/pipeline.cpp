@@ -210,15 +210,13 @@ void pipeline::spawn_graph(const courier_config& cfg) {
 
     const auto cs = consumer_actor_settings_of(cfg, route, options_.drain_timeout);
     g.consumer = system_.spawn<caf::detached>(actors::consumer_actor, cs, g.delivery, g.metrics);
-    if (route.auto_redrive && one) {
-      g.auto_redrive = system_.spawn(actors::auto_redrive_actor, route.name, std::string{},
-                                     *route.auto_redrive, redrive_runner(cfg, route), g.metrics);
-      caf::anon_send(g.endpoints.front().breaker, actors::subscribe_atom::value, g.auto_redrive);
-    } else if (route.auto_redrive) {
+    if (route.auto_redrive) {
+      // Each endpoint's breaker drives its own; a route with one has one, over its whole DLQ.
       for (auto& e : g.endpoints) {
+        const std::string endpoint = one ? std::string{} : e.name;
         e.auto_redrive =
-            system_.spawn(actors::auto_redrive_actor, route.name, e.name, *route.auto_redrive,
-                          redrive_runner(cfg, route, e.name), g.metrics);
+            system_.spawn(actors::auto_redrive_actor, route.name, endpoint, *route.auto_redrive,
+                          redrive_runner(cfg, route, endpoint), g.metrics);
         caf::anon_send(e.breaker, actors::subscribe_atom::value, e.auto_redrive);
       }
     }
@@ -277,7 +275,7 @@ const stop_report& pipeline::stop() {
       }
     }
     const bool fanout = g.endpoints.empty() || g.delivery != g.endpoints.front().delivery;
-    for (const auto& a : {fanout ? g.delivery : caf::actor{}, g.pause_controller, g.auto_redrive}) {
+    for (const auto& a : {fanout ? g.delivery : caf::actor{}, g.pause_controller}) {
       stop_actor(a);
     }
   }
@@ -319,7 +317,6 @@ std::vector<std::pair<std::string, caf::actor>> pipeline::actors() const {
     }
     add("pause_controller" + of, g.pause_controller);
     add("consumer" + of, g.consumer);
-    add("auto_redrive" + of, g.auto_redrive);
   }
   return out;
 }

@@ -41,8 +41,8 @@ struct endpoint_graph {
   caf::actor delivery;
   caf::actor credentials;
   std::shared_ptr<http::client> token_client;
-  // With routes[].auto_redrive on a route with several endpoints: redrives this endpoint's DLQ
-  // records after its breaker's outage (a subscriber of its breaker).
+  // With routes[].auto_redrive: redrives the DLQ records of this endpoint (of a route with one:
+  // the route's) after its breaker's outage (a subscriber of its breaker).
   caf::actor auto_redrive;
 };
 
@@ -58,9 +58,6 @@ struct route_graph {
   caf::actor pause_controller;  // follows the joint state of its endpoints' breakers
   caf::actor delivery;          // the consumer's: the endpoint's pool, or the fan-out
   caf::actor consumer;
-  // With routes[].auto_redrive on a route with one endpoint: redrives the route's DLQ after an
-  // outage (a breaker subscriber); with several, each endpoint has its own.
-  caf::actor auto_redrive;
 };
 
 // How the graph stopped: each actor that ended otherwise than it was asked to (a consumer whose
