@@ -1,5 +1,6 @@
 #include "core/kafka/watermark_prober.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -25,10 +26,8 @@ std::map<partition_id, watermarks> watermark_prober::ask(
     // Only what is asked about now: a partition no longer asked about (resumed, revoked) is
     // forgotten.
     for (auto it = found_.begin(); it != found_.end();) {
-      bool asked = false;
-      for (const auto& p : partitions) {
-        asked = asked || p == it->first;
-      }
+      const bool asked =
+          std::find(partitions.begin(), partitions.end(), it->first) != partitions.end();
       it = asked ? std::next(it) : found_.erase(it);
     }
     latest = found_;
