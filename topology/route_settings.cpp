@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "core/http/endpoint.hpp"
 #include "core/kafka/admin.hpp"
 #include "core/model/decimal.hpp"
+#include "core/routing/endpoint_fanout.hpp"
 #include "topology/tier_scan.hpp"
 #include "topology/topics.hpp"
 
@@ -29,6 +31,24 @@ std::chrono::milliseconds commit_interval(const kafka_config& k) {
     ms = parse_decimal<std::int64_t>(it->second).value_or(librdkafka_default_ms);
   }
   return std::chrono::milliseconds{std::max(ms, shortest_ms)};
+}
+
+// ordering "key" on a route with several endpoints: each record's key is ordered within the one
+// endpoint it goes to (what the fan-out sends it to: config allows key order only with
+// endpoint_from, one endpoint per record); a record for none goes unordered.
+ordered_intake::key_scope order_scope_of(const route_config& route) {
+  if (route.ordering.mode == ordering_mode::none || route.endpoints.size() < 2) {
+    return {};
+  }
+  auto routing =
+      std::make_shared<const routing::endpoint_routing>(routing_of(route, endpoints_of(route)));
+  return [routing, source = route.topic](const record& r) -> std::optional<std::string> {
+    const auto d = routing::endpoints_for(*routing, r, source);
+    if (d.endpoints.size() != 1) {
+      return std::nullopt;
+    }
+    return routing->rules()[d.endpoints.front()].name;
+  };
 }
 
 // The courier process a receipt names: host:pid.
@@ -105,6 +125,7 @@ actors::consumer_actor_settings consumer_actor_settings_of(
   cs.core.head_of_line_records = route.head_of_line_records;
   cs.core.head_of_line_age = route.head_of_line_age;
   cs.core.ordering = route.ordering;
+  cs.core.order_scope = order_scope_of(route);
   cs.core.source_topic = topics.source;
   switch (route.ordering.mode) {
     case ordering_mode::none:

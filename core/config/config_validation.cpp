@@ -107,14 +107,11 @@ void endpoint_rules(const route_config& r, const std::string& path, secret_check
                        "set either url (or WEBHOOK_URL) or endpoints, not both: each endpoint "
                        "has its own url"};
   }
-  const auto only_one = [&](const std::string& key, const char* why) {
-    if (r.endpoints.size() > 1) {
-      throw config_error{join_key(path, key),
-                         std::string{"is not available with several "} + "endpoints yet: " + why};
-    }
-  };
-  if (r.ordering.mode == ordering_mode::key) {
-    only_one(key_path(r, r.ordering), "key order is kept per route, not per endpoint");
+  if (r.ordering.mode == ordering_mode::key && r.endpoints.size() > 1 && !r.endpoint_from.value) {
+    throw config_error{join_key(path, key_path(r, r.ordering)),
+                       "\"key\" on a route with several endpoints needs endpoint_from: key order "
+                       "is kept per endpoint and key, one endpoint per record (filters that send "
+                       "a record to several endpoints would tie their order together)"};
   }
   const auto endpoints = endpoints_of(r);
   for (std::size_t i = 0; i < endpoints.size(); ++i) {

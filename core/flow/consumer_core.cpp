@@ -34,7 +34,7 @@ consumer_core::consumer_core(consumer_core_settings settings, consumer_backend& 
       io_(io),
       book_settings_{settings_.max_in_flight_per_partition, settings_.max_in_flight,
                      settings_.head_of_line_records, settings_.head_of_line_age.count()},
-      ordered_(settings_.ordering, settings_.source_topic) {}
+      ordered_(settings_.ordering, settings_.source_topic, settings_.order_scope) {}
 
 void consumer_core::assign(const std::vector<assigned_partition>& ps, std::int64_t now_ms) {
   for (const auto& a : ps) {

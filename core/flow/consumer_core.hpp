@@ -71,6 +71,9 @@ struct consumer_core_settings {
   // routes[].ordering: with "key", a record with a key is handed out only once every earlier
   // record of its key in its source partition was delivered or dead-lettered (key_order).
   key_ordering ordering;
+  // With "key" on a route with several endpoints: the endpoint each record goes to, whose order
+  // its key is kept in (ordered_intake); unset: the route's order.
+  ordered_intake::key_scope order_scope;
   // The route's source topic: with ordering "key", the only topic whose partitions have a book.
   std::string source_topic;
 };

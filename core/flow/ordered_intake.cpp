@@ -7,8 +7,8 @@
 
 namespace courier {
 
-ordered_intake::ordered_intake(key_ordering ordering, std::string source_topic)
-    : ordering_(ordering), source_topic_(std::move(source_topic)) {}
+ordered_intake::ordered_intake(key_ordering ordering, std::string source_topic, key_scope scope)
+    : ordering_(ordering), source_topic_(std::move(source_topic)), scope_(std::move(scope)) {}
 
 void ordered_intake::park_dead_lettered(const partition_id& p, done_offsets origins) {
   if (origins.empty() || ordering_.mode != ordering_mode::key ||
@@ -50,8 +50,12 @@ std::optional<partition_id> ordered_intake::enter(const record& r, bool from_tie
   } else if (from_tier) {
     return std::nullopt;  // a tier record courier did not write: no place in the source's order
   }
+  const auto key = order_key(r);
+  if (!key) {
+    return std::nullopt;
+  }
   auto& b = book_of(r.partition);
-  b.order.enter(*r.key, origin_offset, {r.topic, r.partition, r.offset}, now_ms);
+  b.order.enter(*key, origin_offset, {r.topic, r.partition, r.offset}, now_ms);
   copies_[partition_id{r.topic, r.partition}].insert(r.offset);
   return partition_id{source_topic_, r.partition};
 }
@@ -157,6 +161,21 @@ std::optional<ordered_intake::book_status> ordered_intake::status(const partitio
   }
   const auto& order = b->second.order;
   return book_status{order.parked_keys(), order.followers(), order.oldest_parked_since_ms()};
+}
+
+std::optional<std::string> ordered_intake::order_key(const record& r) const {
+  if (!scope_) {
+    return r.key;
+  }
+  auto endpoint = scope_(r);
+  if (!endpoint) {
+    return std::nullopt;
+  }
+  // The name cannot hold the separator (config: letters, digits, '.', '_', '-'), so the pair
+  // reads back one way only.
+  endpoint->push_back('\0');
+  endpoint->append(*r.key);
+  return endpoint;
 }
 
 ordered_intake::order_book& ordered_intake::book_of(std::int32_t partition) {

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,9 +31,18 @@ namespace courier {
 // so a tier record of partition n whose courier.origin.* names the source's partition n takes
 // its origin's place in the book of n, and every copy a partition holds is in the book of its
 // number. With ordering "none" it orders nothing and allocates nothing.
+//
+// On a route with several endpoints the order is kept per endpoint and key (each partner waits
+// only for its own earlier records, so one partner's outage parks none of another's keys): a
+// scope names the endpoint a record goes to, and the book orders the pair. A record the scope
+// names no endpoint for (it goes to none, or its name is unknown) goes unordered.
 class ordered_intake {
  public:
-  ordered_intake(key_ordering ordering, std::string source_topic);
+  // The one endpoint a record (from the source or a tier) goes to; none: it goes unordered.
+  using key_scope = std::function<std::optional<std::string>(const record&)>;
+
+  // Without a scope, the order is the route's (one endpoint).
+  ordered_intake(key_ordering ordering, std::string source_topic, key_scope scope = {});
 
   // What a book released: the records of its keys that may go now (the core hands them out).
   struct released {
@@ -105,9 +115,12 @@ class ordered_intake {
 
   // The book of the source partition of this number, made on first use.
   order_book& book_of(std::int32_t partition);
+  // What the book orders the record by: its key, or its endpoint and key; none: unordered.
+  [[nodiscard]] std::optional<std::string> order_key(const record& r) const;
 
   key_ordering ordering_;
   std::string source_topic_;
+  key_scope scope_;
   std::map<partition_id, order_book> books_;  // by source partition
   // Per partition taken from (the source's or a tier's), the offsets of its copies in the book
   // of its number.

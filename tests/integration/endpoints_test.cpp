@@ -470,5 +470,83 @@ TEST(Endpoints, AnOperatorPausesOneEndpointWhileTheOtherDeliversAndItsResumeDeli
   expect_identity(accounting(m));
 }
 
+// ordering "key" on a route that selects one endpoint per record: each endpoint keeps its own
+// order of a key. Every key has records for both partners; zoom is down, so each of its keys
+// parks behind a record in a tier, and acme's records of the same keys do not wait for them
+// (under one order per route they would). Once zoom is back, its records of each key arrive in
+// offset order, each once.
+TEST(Endpoints, KeyOrderIsKeptPerEndpointSoOnePartnersParkedKeysHoldNoneOfTheOthersRecords) {
+  constexpr std::size_t n = 120;
+  constexpr std::size_t keys = 6;  // key j = i % 6 is in partition j % 2, as i % 2
+  stand s{partitions};
+  receivers rs;
+  auto& acme = rs.add("acme");
+  auto& zoom = rs.add("zoom");
+  zoom.set_chaos(mock::chaos{1.0, 0, 0ms, 0, false});
+  use_endpoints(s, {endpoint_json("acme", acme), endpoint_json("zoom", zoom)},
+                {{"endpoint_from", {{"header", "x-partner"}}},
+                 {"ordering", "key"},
+                 {"breaker", {{"open_timeout", "500ms"}, {"trip_after", 3}}},
+                 {"retry", {{"initial", "20ms"}, {"max", "100ms"}, {"max_attempts", 2}}}});
+  // Record i: key ship-(i % 6), to acme when (i / 2) is even, else zoom: each key alternates.
+  std::set<std::string> for_acme;
+  std::set<std::string> for_zoom;
+  std::map<std::string, std::string> key_of;  // Idempotency-Key -> Kafka key
+  {
+    kafka::producer producer{s.cluster.bootstrap_servers()};
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string partner = (i / 2) % 2 == 0 ? "acme" : "zoom";
+      const std::string key = "ship-" + std::to_string(i % keys);
+      const std::string at =
+          s.topic + ":" + std::to_string(i % partitions) + ":" + std::to_string(i / partitions);
+      (partner == "acme" ? for_acme : for_zoom).insert(at);
+      key_of.emplace(at, key);
+      producer.produce(s.topic, static_cast<std::int32_t>(i % partitions), key,
+                       nlohmann::json{{"id", i}}.dump(), header_list{{"x-partner", partner}});
+    }
+    producer.flush(10s);
+    s.seeded += n;
+  }
+
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  const auto& zoom_metrics = *p.routes().front().endpoints.at(1).metrics;
+  ASSERT_TRUE(wait_until([&] { return zoom_metrics.breaker_state.load() == 1; }, 30s))
+      << "zoom's breaker opens";
+  ASSERT_TRUE(wait_until([&] { return acme.snapshot().ok >= for_acme.size(); }, 60s))
+      << "acme delivered " << acme.snapshot().ok << " of " << for_acme.size()
+      << ": its records of keys zoom parked must not wait for zoom";
+  EXPECT_EQ(zoom.snapshot().ok, 0U);
+  for (const auto& part : m.partitions.snapshot()) {
+    EXPECT_TRUE(part.reasons.empty())
+        << "no partition paused for one partner's outage: " << part.id.topic << "["
+        << part.id.partition << "]";
+  }
+
+  zoom.set_chaos(mock::chaos{});
+  ASSERT_TRUE(wait_until([&] { return zoom.snapshot().ok >= for_zoom.size(); }, 60s))
+      << "zoom delivered: " << zoom.snapshot().ok;
+  ASSERT_TRUE(wait_until([&] { return s.committed_total() == static_cast<long long>(n); }, 30s))
+      << "committed: " << s.committed_total();
+  ASSERT_TRUE(s.wait_group_settled(m));
+  p.stop();
+
+  EXPECT_EQ(keys_of(acme), for_acme);
+  EXPECT_EQ(keys_of(zoom), for_zoom) << "every record of the partner that was down";
+  EXPECT_EQ(zoom.snapshot().ok, for_zoom.size()) << "each once";
+  for (const auto* receiver : {&acme, &zoom}) {
+    std::map<std::string, std::int64_t> last;  // per key, the offset of its last arrival
+    for (const auto& a : receiver->arrivals()) {
+      const auto offset = std::stoll(a.idempotency_key.substr(a.idempotency_key.rfind(':') + 1));
+      auto [at, first] = last.emplace(key_of.at(a.idempotency_key), offset);
+      EXPECT_TRUE(first || at->second < offset)
+          << a.idempotency_key << " of " << at->first << " arrived after offset " << at->second;
+      at->second = offset;
+    }
+  }
+  expect_identity(accounting(m));
+}
+
 }  // namespace
 }  // namespace courier::testing

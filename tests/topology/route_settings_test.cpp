@@ -3,6 +3,7 @@
 #include "topology/route_settings.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace courier::topology {
 namespace {
@@ -82,6 +83,35 @@ TEST(RouteSettings, TheTokenClientIsTheRoutesClientWithTwoConnections) {
   const auto t = token_client_settings(r);
   EXPECT_EQ(t.max_connections, 2U);
   EXPECT_TRUE(t.allow_private_targets);
+}
+
+TEST(RouteSettings, KeyOrderOnARouteWithSeveralEndpointsIsScopedToTheEndpointARecordGoesTo) {
+  const nlohmann::json route{{"name", "shipments"},
+                             {"topic", "brew.shipments.v1"},
+                             {"hmac_secret", "hmac"},
+                             {"ordering", "key"},
+                             {"endpoint_from", {{"header", "x-partner"}}},
+                             {"endpoints",
+                              {{{"name", "acme"}, {"url", "https://acme.example/in"}},
+                               {{"name", "zoom"}, {"url", "https://zoom.example/in"}}}}};
+  auto cfg = parse_config(nlohmann::json{{"routes", {route}}});
+  validate(cfg);
+  const auto cs = consumer_actor_settings_of(cfg, cfg.routes[0], 1s);
+  ASSERT_TRUE(cs.core.order_scope);
+  record r;
+  r.topic = "brew.shipments.v1";
+  r.key = "ship-1";
+  r.headers = {{"x-partner", "zoom"}};
+  EXPECT_EQ(cs.core.order_scope(r), std::optional<std::string>{"zoom"});
+  r.headers = {{"x-partner", "nobody"}};
+  EXPECT_EQ(cs.core.order_scope(r), std::nullopt) << "for no endpoint: unordered";
+  r.topic = "brew.shipments.v1.retry-5s";
+  r.headers = {{"courier.endpoint", "acme"}};
+  EXPECT_EQ(cs.core.order_scope(r), std::optional<std::string>{"acme"}) << "a tier copy's own";
+
+  cfg.routes[0].endpoints.resize(1);
+  EXPECT_FALSE(consumer_actor_settings_of(cfg, cfg.routes[0], 1s).core.order_scope)
+      << "one endpoint: the route's order, as before";
 }
 
 }  // namespace

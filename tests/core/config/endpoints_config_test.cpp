@@ -161,10 +161,19 @@ TEST(EndpointsConfig, AnEndpointsMaxInFlightIsAShareOfItsRoutes) {
   EXPECT_THAT(e.problem(), HasSubstr("share"));
 }
 
-TEST(EndpointsConfig, KeyOrderIsRefusedWithSeveralEndpointsForNowAutoRedriveIsPerEndpoint) {
+TEST(EndpointsConfig, KeyOrderNeedsOneEndpointPerRecordAutoRedriveIsPerEndpoint) {
   auto route = three_partners();
   route["ordering"] = "key";
-  EXPECT_EQ(validate_error_of(doc_with(route)).key(), "routes[0].ordering");
+  const auto e = validate_error_of(doc_with(route));
+  EXPECT_EQ(e.key(), "routes[0].ordering");
+  EXPECT_THAT(e.problem(), HasSubstr("needs endpoint_from"));
+  auto selected = route;
+  selected["endpoint_from"] = {{"header", "x-partner"}};
+  for (auto& endpoint : selected["endpoints"]) {
+    endpoint.erase("filter");
+  }
+  EXPECT_NO_THROW(validate(parse_config(doc_with(selected))))
+      << "one endpoint per record: its key is ordered within that endpoint";
   route.erase("ordering");
   route["auto_redrive"] = json::object();
   const auto cfg = parse_config(doc_with(route));

@@ -166,5 +166,52 @@ TEST(OrderedIntake, TheBooksStayAtOnePerSourcePartitionWhateverTheTierRecordsNam
   EXPECT_EQ(in.book_count(), 0U);
 }
 
+// A route with several endpoints: the one a record goes to is read from its "to" header.
+ordered_intake by_endpoint() {
+  return ordered_intake{by_key(), p0.topic, [](const record& r) -> std::optional<std::string> {
+                          if (const auto to = find_header(r.headers, "to")) {
+                            return std::string{*to};
+                          }
+                          return std::nullopt;
+                        }};
+}
+
+record keyed_for(const std::string& endpoint, std::int64_t offset, const std::string& key) {
+  auto r = keyed(p0, offset, key);
+  r.headers = {{"to", endpoint}};
+  return r;
+}
+
+TEST(OrderedIntake, WithSeveralEndpointsAKeyIsOrderedWithinEachEndpointAlone) {
+  auto in = by_endpoint();
+  // b's record of key 42 is parked in a tier (its partner is down); a's records of the same key
+  // do not wait for it, b's later one does.
+  auto parked = tier_copy(0, p0, 0, "42");
+  parked.headers.emplace_back("to", "b");
+  ASSERT_TRUE(in.enter(parked, true, 0));
+  for (const auto& r :
+       {keyed_for("a", 1, "42"), keyed_for("b", 2, "42"), keyed_for("a", 3, "42")}) {
+    ASSERT_TRUE(in.enter(r, false, 0));
+  }
+  EXPECT_EQ(in.admit(keyed_for("a", 1, "42")), key_order::verdict::attempt)
+      << "a's first record of the key waits for nothing of b's";
+  ASSERT_EQ(in.admit(keyed_for("b", 2, "42")), key_order::verdict::follow);
+  (void)in.follow(keyed_for("b", 2, "42"));
+  EXPECT_EQ(in.admit(keyed_for("a", 3, "42")), key_order::verdict::follow)
+      << "behind a's own earlier record of the key";
+  (void)in.follow(keyed_for("a", 3, "42"));
+
+  auto released = in.finish(p0, 1, delivery_end::delivered, 1);
+  ASSERT_TRUE(released);
+  EXPECT_EQ(offsets(released->go), (std::vector<std::int64_t>{3})) << "a's next, not b's";
+  released = in.finish(tier0, 0, delivery_end::delivered, 2);
+  ASSERT_TRUE(released);
+  EXPECT_EQ(offsets(released->go), (std::vector<std::int64_t>{2})) << "b's, once b's parked one is";
+
+  auto nowhere = keyed(p0, 4, "42");
+  EXPECT_EQ(in.enter(nowhere, false, 0), std::nullopt) << "for no endpoint: unordered";
+  EXPECT_EQ(in.admit(nowhere), key_order::verdict::attempt);
+}
+
 }  // namespace
 }  // namespace courier
