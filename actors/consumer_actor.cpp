@@ -292,11 +292,19 @@ void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes) {
   }
   if (failed > 0) {
     st.metrics->actors[route_counter::commit_failures] += failed;
-    log::warn("offset commit failed", {{"route", st.settings.route},
-                                       {"partitions", failed},
-                                       {"partition", name_of(first_failure->partition)},
-                                       {"offset", first_failure->offset},
-                                       {"error", first_failure->error}});
+    if (const auto line = st.commit_log.failed(failed, now_ms(self))) {
+      log::warn("offset commit failed", {{"route", st.settings.route},
+                                         {"partitions", line->failed},
+                                         {"run_ms", line->run_ms},
+                                         {"partition", name_of(first_failure->partition)},
+                                         {"offset", first_failure->offset},
+                                         {"error", first_failure->error}});
+    }
+  } else if (const auto line =
+               outcomes.empty() ? std::nullopt : st.commit_log.succeeded(now_ms(self))) {
+    log::info(
+      "offset commits taken again",
+      {{"route", st.settings.route}, {"failed_before", line->failed}, {"run_ms", line->run_ms}});
   }
 }
 

@@ -14,6 +14,7 @@
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "core/flow/consumer_core.hpp"
+#include "core/flow/commit_failures.hpp"
 #include "core/flow/fetch_starvation.hpp"
 #include "core/flow/revoke_drain.hpp"
 #include "core/kafka/consumer.hpp"
@@ -63,6 +64,9 @@ struct consumer_actor_settings {
 
 struct consumer_actor_state;
 
+// A run of failed commits takes a log line at most this often (and one at each end).
+inline constexpr std::int64_t commit_failures_log_interval_ms = 5000;
+
 // The revoke drain's I/O (carried out in actors/consumer_actor.cpp): the last commit of the
 // partitions given up, librdkafka's complete_revoke, the deadline timer, the log lines, and what
 // follows a give-up (statuses, the quota share, a drain that may end).
@@ -86,6 +90,8 @@ struct consumer_actor_state {
   std::optional<consumer_io> io;
   std::optional<consumer_core> core;
   std::optional<fetch_starvation> starvation;
+  // A run of failed commits (a broker outage) takes a few log lines, not one per commit.
+  commit_failures commit_log{commit_failures_log_interval_ms};
   std::int64_t starvation_logged_ms = 0;      // Unix ms of the last warning about it
   std::uint64_t source_pause_flips_seen = 0;  // the core's source_pause_flips() last told it
   caf::actor_clock::time_point last_poll{};

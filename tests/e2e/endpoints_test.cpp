@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <fstream>
 #include <iostream>
@@ -230,6 +231,120 @@ TEST(EndToEndEndpoints, APartnerDownThroughAJoinAndASigkillLosesNothing) {
     std::cout << "delivered again: " << r->snapshot().duplicates << std::endl;
     EXPECT_LE(r->snapshot().duplicates, uncommitted + 8U * max_in_flight)
         << "nothing committed before the kill is delivered again";
+  }
+}
+
+// ordering "key" with one endpoint per record (endpoint_from): zoom answers 503 to everything
+// while acme and bolt answer; every key has records for all three. acme and bolt get all of
+// theirs during zoom's outage (zoom's parked keys hold none of their records) with no source
+// partition paused; once zoom is back it gets each of its records once, and every receiver saw
+// each key's records in offset order.
+TEST(EndToEndEndpoints, KeyOrderPerEndpointHoldsThroughOnePartnersOutageWhileTheOthersFlow) {
+  constexpr int key_partitions = 4;
+  constexpr std::size_t total = 1500;
+  constexpr std::size_t keys = 30;  // key k = i % 30, in partition k % 4
+  static const char* const partners[] = {"acme", "zoom", "bolt"};
+  std::map<std::string, std::unique_ptr<mock::server>> receivers;
+  for (const char* partner : partners) {
+    receivers[partner] = in_process_receiver();
+  }
+  auto& zoom = *receivers.at("zoom");
+  zoom.set_chaos(mock::chaos{1.0, 0, std::chrono::milliseconds{0}, 0, false});
+  const auto group = unique_name("endpoints-order-group");
+  const auto topic = unique_name("endpoints-order");
+  nlohmann::json endpoints = nlohmann::json::array();
+  for (const char* partner : partners) {
+    endpoints.push_back({{"name", partner}, {"url", receivers.at(partner)->url()}});
+  }
+  const nlohmann::json route{
+      {"name", "shipments"},
+      {"topic", topic},
+      {"hmac_secret", e2e_secret()},
+      {"allow_private_targets", true},
+      {"ordering", "key"},
+      {"endpoint_from", {{"header", "x-partner"}}},
+      {"max_in_flight", 64},
+      {"retry_tiers", {"1s", "2s"}},
+      {"retry", {{"initial", "20ms"}, {"max", "200ms"}, {"max_attempts", 2}}},
+      {"breaker", {{"trip_after", 3}, {"open_timeout", "1s"}}},
+      {"endpoints", endpoints}};
+  auto cfg = parse_config({{"kafka", {{"brokers", kafka_environment::bootstrap()}}},
+                           {"routes", nlohmann::json::array({route})}});
+  cfg.kafka.group_id = group;
+  cfg.kafka.properties = courier::testing::fast_group();
+  cfg.kafka.properties["fetch.wait.max.ms"] = "50";
+  validate(cfg);
+  create_route_topics(cfg, key_partitions);
+
+  // Record i: key ship-(i % 30), for partners[(i / 30) % 3]: each key's records go to each
+  // partner in turn.
+  std::map<std::string, std::set<std::string>> expected_by;  // partner -> Idempotency-Keys
+  std::map<std::string, std::string> key_of;                 // Idempotency-Key -> Kafka key
+  {
+    kafka::producer producer{kafka_environment::bootstrap()};
+    std::map<std::int32_t, std::int64_t> next_offset;
+    for (std::size_t i = 0; i < total; ++i) {
+      const std::string partner = partners[(i / keys) % 3];
+      const auto k = i % keys;
+      const auto partition = static_cast<std::int32_t>(k % key_partitions);
+      const std::string at =
+          topic + ":" + std::to_string(partition) + ":" + std::to_string(next_offset[partition]++);
+      expected_by[partner].insert(at);
+      key_of.emplace(at, "ship-" + std::to_string(k));
+      producer.produce(topic, partition, "ship-" + std::to_string(k),
+                       nlohmann::json{{"id", i}}.dump(), header_list{{"x-partner", partner}});
+    }
+    producer.flush(30s);
+    ASSERT_EQ(producer.failed(), 0U);
+  }
+
+  caf::actor_system_config sys_cfg;
+  actors::add_message_types(sys_cfg);
+  caf::actor_system sys{sys_cfg};
+  topology::pipeline p{sys, cfg, {}};
+  const auto& m = *p.routes().front().metrics;
+  const auto answered_all = [&](const char* partner) {
+    return keys_of(*receivers.at(partner)) == expected_by.at(partner);
+  };
+  ASSERT_TRUE(wait_until([&] { return answered_all("acme") && answered_all("bolt"); }, 90s))
+      << "acme " << keys_of(*receivers.at("acme")).size() << " of " << expected_by.at("acme").size()
+      << ", bolt " << keys_of(*receivers.at("bolt")).size() << " of "
+      << expected_by.at("bolt").size()
+      << ": their records of the keys zoom parked must not wait for zoom";
+  EXPECT_EQ(zoom.snapshot().ok, 0U) << "zoom is down";
+  for (const auto& part : m.partitions.snapshot()) {
+    if (part.id.topic != topic) {
+      continue;  // a retry tier waits for its next record's due time (retry_due)
+    }
+    std::string reasons;
+    for (const auto r : part.reasons) {
+      reasons += std::string{to_string(r)} + " ";
+    }
+    EXPECT_TRUE(part.reasons.empty())
+        << "no partition paused for one partner's outage: " << part.id.topic << "["
+        << part.id.partition << "]: " << reasons;
+  }
+
+  zoom.set_chaos(mock::chaos{});
+  ASSERT_TRUE(wait_until([&] { return answered_all("zoom"); }, 120s))
+      << "zoom " << keys_of(zoom).size() << " of " << expected_by.at("zoom").size();
+  ASSERT_TRUE(committed_reaches(group, topic, key_partitions, static_cast<std::int64_t>(total)));
+  p.stop();
+
+  for (const auto& [partner, receiver] : receivers) {
+    EXPECT_EQ(receiver->snapshot().ok, expected_by.at(partner).size()) << partner << ": each once";
+    std::map<std::string, std::int64_t> last;  // per key, the offset of its last arrival
+    std::size_t out_of_order = 0;
+    for (const auto& a : receiver->arrivals()) {
+      const auto offset = std::stoll(a.idempotency_key.substr(a.idempotency_key.rfind(':') + 1));
+      auto [seen, first] = last.emplace(key_of.at(a.idempotency_key), offset);
+      if (!first && seen->second > offset && ++out_of_order <= 5) {
+        ADD_FAILURE() << partner << ": " << a.idempotency_key << " of " << seen->first
+                      << " arrived after offset " << seen->second;
+      }
+      seen->second = offset;
+    }
+    EXPECT_EQ(out_of_order, 0U) << partner << ": records of a key out of offset order";
   }
 }
 
