@@ -2,6 +2,7 @@
 
 namespace courier {
 
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters): a count and a time, as fetch_starvation's
 std::optional<commit_failures::line> commit_failures::failed(std::size_t partitions,
                                                              std::int64_t now_ms) {
   in_run_ += partitions;

@@ -132,7 +132,7 @@ void consumer_core::revoke(const std::vector<partition_id>& ps) {
     accounts_[p].released += t.in_flight();
     tracked_ -= t.in_flight();
     withheld_ -= e.withheld_count();
-    memory_.revoked(p, {t.committable(), t.done_above_commit(), e.handed_out_offsets()});
+    memory_.revoked(p, e.former());
     changed_.erase(p);
     book_.erase(it);
     pauses_.revoke(p);  // the librdkafka wrapper resumes a revoked partition before giving it up
@@ -345,6 +345,7 @@ std::vector<offset_commit> consumer_core::commit_points(std::size_t budget,
     }
     const auto& t = it->second.tracker();
     if (const auto next = t.committable()) {
+      memory_.sent(p, *next);
       out.push_back(offset_commit{
           p, *next,
           encode_offset_map(*next, t.done_above_commit(), budget, ordered_.dead_parked(p))});

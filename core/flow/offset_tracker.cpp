@@ -7,6 +7,9 @@ offset_tracker::track_result offset_tracker::track(std::int64_t offset) {
     return track_result::duplicate;
   }
   last_tracked_ = offset;
+  if (!first_tracked_) {
+    first_tracked_ = offset;
+  }
   if (!seeded_.empty()) {
     const bool done = seeded_.contains(offset);
     seeded_.erase_below(offset + 1);

@@ -52,6 +52,8 @@ class offset_tracker {
 
   // The highest offset tracked so far, if any.
   [[nodiscard]] std::optional<std::int64_t> last_tracked() const;
+  // The first offset it was given (tracked, or done by its seed): where its fetch began.
+  [[nodiscard]] std::optional<std::int64_t> first_tracked() const { return first_tracked_; }
 
   // Every offset in flight, lowest first.
   [[nodiscard]] const std::set<std::int64_t>& in_flight_offsets() const { return in_flight_; }
@@ -59,6 +61,7 @@ class offset_tracker {
  private:
   std::set<std::int64_t> in_flight_;
   std::optional<std::int64_t> last_tracked_;
+  std::optional<std::int64_t> first_tracked_;
   done_offsets seeded_;  // above last_tracked_ only
 };
 

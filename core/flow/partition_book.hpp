@@ -10,6 +10,7 @@
 #include "core/flow/head_of_line.hpp"
 #include "core/flow/offset_map.hpp"
 #include "core/flow/offset_tracker.hpp"
+#include "core/flow/rebalance_memory.hpp"
 #include "core/model/record.hpp"
 
 namespace courier {
@@ -116,6 +117,11 @@ class partition_book {
   [[nodiscard]] std::size_t withheld_count() const { return withheld_.size(); }
   // In flight and not withheld: with the delivery pool when it was revoked.
   [[nodiscard]] std::set<std::int64_t> handed_out_offsets() const;
+  // What the consumer core remembers of it once it is revoked.
+  [[nodiscard]] rebalance_memory::former_partition former() const {
+    return {tracker_.committable(), tracker_.first_tracked(), tracker_.done_above_commit(),
+            handed_out_offsets()};
+  }
 
   // -- status ----------------------------------------------------------------------------------
 

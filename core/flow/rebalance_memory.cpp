@@ -20,13 +20,18 @@ done_offsets rebalance_memory::assigned(const partition_id& p,
   // Nobody committed since this consumer last did (or last found committed): what it finished
   // meanwhile is still ahead of the commit point, and done.
   const auto last = last_committed_.find(p);
-  if (committed && last != last_committed_.end() && last->second == *committed &&
-      former->second.commit_point) {
-    seed.add(*committed, *former->second.commit_point);
+  const auto unanswered = unanswered_.find(p);
+  const bool own =
+      committed ? (last != last_committed_.end() && last->second == *committed) ||
+                      (unanswered != unanswered_.end() && unanswered->second.count(*committed) != 0)
+                : last == last_committed_.end();
+  const auto base = committed ? committed : former->second.fetched_from;
+  if (own && base && former->second.commit_point) {
+    seed.add(*base, *former->second.commit_point);
     for (const auto& [begin, end] : former->second.done.runs()) {
       seed.add(begin, end);
     }
-    seed.erase_below(*committed);
+    seed.erase_below(*base);
   }
   // The records still with the delivery pool are fetched again: their outcomes, when they
   // come, are the old copies'.
@@ -34,10 +39,30 @@ done_offsets rebalance_memory::assigned(const partition_id& p,
     orphans_[p].insert(offset);
   }
   former_.erase(former);
+  // What the broker has now is known: a commit sent before is taken or never will be.
+  unanswered_.erase(p);
   if (committed) {
     last_committed_[p] = *committed;
   }
   return seed;
+}
+
+void rebalance_memory::sent(const partition_id& p, std::int64_t offset) {
+  auto& offsets = unanswered_[p];
+  offsets.insert(offset);
+  if (offsets.size() > max_unanswered) {
+    offsets.erase(offsets.begin());
+  }
+}
+
+void rebalance_memory::committed(const partition_id& p, std::int64_t offset) {
+  last_committed_[p] = offset;
+  if (const auto u = unanswered_.find(p); u != unanswered_.end()) {
+    u->second.erase(u->second.begin(), u->second.upper_bound(offset));
+    if (u->second.empty()) {
+      unanswered_.erase(u);
+    }
+  }
 }
 
 bool rebalance_memory::finished_before_revoke(const partition_id& p, std::int64_t offset) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -11,19 +12,23 @@
 namespace courier {
 
 // What the consumer core remembers of the partitions it had, across rebalances: the last offset
-// committed (or found committed at an assignment) of each, and of each partition it no longer
-// has, the offsets it finished above the commit point of its last book and those still with the
-// delivery pool. Assigned again with the committed offset it last saw (nobody committed
-// meanwhile, as after a lost assignment), what it finished is done, as if committed; the
-// outcomes of the records it handed out before the revoke count for nothing else, also once the
-// same offsets are in flight anew (the first outcome of such an offset is taken for the old
-// copy's).
+// committed (or found committed at an assignment) of each and the commits it sent and never
+// heard back of, and of each partition it no longer has, where it began fetching, the offsets it
+// finished above the commit point of its last book and those still with the delivery pool.
+// Assigned again with a committed offset that is its own (the one it last saw, one of its commits
+// the broker took without an answer coming back, as in a broker outage; or none, when nothing was
+// ever committed), nobody committed meanwhile, as after a lost assignment: what it finished is
+// done, as if committed. Any other committed offset (another owner's, an operator's rewind) is
+// taken as the broker has it. The outcomes of the records it handed out before the revoke count
+// for nothing else, also once the same offsets are in flight anew (the first outcome of such an
+// offset is taken for the old copy's).
 class rebalance_memory {
  public:
   // A partition given up: its commit point then, the offsets done above it, and the offsets
   // still with the delivery pool.
   struct former_partition {
     std::optional<std::int64_t> commit_point;
+    std::optional<std::int64_t> fetched_from;  // the first offset its book took
     done_offsets done;
     std::set<std::int64_t> handed_out;
   };
@@ -40,8 +45,13 @@ class rebalance_memory {
   // one assigned again): it is remembered, and counts for nothing else.
   bool finished_before_revoke(const partition_id& p, std::int64_t offset);
 
+  // A commit of the partition at `offset` was sent.
+  void sent(const partition_id& p, std::int64_t offset);
   // The broker took a commit of the partition at `offset`.
-  void committed(const partition_id& p, std::int64_t offset) { last_committed_[p] = offset; }
+  void committed(const partition_id& p, std::int64_t offset);
+
+  // The unanswered commits remembered per partition (the lowest are forgotten beyond it).
+  static constexpr std::size_t max_unanswered = 256;
 
  private:
   std::map<partition_id, former_partition> former_;
@@ -49,6 +59,9 @@ class rebalance_memory {
   // once the partition is assigned again (a multiset: revoked twice while in flight twice).
   std::map<partition_id, std::multiset<std::int64_t>> orphans_;
   std::map<partition_id, std::int64_t> last_committed_;
+  // Per partition, the offsets of commits sent above the last one taken: the broker may have
+  // taken one whose answer never came.
+  std::map<partition_id, std::set<std::int64_t>> unanswered_;
 };
 
 }  // namespace courier

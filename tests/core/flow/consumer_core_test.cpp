@@ -633,6 +633,12 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
     std::map<partition_id, std::array<std::uint64_t, 3>> finished;
     // Per partition, the last offset handed out since it was assigned: none overtakes another.
     std::map<partition_id, std::int64_t> last_handed_out;
+    // Per partition given up, the offsets done above its commit point then (and the outcomes of
+    // records handed out before, come since): nothing was ever committed (the test answers no
+    // commit), so the core takes them as done when it gets the partition back.
+    std::map<partition_id, std::set<std::int64_t>> carried;
+    // Per partition given up and not assigned since, its records handed out then.
+    std::map<partition_id, std::set<std::int64_t>> lost_handed_out;
 
     for (int step = 0; step < 300; ++step) {
       const auto& p = all[pick(all.size())];
@@ -640,6 +646,7 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
         case 0:
           if (!model.count(p)) {
             core.assign(fresh({p}), step);
+            lost_handed_out.erase(p);
             model[p];
             model[p].next = fetch_position[p];
           }
@@ -652,10 +659,22 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
             const auto& m = model[p];
             fetch_position[p] =
                 m.in_flight.empty() ? (m.last ? *m.last + 1 : m.next) : *m.in_flight.begin();
+            auto& c = carried[p];
+            if (!m.last) {
+              c.clear();  // nothing taken: no commit point, nothing it can vouch for
+            } else {
+              c.erase(c.begin(), c.upper_bound(*m.last));
+              for (auto o = fetch_position[p]; o <= *m.last; ++o) {
+                if (m.in_flight.count(o) == 0) {
+                  c.insert(o);
+                }
+              }
+            }
             EXPECT_EQ(stored(core, io).count(p) ? stored(core, io).at(p) : fetch_position[p],
                       fetch_position[p]);
             for (auto it = handed_out.begin(); it != handed_out.end();) {
               if (it->first == p) {
+                lost_handed_out[p].insert(it->second);
                 orphaned.insert(*it);
                 it = handed_out.erase(it);
               } else {
@@ -679,6 +698,11 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
                                       : core.take(rec(p, offset), step);
           if (rewind || (m.last && offset <= *m.last)) {
             EXPECT_EQ(got, consumer_core::intake::duplicate);
+          } else if (carried[p].count(offset) != 0) {
+            EXPECT_EQ(got, consumer_core::intake::already_done) << "finished before it was lost";
+            ++taken[p];
+            m.last = offset;
+            m.next = offset + 1 + static_cast<std::int64_t>(pick(2));
           } else {
             EXPECT_NE(got, consumer_core::intake::duplicate);
             ++taken[p];
@@ -700,6 +724,9 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
               // The first outcome for a revoked record's offset is taken for the old copy's.
               EXPECT_FALSE(core.complete(done.first, done.second, how, step));
               orphaned.erase(o);
+              if (lost_handed_out[done.first].erase(done.second) != 0) {
+                carried[done.first].insert(done.second);  // done before it is assigned again
+              }
               break;
             }
             ASSERT_EQ(handed_out.count(done), 1U);
@@ -768,8 +795,8 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
         EXPECT_EQ(a.delivered, finished[st.id][0]);
         EXPECT_EQ(a.retried, finished[st.id][1]);
         EXPECT_EQ(a.dead_lettered, finished[st.id][2]);
-        EXPECT_EQ(a.consumed,
-                  a.delivered + a.retried + a.dead_lettered + a.released + st.in_flight);
+        EXPECT_EQ(a.consumed, a.delivered + a.retried + a.dead_lettered + a.released +
+                                  a.already_done + st.in_flight);
         EXPECT_EQ(st.assigned, model.count(st.id) == 1);
         EXPECT_EQ(!st.reasons.empty(), io.paused.count(st.id) == 1);
         EXPECT_EQ(st.paused_since_ms.has_value(), !st.reasons.empty());

@@ -54,6 +54,46 @@ TEST(RebalanceMemory, ItsOwnCommitIsTheOneItLastSaw) {
   EXPECT_EQ(m.assigned(p0, 12, {}).runs(), (std::map<std::int64_t, std::int64_t>{{12, 15}}));
 }
 
+// A broker outage: the commits sent meanwhile were never answered, and the broker may have
+// taken one of them before it went away.
+TEST(RebalanceMemory, ACommitItSentAndNeverHeardBackOfIsItsOwnToo) {
+  rebalance_memory m;
+  (void)m.assigned(p0, 10, {});
+  m.sent(p0, 12);
+  m.sent(p0, 14);
+  m.revoked(p0, former(15, {{17, 19}}, {}));
+  EXPECT_EQ(m.assigned(p0, 12, {}).runs(),
+            (std::map<std::int64_t, std::int64_t>{{12, 15}, {17, 19}}))
+      << "the broker took its commit at 12";
+
+  m.sent(p0, 16);
+  m.revoked(p0, former(20, {}, {}));
+  EXPECT_TRUE(m.assigned(p0, 13, {}).empty()) << "13 it never sent: someone else's";
+
+  m.sent(p0, 25);
+  m.committed(p0, 25);
+  m.revoked(p0, former(30, {}, {}));
+  EXPECT_TRUE(m.assigned(p0, 16, {}).empty()) << "a commit after the one taken at 25: not its own";
+}
+
+// The partition was lost before any commit of it was taken: it is fetched again from where it
+// was fetched first, and what was finished since is done.
+TEST(RebalanceMemory, NeverCommittedItsFinishedRecordsFromWhereItBeganAreDone) {
+  rebalance_memory m;
+  EXPECT_TRUE(m.assigned(p0, std::nullopt, {}).empty());
+  auto f = former(15, {{17, 19}}, {});
+  f.fetched_from = 0;
+  m.revoked(p0, f);
+  EXPECT_EQ(m.assigned(p0, std::nullopt, {}).runs(),
+            (std::map<std::int64_t, std::int64_t>{{0, 15}, {17, 19}}));
+
+  m.committed(p0, 15);
+  f.commit_point = 20;
+  m.revoked(p0, f);
+  EXPECT_TRUE(m.assigned(p0, std::nullopt, {}).empty())
+      << "its commit at 15 is gone (deleted, expired): the reset point is an operator's";
+}
+
 TEST(RebalanceMemory, AnOutcomeOfARecordHandedOutBeforeTheRevokeIsRememberedAndNothingElse) {
   rebalance_memory m;
   (void)m.assigned(p0, 10, {});
