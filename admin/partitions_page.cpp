@@ -1,5 +1,6 @@
 #include "admin/partitions_page.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -113,6 +114,42 @@ void paused_by_reason(metrics::exposition& e, const std::vector<route_snapshot>&
   }
 }
 
+// Whether the route cannot deliver now for a reason more instances would not change: an
+// operator's pause, or its (every) endpoint refused by the SSRF guard or gone (410).
+bool held_whole(const route_snapshot& r) {
+  const auto held = [](const route_snapshot& e) { return e.endpoint_blocked || e.endpoint_gone; };
+  if (r.operator_paused) {
+    return true;
+  }
+  return r.endpoints.empty() ? held(r) : std::all_of(r.endpoints.begin(), r.endpoints.end(), held);
+}
+
+// The lag an autoscaler may act on: the route's source partitions that lag and are not held
+// by the breaker or an operator (more instances would not deliver those sooner, and each join
+// is a rebalance). One sample per route and instance: each reports the partitions it holds.
+void scalable_lag(metrics::exposition& e, const std::vector<route_snapshot>& routes) {
+  constexpr std::string_view name = "courier_scalable_lag";
+  e.family(name,
+           "Records behind on this instance's source partitions of the route that are not held "
+           "by the breaker, an operator's pause, a 410 or an SSRF refusal: the lag to scale on "
+           "(sum over instances).",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    std::int64_t lag = 0;
+    if (!held_whole(r)) {
+      for (const auto& p : r.partitions) {
+        const bool held = std::any_of(p.reasons.begin(), p.reasons.end(), [](pause_reason why) {
+          return why == pause_reason::breaker || why == pause_reason::operator_request;
+        });
+        if (p.assigned && p.id.topic == r.topic && p.lag > 0 && !held) {
+          lag += p.lag;
+        }
+      }
+    }
+    e.sample(name, {{"route", r.name}}, static_cast<double>(lag));
+  }
+}
+
 nlohmann::json reason_names(const std::vector<pause_reason>& reasons) {
   auto names = nlohmann::json::array();
   for (const auto reason : reasons) {
@@ -144,6 +181,7 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
                  &actors::partition_report::high_watermark);
   key_order_gauges(e, routes);
   paused_by_reason(e, routes);
+  scalable_lag(e, routes);
 }
 
 nlohmann::json partitions_json(const route_snapshot& r) {

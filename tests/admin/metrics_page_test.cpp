@@ -240,6 +240,31 @@ TEST(AdminMetrics, RendersEachPartitionsAccountingPositionAndPauseReasons) {
       << "every reason has a series from the start";
 }
 
+TEST(AdminMetrics, TheScalableLagLeavesOutWhatTheBreakerOrAnOperatorHolds) {
+  const auto scalable = [](const route_snapshot& r) {
+    const auto text = render_metrics({r}, "0");
+    const std::string series = R"(courier_scalable_lag{route="shipments"} )";
+    const auto at = text.find(series);
+    EXPECT_NE(at, std::string::npos) << text;
+    return at == std::string::npos
+               ? std::string{}
+               : text.substr(at + series.size(), text.find('\n', at) - at - series.size());
+  };
+  auto r = busy_route();
+  EXPECT_EQ(scalable(r), "0") << "its lagging partition waits for the breaker";
+  ASSERT_FALSE(r.partitions.empty());
+  r.partitions[0].reasons = {pause_reason::produce_blocked};
+  auto tier = r.partitions[0];
+  tier.id.topic = "brew.shipments.v1.retry-5s";
+  r.partitions.push_back(tier);
+  EXPECT_EQ(scalable(r), "120") << "the source partition's lag; a tier's records wait for time";
+  r.endpoint_gone = true;
+  EXPECT_EQ(scalable(r), "0") << "a 410: more instances would not deliver it";
+  r.endpoint_gone = false;
+  r.operator_paused = true;
+  EXPECT_EQ(scalable(r), "0");
+}
+
 TEST(AdminMetrics, AnOrderedPartitionShowsItsParkedKeysFollowersAndOldestPark) {
   const auto text = render_metrics({ordered_route()}, "0");
   const std::string p0 = R"(route="shipments",topic="brew.shipments.v1",partition="0")";
