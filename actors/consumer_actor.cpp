@@ -70,6 +70,7 @@ std::size_t poll_into_core(self_ptr self, std::chrono::milliseconds timeout,
   auto& st = self->state;
   auto records = st.kafka->poll(timeout, max_records);
   st.last_poll = self->clock().now();
+  st.metrics->last_poll_steady_ms = steady_now_ms();
   ++st.metrics->actors[route_counter::polls];
   const auto now = now_ms(self);
   for (auto& r : records) {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "actors/partition_board.hpp"
@@ -12,6 +13,14 @@
 #include "core/metrics/exposition.hpp"
 
 namespace courier::actors {
+
+// The steady clock in milliseconds, for times the admin plane compares with its own now (the
+// consumer's last poll): real time also under the tests' virtual actor clocks.
+inline std::int64_t steady_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
 
 // Counters and gauges of one route, written by its actors and read by the demo, the benchmark
 // and the admin listener (/metrics, /readyz, /state). Plain atomics: readers never block an actor.
@@ -53,6 +62,8 @@ struct route_metrics {
   // started draining (it never stops once begun).
   std::atomic<bool> assigned{false};
   std::atomic<bool> draining{false};
+  // Liveness (/healthz): when the consumer last polled (steady_now_ms(); 0: not yet).
+  std::atomic<std::int64_t> last_poll_steady_ms{0};
   // An operator paused the route (POST /routes/<name>/pause) and did not resume it: set by the
   // consumer when pause_reason::operator_request turns on or off route-wide.
   std::atomic<bool> operator_paused{false};

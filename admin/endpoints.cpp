@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/messages.hpp"
+#include "actors/route_metrics.hpp"
 #include "core/log/json_log.hpp"
 #include "core/version.hpp"
 #include "admin/json_body.hpp"
@@ -297,8 +298,9 @@ admin_reply admin_endpoints::handle(std::string_view method, std::string_view ta
   if (path == "/state") {
     return {200, "application/json", render_state(snapshots(), courier::version)};
   }
-  const verdict v =
-      path == "/readyz" ? readiness(snapshots(), stopping_.load()) : liveness(ping(), ping_bound_);
+  const verdict v = path == "/readyz"
+                        ? readiness(snapshots(), stopping_.load())
+                        : liveness(ping(), ping_bound_, snapshots(), actors::steady_now_ms());
   return {v.ok ? 200 : 503, "application/json", v.body};
 }
 

@@ -42,7 +42,9 @@ verdict readiness(const std::vector<route_snapshot>& routes, bool stopping) {
   return {true, json_body({{"status", "ready"}})};
 }
 
-verdict liveness(const std::vector<actor_answer>& answers, std::chrono::milliseconds bound) {
+verdict liveness(const std::vector<actor_answer>& answers, std::chrono::milliseconds bound,
+                 const std::vector<route_snapshot>& routes, std::int64_t now_steady_ms,
+                 std::chrono::milliseconds poll_bound) {
   json down = json::array();
   json silent = json::array();
   for (const auto& a : answers) {
@@ -61,6 +63,19 @@ verdict liveness(const std::vector<actor_answer>& answers, std::chrono::millisec
                               {"reason", "an actor did not answer within " +
                                              std::to_string(bound.count()) + " ms"},
                               {"not_answering", silent}})};
+  }
+  json stalled = json::array();
+  for (const auto& r : routes) {
+    if (r.last_poll_steady_ms != 0 && !r.draining &&
+        now_steady_ms - r.last_poll_steady_ms > poll_bound.count()) {
+      stalled.push_back({{"route", r.name}, {"since_ms", now_steady_ms - r.last_poll_steady_ms}});
+    }
+  }
+  if (!stalled.empty()) {
+    return {false, json_body({{"status", "unhealthy"},
+                              {"reason", "a route's consumer has not polled Kafka for over " +
+                                             std::to_string(poll_bound.count()) + " ms"},
+                              {"not_polling", stalled}})};
   }
   return {true, json_body({{"status", "healthy"}, {"actors", answers.size()}})};
 }

@@ -28,8 +28,15 @@ struct actor_answer {
   kind what = kind::answered;
 };
 
+// A consumer polls at least twice a second while it runs (librdkafka serves the group's
+// rebalances and heartbeats only through poll); one that has not for this long is stuck.
+inline constexpr std::chrono::milliseconds poll_silence_bound{30'000};
+
 // /healthz: healthy while every supervised actor answered its ping within the bound (a dead
-// actor answers "down" at once, a stuck one times out).
-verdict liveness(const std::vector<actor_answer>& answers, std::chrono::milliseconds bound);
+// actor answers "down" at once, a stuck one times out) and every route's consumer that has
+// polled polled within `poll_bound` of `now_steady_ms` (actors::steady_now_ms()).
+verdict liveness(const std::vector<actor_answer>& answers, std::chrono::milliseconds bound,
+                 const std::vector<route_snapshot>& routes = {}, std::int64_t now_steady_ms = 0,
+                 std::chrono::milliseconds poll_bound = poll_silence_bound);
 
 }  // namespace courier::admin

@@ -32,6 +32,7 @@ route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   s.draining = m.draining.load(relaxed);
   s.operator_paused = m.operator_paused.load(relaxed);
   s.broker_reachable = m.broker_reachable.load(relaxed);
+  s.last_poll_steady_ms = m.last_poll_steady_ms.load(relaxed);
   s.breaker_since_ms = m.breaker_since_ms.load(relaxed);
   s.partitions = m.partitions.snapshot();
   return s;

@@ -31,7 +31,8 @@ struct route_snapshot {
   double rate_limit = 0;  // this instance's share of routes[].rate_limit; 0: none
   bool assigned = false;
   bool draining = false;
-  bool operator_paused = false;  // POST /routes/<name>/pause, until /resume
+  std::int64_t last_poll_steady_ms = 0;  // the consumer's last poll (0: not yet)
+  bool operator_paused = false;          // POST /routes/<name>/pause, until /resume
   bool broker_reachable = true;
   bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now
   bool endpoint_gone = false;         // the receiver answered 410 and no 2xx came since

@@ -69,5 +69,24 @@ TEST(AdminLiveness, HealthyOnlyWhenEveryActorAnswered) {
   EXPECT_THAT(json::parse(stuck.body).at("reason").get<std::string>(), HasSubstr("1000 ms"));
 }
 
+TEST(AdminLiveness, UnhealthyWhenARoutesConsumerHasNotPolledForTheBound) {
+  using kind = actor_answer::kind;
+  const std::vector<actor_answer> all_answered{{"consumer of route shipments", kind::answered}};
+  auto r = busy_route();
+  r.last_poll_steady_ms = 0;
+  EXPECT_TRUE(liveness(all_answered, std::chrono::seconds{1}, {r}, 90'000).ok)
+      << "not polled yet: starting";
+  r.last_poll_steady_ms = 60'000;
+  EXPECT_TRUE(liveness(all_answered, std::chrono::seconds{1}, {r}, 90'000).ok) << "30 s: the bound";
+  const auto stalled = liveness(all_answered, std::chrono::seconds{1}, {r}, 90'001);
+  EXPECT_FALSE(stalled.ok) << "answers its ping, but no longer polls Kafka";
+  const auto body = json::parse(stalled.body);
+  EXPECT_THAT(body.at("reason").get<std::string>(), HasSubstr("not polled"));
+  EXPECT_EQ(body.at("not_polling").at(0).at("route"), r.name);
+  r.draining = true;
+  EXPECT_TRUE(liveness(all_answered, std::chrono::seconds{1}, {r}, 90'001).ok)
+      << "a drain polls on its own terms";
+}
+
 }  // namespace
 }  // namespace courier::admin
