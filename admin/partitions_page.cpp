@@ -114,6 +114,30 @@ void paused_by_reason(metrics::exposition& e, const std::vector<route_snapshot>&
   }
 }
 
+// How long the oldest record of each source partition not yet delivered or handed on waits, by
+// its Kafka timestamp: 0 while nothing is in flight and nothing lags; no sample while nothing is
+// in flight but records lag (their age is not known before they are fetched).
+void oldest_undelivered(metrics::exposition& e, const std::vector<route_snapshot>& routes) {
+  constexpr std::string_view name = "courier_oldest_undelivered_age_seconds";
+  e.family(name,
+           "Age of the source partition's oldest record not yet delivered or handed on (a retry "
+           "tier, the DLQ), by its Kafka timestamp; 0 while it has none and no lag.",
+           family_type::gauge);
+  for (const auto& r : routes) {
+    for (const auto& p : r.partitions) {
+      if (!p.assigned || p.id.topic != r.topic) {
+        continue;
+      }
+      if (p.oldest_undelivered_ms) {
+        const auto age_ms = std::max<std::int64_t>(0, r.taken_at_ms - *p.oldest_undelivered_ms);
+        e.sample(name, partition_labels(r, p), static_cast<double>(age_ms) / 1000.0);
+      } else if (p.lag == 0) {
+        e.sample(name, partition_labels(r, p), 0.0);
+      }
+    }
+  }
+}
+
 // Whether the route cannot deliver now for a reason more instances would not change: an
 // operator's pause, or its (every) endpoint refused by the SSRF guard or gone (410).
 bool held_whole(const route_snapshot& r) {
@@ -182,6 +206,7 @@ void render_partition_metrics(metrics::exposition& e, const std::vector<route_sn
   key_order_gauges(e, routes);
   paused_by_reason(e, routes);
   scalable_lag(e, routes);
+  oldest_undelivered(e, routes);
 }
 
 nlohmann::json partitions_json(const route_snapshot& r) {

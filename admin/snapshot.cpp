@@ -1,6 +1,7 @@
 #include "admin/snapshot.hpp"
 
 #include <atomic>
+#include <chrono>
 
 namespace courier::admin {
 namespace {
@@ -20,6 +21,9 @@ void load(metrics::enum_array<E, T, N>& to, const metrics::enum_array<E, std::at
 route_snapshot snapshot_of(std::string name, const actors::route_metrics& m) {
   route_snapshot s;
   s.name = std::move(name);
+  s.taken_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
   load(s.deliveries, m.deliveries);
   load(s.consumer, m.consumer);
   load(s.actors, m.actors);

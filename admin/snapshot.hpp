@@ -32,6 +32,7 @@ struct route_snapshot {
   bool assigned = false;
   bool draining = false;
   std::int64_t last_poll_steady_ms = 0;  // the consumer's last poll (0: not yet)
+  std::int64_t taken_at_ms = 0;          // Unix ms when the snapshot was taken (ages count to it)
   bool operator_paused = false;          // POST /routes/<name>/pause, until /resume
   bool broker_reachable = true;
   bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now

@@ -149,7 +149,7 @@ consumer_core::intake consumer_core::take(record r, std::int64_t now_ms) {
   if (e.revoking()) {
     return intake::not_assigned;  // left to the next owner, as the records withheld
   }
-  switch (e.track(r.offset)) {
+  switch (e.track(r.offset, r.timestamp_ms)) {
     case offset_tracker::track_result::tracked:
       break;
     case offset_tracker::track_result::duplicate:
@@ -421,6 +421,7 @@ std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_
     s.committable = e.tracker().committable();
     s.in_flight = e.tracker().in_flight();
     s.held_until_due = gate_.held_count(p);
+    s.oldest_undelivered_ms = e.oldest_undelivered_timestamp_ms();
     s.accounting = accounts_[p];
     if (const auto book = ordered_.status(p)) {
       s.ordered = true;
@@ -583,8 +584,7 @@ bool consumer_core::head_waiting(const partition_id& p, const partition_book& e)
 // Backpressure per partition, with hysteresis (partition_book::backpressure): a partition at
 // its own bound holds what it fetched beyond it, and is paused only once that hold is large;
 // resumed at half, so what is left covers the second or so librdkafka takes to fetch a resumed
-// partition again. Without a bound of its own (the default) a partition is never paused for
-// backpressure.
+// partition again. Without a bound of its own (the default) it is never paused for that.
 void consumer_core::update_backpressure(const partition_id& p, const partition_book& e) {
   const auto pause = e.backpressure();
   if (!pause) {

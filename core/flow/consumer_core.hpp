@@ -253,6 +253,9 @@ class consumer_core {
     std::optional<std::int64_t> committable;  // the next offset this consumer commits
     std::size_t in_flight = 0;
     std::size_t held_until_due = 0;  // of in_flight: retry-tier records waiting in the due gate
+    // The Kafka timestamp of its oldest record not yet delivered or handed on; none: nothing
+    // in flight.
+    std::optional<std::int64_t> oldest_undelivered_ms;
     partition_accounting accounting;
     // ordering "key", a source partition with an order book here: its parked keys, the records
     // held behind an earlier one of their key (in any of its partitions), the oldest park.

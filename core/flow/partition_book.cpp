@@ -21,6 +21,10 @@ bool partition_book::finish(std::int64_t offset, std::int64_t now_ms) {
   if (handed_out_ > 0) {
     --handed_out_;
   }
+  const auto& in_flight = tracker_.in_flight_offsets();
+  while (!taken_at_.empty() && in_flight.count(taken_at_.front().first) == 0) {
+    taken_at_.pop_front();
+  }
   const auto sent = sent_ms_.find(offset);
   if (sent != sent_ms_.end()) {
     constexpr double weight = 0.1;  // of the newest record: the mean follows a change in tens

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "core/flow/head_of_line.hpp"
 #include "core/flow/offset_map.hpp"
@@ -42,8 +43,18 @@ class partition_book {
 
   // -- offsets --------------------------------------------------------------------------------
 
-  [[nodiscard]] offset_tracker::track_result track(std::int64_t offset) {
-    return tracker_.track(offset);
+  // A record fetched, written at `timestamp_ms` (its Kafka timestamp).
+  [[nodiscard]] offset_tracker::track_result track(std::int64_t offset, std::int64_t timestamp_ms) {
+    const auto result = tracker_.track(offset);
+    if (result == offset_tracker::track_result::tracked) {
+      taken_at_.emplace_back(offset, timestamp_ms);
+    }
+    return result;
+  }
+  // The Kafka timestamp of its oldest record not yet delivered or handed on (the lowest offset
+  // in flight); none while nothing is in flight.
+  [[nodiscard]] std::optional<std::int64_t> oldest_undelivered_timestamp_ms() const {
+    return taken_at_.empty() ? std::nullopt : std::optional<std::int64_t>{taken_at_.front().second};
   }
   [[nodiscard]] const offset_tracker& tracker() const { return tracker_; }
   // The record at `offset` came back from the delivery pool: false, changing nothing, for one
@@ -149,6 +160,9 @@ class partition_book {
   std::optional<double> pool_ms_;
   bool revoking_ = false;
   std::set<std::int64_t> withheld_;
+  // The records in flight by offset with their timestamps, in the order taken (offsets grow):
+  // its front is the oldest in flight once finish() dropped those no longer in flight.
+  std::deque<std::pair<std::int64_t, std::int64_t>> taken_at_;
 };
 
 }  // namespace courier

@@ -265,6 +265,22 @@ TEST(AdminMetrics, TheScalableLagLeavesOutWhatTheBreakerOrAnOperatorHolds) {
   EXPECT_EQ(scalable(r), "0");
 }
 
+TEST(AdminMetrics, TheOldestUndeliveredAgeCountsFromItsTimestampToTheSnapshot) {
+  const std::string series =
+      R"(courier_oldest_undelivered_age_seconds{route="shipments",topic="brew.shipments.v1",partition="0"} )";
+  auto r = busy_route();
+  ASSERT_FALSE(r.partitions.empty());
+  r.taken_at_ms = 1'700'000'042'500;
+  r.partitions[0].oldest_undelivered_ms = 1'700'000'000'000;
+  EXPECT_THAT(render_metrics({r}, "0"), HasSubstr(series + "42.5\n")) << "waits 42.5 s";
+  r.partitions[0].oldest_undelivered_ms.reset();
+  r.partitions[0].lag = 0;
+  EXPECT_THAT(render_metrics({r}, "0"), HasSubstr(series + "0\n")) << "delivered, no lag";
+  r.partitions[0].lag = 7;
+  EXPECT_THAT(render_metrics({r}, "0"), Not(HasSubstr(series)))
+      << "records lag and none is fetched: their age is not known";
+}
+
 TEST(AdminMetrics, AnOrderedPartitionShowsItsParkedKeysFollowersAndOldestPark) {
   const auto text = render_metrics({ordered_route()}, "0");
   const std::string p0 = R"(route="shipments",topic="brew.shipments.v1",partition="0")";

@@ -805,6 +805,24 @@ TEST(ConsumerCore, RandomOperationSequencesAgreeWithASimpleModel) {
   }
 }
 
+TEST(ConsumerCore, AStatusDatesThePartitionsOldestRecordNotYetDelivered) {
+  fake_io io;
+  consumer_core core{bounded(8), io};
+  core.assign(fresh({p0}), 0);
+  const auto oldest = [&] { return core.statuses(0).at(0).oldest_undelivered_ms; };
+  EXPECT_EQ(oldest(), std::nullopt);
+  for (const std::int64_t offset : {0, 1}) {
+    auto r = rec(p0, offset);
+    r.timestamp_ms = 1000 + offset;
+    ASSERT_EQ(core.take(std::move(r), 0), consumer_core::intake::dispatched);
+  }
+  EXPECT_EQ(oldest(), std::optional<std::int64_t>{1000}) << "it waits while the record does";
+  core.complete(p0, 0, delivery_end::delivered, 1);
+  EXPECT_EQ(oldest(), std::optional<std::int64_t>{1001});
+  core.complete(p0, 1, delivery_end::retried, 2);
+  EXPECT_EQ(oldest(), std::nullopt) << "handed on to a tier counts as done here";
+}
+
 TEST(ConsumerCore, StatusesNameThePauseReasonsAndSinceWhen) {
   fake_io io;
   consumer_core core{bounded_with_tier(8), io};

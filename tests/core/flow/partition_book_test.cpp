@@ -27,9 +27,26 @@ partition_book_settings own_bound(std::size_t bound, std::size_t route_bound = 4
 // Tracks the offsets and hands each to the delivery pool at `now_ms`.
 void send(partition_book& b, std::initializer_list<std::int64_t> offsets, std::int64_t now_ms) {
   for (const auto offset : offsets) {
-    ASSERT_EQ(b.track(offset), offset_tracker::track_result::tracked);
+    ASSERT_EQ(b.track(offset, 0), offset_tracker::track_result::tracked);
     b.dispatched(offset, now_ms);
   }
+}
+
+TEST(PartitionBook, TheOldestUndeliveredIsTheLowestRecordInFlightAndMovesWhenItFinishes) {
+  partition_book b{own_bound(0), {}, 0};
+  EXPECT_EQ(b.oldest_undelivered_timestamp_ms(), std::nullopt) << "nothing in flight";
+  for (const std::int64_t offset : {0, 1, 2}) {
+    ASSERT_EQ(b.track(offset, 1000 + offset), offset_tracker::track_result::tracked);
+    b.dispatched(offset, 0);
+  }
+  EXPECT_EQ(b.oldest_undelivered_timestamp_ms(), std::optional<std::int64_t>{1000});
+  ASSERT_TRUE(b.finish(1, 5));
+  EXPECT_EQ(b.oldest_undelivered_timestamp_ms(), std::optional<std::int64_t>{1000})
+      << "a later one finished: the oldest still waits";
+  ASSERT_TRUE(b.finish(0, 6));
+  EXPECT_EQ(b.oldest_undelivered_timestamp_ms(), std::optional<std::int64_t>{1002});
+  ASSERT_TRUE(b.finish(2, 7));
+  EXPECT_EQ(b.oldest_undelivered_timestamp_ms(), std::nullopt);
 }
 
 TEST(PartitionBook, AtItsOwnBoundItHoldsAndReleasesInOrderAsOutcomesComeBack) {
@@ -37,7 +54,7 @@ TEST(PartitionBook, AtItsOwnBoundItHoldsAndReleasesInOrderAsOutcomesComeBack) {
   send(b, {0, 1}, 0);
   EXPECT_TRUE(b.at_own_bound());
   for (const std::int64_t offset : {2, 3}) {
-    ASSERT_EQ(b.track(offset), offset_tracker::track_result::tracked);
+    ASSERT_EQ(b.track(offset, 0), offset_tracker::track_result::tracked);
     ASSERT_TRUE(b.behind_hold());
     b.hold(rec(p0, offset));
   }
@@ -68,11 +85,11 @@ TEST(PartitionBook, ALargeHoldAsksForAPauseAndHalfOfItForTheResume) {
   send(b, {0}, 0);
   EXPECT_EQ(b.backpressure(), std::optional<bool>{false}) << "nothing held: fetching";
   for (const std::int64_t offset : {1, 2, 3}) {
-    ASSERT_EQ(b.track(offset), offset_tracker::track_result::tracked);
+    ASSERT_EQ(b.track(offset, 0), offset_tracker::track_result::tracked);
     b.hold(rec(p0, offset));
   }
   EXPECT_EQ(b.backpressure(), std::nullopt) << "3 held: between half and the route's bound";
-  ASSERT_EQ(b.track(4), offset_tracker::track_result::tracked);
+  ASSERT_EQ(b.track(4, 0), offset_tracker::track_result::tracked);
   b.hold(rec(p0, 4));
   EXPECT_EQ(b.backpressure(), std::optional<bool>{true}) << "the route's bound held";
 
@@ -90,12 +107,12 @@ TEST(PartitionBook, AFastPartitionPausesOnlyAtTwoSecondsOfWhatItDelivers) {
   ASSERT_TRUE(b.finish(0, 100));  // 100 ms with the pool: two seconds at its bound are 20
   send(b, {1}, 100);
   for (std::int64_t offset = 2; offset < 21; ++offset) {
-    ASSERT_EQ(b.track(offset), offset_tracker::track_result::tracked);
+    ASSERT_EQ(b.track(offset, 0), offset_tracker::track_result::tracked);
     b.hold(rec(p0, offset));
   }
   EXPECT_EQ(b.held_count(), 19U);
   EXPECT_NE(b.backpressure(), std::optional<bool>{true});
-  ASSERT_EQ(b.track(21), offset_tracker::track_result::tracked);
+  ASSERT_EQ(b.track(21, 0), offset_tracker::track_result::tracked);
   b.hold(rec(p0, 21));
   EXPECT_EQ(b.backpressure(), std::optional<bool>{true});
 }
@@ -116,10 +133,10 @@ TEST(PartitionBook, ARevokeWithholdsWhatItHoldsAndKnowsWhatWentOut) {
   partition_book b{own_bound(1), {}, 0};
   send(b, {0}, 0);
   for (const std::int64_t offset : {1, 2}) {
-    ASSERT_EQ(b.track(offset), offset_tracker::track_result::tracked);
+    ASSERT_EQ(b.track(offset, 0), offset_tracker::track_result::tracked);
     b.hold(rec(p0, offset));
   }
-  ASSERT_EQ(b.track(3), offset_tracker::track_result::tracked);
+  ASSERT_EQ(b.track(3, 0), offset_tracker::track_result::tracked);
   b.entered_overflow(3);
   ASSERT_TRUE(b.begin_revoke());
   b.withhold(3);  // the core took it out of the route's overflow
@@ -132,7 +149,7 @@ TEST(PartitionBook, ARevokeWithholdsWhatItHoldsAndKnowsWhatWentOut) {
 
 TEST(PartitionBook, ItsHeadIsHeldWhileFirstInTheOverflowOrTheHold) {
   partition_book b{own_bound(0), {}, 0};
-  ASSERT_EQ(b.track(0), offset_tracker::track_result::tracked);
+  ASSERT_EQ(b.track(0, 0), offset_tracker::track_result::tracked);
   b.entered_overflow(0);
   EXPECT_TRUE(b.head_held());
   b.left_overflow();
@@ -193,10 +210,10 @@ TEST(PartitionBook, ItsSeedIsSkippedWhenFetched) {
   done_offsets seed;
   seed.add(1, 3);
   partition_book b{own_bound(0), seed, 0};
-  EXPECT_EQ(b.track(0), offset_tracker::track_result::tracked);
-  EXPECT_EQ(b.track(1), offset_tracker::track_result::already_done);
-  EXPECT_EQ(b.track(2), offset_tracker::track_result::already_done);
-  EXPECT_EQ(b.track(3), offset_tracker::track_result::tracked);
+  EXPECT_EQ(b.track(0, 0), offset_tracker::track_result::tracked);
+  EXPECT_EQ(b.track(1, 0), offset_tracker::track_result::already_done);
+  EXPECT_EQ(b.track(2, 0), offset_tracker::track_result::already_done);
+  EXPECT_EQ(b.track(3, 0), offset_tracker::track_result::tracked);
 }
 
 }  // namespace
