@@ -1,6 +1,7 @@
 // The admin listener on the stand: the real pipeline on the mock cluster, the real receiver, the
 // listener on an ephemeral port, scraped over HTTP with a Beast client.
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -164,6 +165,78 @@ TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
   EXPECT_EQ(dead.status, 503) << dead.body;
   EXPECT_FALSE(nlohmann::json::parse(dead.body).at("down").empty()) << dead.body;
   listener.stop();
+}
+
+// The metrics to scale on: courier_scalable_lag leaves out the partitions the breaker or an
+// operator holds (more instances would not deliver those records sooner), and
+// courier_oldest_undelivered_age_seconds grows while a record waits and drops once it is
+// delivered.
+TEST(AdminListener, TheScalingMetricsLeaveOutHeldPartitionsAndAgeTheOldestRecord) {
+  const std::string token = "it-scaling-token-5e1";
+  stand s{2};
+  s.receiver->set_chaos(mock::chaos{1.0, 0, 0ms, 0, false});  // 503 to everything
+  s.route().breaker.trip_after = 3;
+  s.route().breaker.open_timeout = 2s;
+  s.cfg.admin.token = token;
+  caf::actor_system sys{s.sys_cfg};
+  topology::pipeline p{sys, s.cfg, {}};
+  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), s.cfg.admin.token};
+  admin::admin_listener listener{{"127.0.0.1", 0}};
+  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
+  const auto port = listener.port();
+  ASSERT_TRUE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s));
+
+  const std::string scalable = R"(courier_scalable_lag{route="shipments"})";
+  const auto partition = [&](const std::string& name, int n) {
+    return name + R"({route="shipments",topic=")" + s.topic + R"(",partition=")" +
+           std::to_string(n) + "\"}";
+  };
+  const auto lag_of = [&](const std::string& body) {
+    return sample_value(body, partition("courier_consumer_lag", 0)).value_or(0) +
+           sample_value(body, partition("courier_consumer_lag", 1)).value_or(0);
+  };
+  const auto age = [&](const std::string& body) {
+    return std::max(
+        sample_value(body, partition("courier_oldest_undelivered_age_seconds", 0)).value_or(-1),
+        sample_value(body, partition("courier_oldest_undelivered_age_seconds", 1)).value_or(-1));
+  };
+  s.seed(40);
+  std::string body;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        body = http_get(port, "/metrics").body;
+        return sample_value(
+                   body,
+                   R"(courier_partitions_paused_by_reason{route="shipments",reason="breaker"})")
+                       .value_or(0) >= 1 &&
+               lag_of(body) > 0;
+      },
+      30s))
+      << body;
+  EXPECT_EQ(sample_value(body, scalable), 0.0) << "the breaker holds every lagging partition";
+  const auto waited = age(body);
+  EXPECT_GT(waited, 0.0) << body;
+  ASSERT_TRUE(wait_until([&] { return age(http_get(port, "/metrics").body) >= waited + 1; }, 10s))
+      << "the oldest record's age grows while it waits";
+
+  s.receiver->set_chaos(mock::chaos{});
+  ASSERT_TRUE(wait_until([&] { return s.committed_total() == 40; }, 60s))
+      << "committed: " << s.committed_total();
+  ASSERT_TRUE(wait_until([&] { return age(http_get(port, "/metrics").body) == 0.0; }, 20s))
+      << "delivered: nothing waits, nothing lags";
+
+  ASSERT_EQ(http_post(port, "/routes/shipments/pause", "Bearer " + token).status, 200);
+  s.seed(20);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        body = http_get(port, "/metrics").body;
+        return lag_of(body) > 0;
+      },
+      30s))
+      << body;
+  EXPECT_EQ(sample_value(body, scalable), 0.0) << "an operator's pause is no load either";
+  listener.stop();
+  p.stop();
 }
 
 TEST(AdminListener, HealthzNamesAnActorThatDied) {
