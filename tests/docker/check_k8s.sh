@@ -9,7 +9,10 @@
 #     validation and start-up checks; no list of keys kept here) and holds no plaintext secret;
 #   - HMAC_SECRET_FILE names a file of a mounted Secret volume;
 #   - the Service courier-metrics selects the pod template's labels on port 9464;
-#   - no plaintext secret in any manifest except secret.example.yaml's placeholder.
+#   - no plaintext secret in any manifest except secret.example.yaml's placeholder;
+#   - the PodDisruptionBudget courier selects the pod labels and lets one pod go at a time;
+#   - keda/scaledobject.yaml scales the Deployment on courier_scalable_lag of a route of the
+#     ConfigMap's config, one pod a minute at most each way, scale-down stabilised 5 minutes.
 # Usage: check_k8s.sh <repository root> <courier binary>   (K8S_DIR overrides <root>/docker/k8s)
 set -uo pipefail
 
@@ -259,6 +262,48 @@ for f, o in objs:
             except (json.JSONDecodeError, TypeError):
                 pass
     walk(o, "", f)
+
+# --- the PodDisruptionBudget ----------------------------------------------------------------
+_, pdb = find("PodDisruptionBudget", "courier")
+if pdb is not None:
+    psel = ((pdb.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+    if not psel or any(pod_labels.get(k) != v for k, v in psel.items()):
+        err(f"PodDisruptionBudget courier: selector {psel} does not select the pod labels {pod_labels}")
+    if (pdb.get("spec") or {}).get("maxUnavailable") != 1:
+        err("PodDisruptionBudget courier: maxUnavailable must be 1 (each pod that leaves is a rebalance)")
+
+# --- the optional KEDA ScaledObject ----------------------------------------------------------
+keda = os.path.join(d, "keda", "scaledobject.yaml")
+if not os.path.isfile(keda):
+    err("keda/scaledobject.yaml is missing")
+else:
+    with open(keda) as fh:
+        so = yaml.safe_load(fh)
+    spec = so.get("spec") or {}
+    if so.get("kind") != "ScaledObject" or not str(so.get("apiVersion", "")).startswith("keda.sh/"):
+        err("keda/scaledobject.yaml: not a keda.sh ScaledObject")
+    if (spec.get("scaleTargetRef") or {}).get("name") != "courier":
+        err("keda/scaledobject.yaml: scaleTargetRef.name must be the Deployment courier")
+    lo, hi = spec.get("minReplicaCount", 0), spec.get("maxReplicaCount")
+    if not isinstance(hi, int) or lo < 1 or hi < lo:
+        err(f"keda/scaledobject.yaml: replicas {lo}..{hi}: at least one pod, max set (the partitions)")
+    triggers = spec.get("triggers") or []
+    names = {r.get("name") for r in routes}
+    queries = [str((t.get("metadata") or {}).get("query", "")) for t in triggers if t.get("type") == "prometheus"]
+    if not queries or not all("courier_scalable_lag" in q for q in queries):
+        err("keda/scaledobject.yaml: its prometheus trigger must scale on courier_scalable_lag")
+    for q in queries:
+        for name in re.findall(r'route="([^"]+)"', q):
+            if name not in names:
+                err(f"keda/scaledobject.yaml: the query names route {name!r}, not one of the config's {sorted(names)}")
+    behavior = ((spec.get("advanced") or {}).get("horizontalPodAutoscalerConfig") or {}).get("behavior") or {}
+    for way in ("scaleUp", "scaleDown"):
+        b = behavior.get(way) or {}
+        pols = b.get("policies") or []
+        if not pols or any(p.get("type") != "Pods" or p.get("value") != 1 or p.get("periodSeconds", 0) < 60 for p in pols):
+            err(f"keda/scaledobject.yaml: {way} must move one pod per 60 s at most")
+    if ((behavior.get("scaleDown") or {}).get("stabilizationWindowSeconds") or 0) < 300:
+        err("keda/scaledobject.yaml: scaleDown.stabilizationWindowSeconds must be at least 300")
 
 if errors: die()
 print(f"check_k8s: OK: {len(objs)} objects in {len(files)} files of {d}; probes on {listen_port} "
