@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "actors/messages.hpp"
 #include "core/http/io_failure.hpp"
+#include "core/kafka/broker_probe.hpp"
 #include "core/kafka/error.hpp"
 #include "core/log/json_log.hpp"
 #include "admin/listener.hpp"
@@ -32,6 +34,9 @@ using topology::stop_cause;
 using topology::stop_report;
 
 namespace {
+
+// How long the start-up waits for each bootstrap server to accept a TCP connection.
+constexpr std::chrono::seconds broker_probe_timeout{3};
 
 // Where a stop signal goes: before start() has a supervisor, it ends the process (exit 0,
 // nothing consumed, nothing to commit); afterwards it is a message to the supervisor.
@@ -131,8 +136,24 @@ int serve(const courier_config& cfg, stop_relay& relay) {
     log::info("admin listener bound", {{"listen", cfg.admin.listen}, {"port", admin->port()}});
   }
 
-  if (!all_topics_exist(cfg)) {
-    return 2;
+  // A broker that does not answer is told in one line now, not only after the topic check's
+  // timeouts and librdkafka's lines; the check still waits for one that comes up meanwhile.
+  const auto unreachable = kafka::unreachable_brokers(cfg.kafka.brokers, broker_probe_timeout);
+  if (unreachable) {
+    log::warn("the Kafka broker is unreachable",
+              {{"brokers", cfg.kafka.brokers}, {"error", *unreachable}});
+  }
+  try {
+    if (!all_topics_exist(cfg)) {
+      return 2;
+    }
+  } catch (const kafka::kafka_error& e) {
+    if (const auto still = kafka::unreachable_brokers(cfg.kafka.brokers, broker_probe_timeout)) {
+      std::fprintf(stderr, "courier: %s\n",
+                   kafka::unreachable_brokers_hint(cfg.kafka.brokers, *still).c_str());
+      return 1;
+    }
+    throw;
   }
 
   // The listener's handlers ping the pipeline's actors: the runtime stops it before them.
@@ -229,6 +250,9 @@ int run_service(const courier_config& cfg) {
 }
 
 int run_topics_ensure(const courier_config& cfg, int source_partitions) {
+  if (const auto why = kafka::unreachable_brokers(cfg.kafka.brokers, broker_probe_timeout)) {
+    throw std::runtime_error(kafka::unreachable_brokers_hint(cfg.kafka.brokers, *why));
+  }
   const auto created = ensure_topics(cfg, source_partitions, std::chrono::seconds{30});
   for (const auto& t : required_topics(cfg)) {
     const bool is_new = std::find(created.begin(), created.end(), t) != created.end();

@@ -125,6 +125,42 @@ TEST(CourierStartup, LogFormatHumanWritesHumanLinesToAFileToo) {
                                                                  << courier.log();
 }
 
+// No broker at kafka.brokers (127.0.0.1:1 refuses): `topics ensure` says so in one line naming
+// the address and what to do, at once, instead of librdkafka's lines and a metadata error after
+// its timeouts; `run` says it at once in its log, and the same line when its topic check fails.
+TEST(CourierStartup, AnUnreachableBrokerIsOneLineNamingTheAddressAndWhatToDo) {
+  const auto ensure = run_with({"topics", "ensure"}, "http://127.0.0.1:8090/deliver", "{}");
+  ASSERT_TRUE(ensure.exit_code.has_value()) << "courier stayed up\n" << ensure.log;
+  EXPECT_EQ(*ensure.exit_code, 1) << ensure.log;
+  EXPECT_NE(ensure.log.find("cannot reach the Kafka broker at 127.0.0.1:1 (127.0.0.1:1: "
+                            "Connection refused): start one (`make kafka-up`"),
+            std::string::npos)
+      << ensure.log;
+  EXPECT_EQ(ensure.log.find("librdkafka"), std::string::npos) << "no client was made\n"
+                                                              << ensure.log;
+
+  const temp_dir dir{"startup-unreachable", temp_dir::keep_if_failed};
+  const auto path = dir.path() / "courier.json";
+  std::ofstream{path} << R"({"kafka": {"brokers": "127.0.0.1:1"}, "admin": {"listen": "off"},
+    "routes": [{"name": "shipments",
+    "topic": "brew.shipments.v1", "url": "http://127.0.0.1:8090/deliver"}]})";
+  courier_process courier{
+      {"run", "--config", path.string()}, {"HMAC_SECRET=x"}, (dir.path() / "log").string()};
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return courier.log().find("\"event\":\"the Kafka broker is unreachable\"") !=
+               std::string::npos;
+      },
+      10s))
+      << courier.log();
+  const auto code = courier.wait_exit(30s);
+  ASSERT_TRUE(code.has_value()) << courier.log();
+  EXPECT_EQ(*code, 1) << courier.log();
+  EXPECT_NE(courier.log().find("courier: cannot reach the Kafka broker at 127.0.0.1:1"),
+            std::string::npos)
+      << courier.log();
+}
+
 TEST(CourierStartup, AnUnknownLogFormatExits2NamingItAndTheChoices) {
   const auto r = run_with({"run", "--log-format", "text"}, "http://127.0.0.1:8090/deliver", "{}");
   ASSERT_TRUE(r.exit_code.has_value()) << "courier stayed up\n" << r.log;
