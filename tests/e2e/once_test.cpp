@@ -442,13 +442,16 @@ TEST(EndToEndOnce, ABrokerOutageLongerThanTheSessionDeliversAgainAtMostWhatWasIn
   EXPECT_LE(commit_lines, 3U * partitions) << "a few lines per partition, not one per attempt";
 }
 
-// 4. Scale 1 -> 3 -> 1 under load (8 partitions, 5% 503s): each join and each stop moves
-// partitions, nothing is lost, and what arrives twice is at most what was in flight at each of
-// the four changes.
+// 4. Scale 1 -> 3 -> 1 under load (8 partitions, 5% 503s, receipts on): each join and each
+// stop moves partitions, nothing is lost, what arrives twice is at most what was in flight at
+// each of the four changes, and `courier audit` accounts for every record from Kafka alone.
 TEST(EndToEndOnce, ScalingOneToThreeToOneLosesNothingAndDeliversTwiceOnlyWhatWasInFlight) {
   constexpr int max_in_flight = 16;
   constexpr std::size_t changes = 4;
-  once_scenario sc{"scale", 12000, 8, /*percent_503=*/5, /*latency_ms=*/20, max_in_flight};
+  once_scenario sc{
+      "scale",           12000,         8,
+      /*percent_503=*/5,
+      /*latency_ms=*/20, max_in_flight, {{"receipts_topic", unique_name("once-scale-receipts")}}};
   const auto& topic = sc.s.topic;
   // Waits for `more` deliveries beyond now, with every instance of `running` up.
   const auto progress = [&](std::size_t more, std::initializer_list<child_process*> running) {
@@ -482,6 +485,14 @@ TEST(EndToEndOnce, ScalingOneToThreeToOneLosesNothingAndDeliversTwiceOnlyWhatWas
       << tail(a->log());
   expect_clean_stop(*a);
   sc.expect_each_once(changes * max_in_flight);
+  child_process audit{COURIER_BINARY,
+                      {"audit", "--config", sc.config.string(), "--route", "shipments"},
+                      {},
+                      (sc.dir() / "audit.log").string(),
+                      {"KAFKA_BROKERS"}};
+  EXPECT_EQ(audit.wait_exit(120s), std::optional<int>{0})
+      << "courier audit: a record is unaccounted\n"
+      << tail(audit.log());
 }
 
 }  // namespace
