@@ -13,6 +13,7 @@
 #include "admin/json_body.hpp"
 #include "admin/metrics_page.hpp"
 #include "admin/state_page.hpp"
+#include "admin/status_page.hpp"
 
 namespace courier::admin {
 
@@ -275,15 +276,16 @@ admin_reply admin_endpoints::handle(std::string_view method, std::string_view ta
     return handle(admin_request{method, target, {}});
   }
   const auto path = target.substr(0, target.find('?'));
-  const bool known =
-      path == "/metrics" || path == "/healthz" || path == "/readyz" || path == "/state";
+  const bool known = path == "/" || path == "/metrics" || path == "/healthz" || path == "/readyz" ||
+                     path == "/state";
   if (!known) {
-    return {404, "application/json",
-            json_body({{"error", "not found"},
-                       {"endpoints",
-                        {"/metrics", "/healthz", "/readyz", "/state", "POST /routes/<name>/pause",
-                         "POST /routes/<name>/resume", "GET /routes/<name>/auto-redrive",
-                         "POST /routes/<name>/auto-redrive/stop"}}})};
+    return {
+        404, "application/json",
+        json_body({{"error", "not found"},
+                   {"endpoints",
+                    {"/", "/metrics", "/healthz", "/readyz", "/state", "POST /routes/<name>/pause",
+                     "POST /routes/<name>/resume", "GET /routes/<name>/auto-redrive",
+                     "POST /routes/<name>/auto-redrive/stop"}}})};
   }
   if (method != "GET" && method != "HEAD") {
     return {405,
@@ -297,6 +299,9 @@ admin_reply admin_endpoints::handle(std::string_view method, std::string_view ta
   }
   if (path == "/state") {
     return {200, "application/json", render_state(snapshots(), courier::version)};
+  }
+  if (path == "/") {
+    return {200, "text/html; charset=utf-8", std::string{status_page()}};
   }
   const verdict v = path == "/readyz"
                         ? readiness(snapshots(), stopping_.load())

@@ -233,6 +233,10 @@ nlohmann::json partitions_json(const route_snapshot& r) {
     if (p.paused_since_ms) {
       j["paused_since"] = format_rfc3339_ms(*p.paused_since_ms);
     }
+    if (p.oldest_undelivered_ms) {
+      j["oldest_undelivered_age_ms"] =
+          std::max<std::int64_t>(0, r.taken_at_ms - *p.oldest_undelivered_ms);
+    }
     auto known = [&j](const char* key, std::int64_t v) {
       j[key] = v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr);
     };

@@ -87,6 +87,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
   for (const auto& r : routes) {
     out["routes"].push_back({
         {"name", r.name},
+        {"topic", r.topic},
         {"breaker",
          {{"state", breaker_name(r.breaker_state)},
           {"since",

@@ -57,6 +57,9 @@ test_packages=(
   wrk  # tools/bench/bench.sh: the ceiling every real-broker figure is a ratio to
   # docs/runbook-dlq.md's commands (run by the runbook e2e test) and BENCH_SCRAPE.
   curl jq
+  # tests/integration/status_page_test.cpp renders the admin status page (GET /) in a real
+  # headless browser.
+  chromium
 )
 
 packages=("${build_packages[@]}")
