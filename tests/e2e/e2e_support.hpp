@@ -43,6 +43,7 @@
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/wait_until.hpp"
 #include "core/kafka/admin.hpp"
+#include "core/kafka/error.hpp"
 #include "core/kafka/consumer.hpp"
 #include "core/kafka/producer.hpp"
 #include "demo/shipments.hpp"
@@ -182,10 +183,25 @@ inline std::int64_t committed_total(const std::string& group, const std::string&
 
 // Whether the group's committed offsets of `topic` come to sum to `n` within 30 s; a failure says
 // the sum they reached.
+// After a broker restart the group's coordinator takes a moment to load: its answers
+// NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS mean "ask again", not a failure.
 inline ::testing::AssertionResult committed_reaches(const std::string& group,
                                                     const std::string& topic, int partitions,
                                                     std::int64_t n) {
-  if (wait_until([&] { return committed_total(group, topic, partitions) == n; }, 30s)) {
+  const auto reached = [&] {
+    try {
+      return committed_total(group, topic, partitions) == n;
+    } catch (const kafka::kafka_error& e) {
+      const auto code = e.code();
+      if (code == RD_KAFKA_RESP_ERR_NOT_COORDINATOR ||
+          code == RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS ||
+          code == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE) {
+        return false;
+      }
+      throw;
+    }
+  };
+  if (wait_until(reached, 30s)) {
     return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure()
