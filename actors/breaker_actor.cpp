@@ -47,6 +47,9 @@ void publish(self_ptr self, const breaker_transition& t) {
                         {"from", std::string{to_string(t.from)}},
                         {"to", std::string{to_string(t.to)}},
                         {"trips", st.machine->trips()}};
+  if (!st.endpoint.empty()) {
+    fields["endpoint"] = st.endpoint;
+  }
   if (t.to == breaker_state::open) {
     // Why it opened: otherwise only the tier records' headers say it (a TLS failure's reason).
     const auto& why = st.machine->last_failure();
@@ -71,10 +74,11 @@ void publish_if(self_ptr self, const std::optional<breaker_transition>& t) {
 
 }  // namespace
 
-caf::behavior breaker_actor(self_ptr self, std::string route, breaker_settings settings,
-                            std::shared_ptr<route_metrics> metrics) {
+caf::behavior breaker_actor(self_ptr self, std::string route, std::string endpoint,
+                            breaker_settings settings, std::shared_ptr<route_metrics> metrics) {
   log_failures(self, "breaker", route);
   self->state.route = std::move(route);
+  self->state.endpoint = std::move(endpoint);
   self->state.machine = std::make_unique<breaker>(settings);
   self->state.metrics = std::move(metrics);
   self->state.time.start(self->clock().now());

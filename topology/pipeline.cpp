@@ -130,8 +130,9 @@ void pipeline::spawn_endpoint(const route_endpoint& endpoint, endpoint_graph& e,
   const route_config& partner = endpoint.settings;
   e.client = std::make_shared<http::client>(io_.contexts(), http::parse_endpoint(partner.url),
                                             client_settings_of(partner));
-  e.breaker = system_.spawn(actors::breaker_actor, partner.name,
-                            static_cast<const breaker_settings&>(partner.breaker), e.metrics);
+  e.breaker =
+      system_.spawn(actors::breaker_actor, partner.name, several ? endpoint.name : std::string{},
+                    static_cast<const breaker_settings&>(partner.breaker), e.metrics);
   e.delivery = system_.spawn(
       actors::delivery_pool,
       several ? endpoint_pool_settings_of(endpoint) : delivery_pool_settings_of(partner), e.client,

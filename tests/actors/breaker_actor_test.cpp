@@ -16,7 +16,7 @@ struct BreakerActor : ::testing::Test {
   BreakerActor() {
     metrics = std::make_shared<actors::route_metrics>();
     breaker =
-        d.sys->spawn(actors::breaker_actor, std::string{"shipments"},
+        d.sys->spawn(actors::breaker_actor, std::string{"shipments"}, std::string{},
                      breaker_settings{3, 1000ms, 1, /*gone_probe_interval=*/60000ms}, metrics);
     // State travels as spawn arguments: CAF 0.17 dereferences a null argument tuple when an
     // actor is spawned without any (UBSan reports it).
@@ -95,6 +95,25 @@ TEST_F(BreakerActor, OpensAfterTripAfterConsecutiveFailedDeliveriesAndPublishesI
   EXPECT_FALSE(ask().granted);
 }
 
+// On a route with several endpoints each has its breaker, and its lines name the endpoint.
+TEST_F(BreakerActor, AnEndpointsBreakerNamesItsEndpointInItsLogLines) {
+  const auto zoom =
+      d.sys->spawn(actors::breaker_actor, std::string{"shipments"}, std::string{"zoom"},
+                   breaker_settings{1, 1000ms, 1, /*gone_probe_interval=*/60000ms}, metrics);
+  log::set_format(log::line_format::json);  // whatever the terminal running the test
+  ::testing::internal::CaptureStderr();
+  caf::anon_send(zoom, actors::outcome_atom::value, false, false, std::uint64_t{0},
+                 /*gone=*/false, std::int64_t{0}, breaker_failure{"http_503", "503"});
+  d.run();
+  const auto out = ::testing::internal::GetCapturedStderr();
+  const auto line = nlohmann::json::parse(out.substr(0, out.find('\n')));
+  EXPECT_EQ(line.at("event"), "breaker state change");
+  EXPECT_EQ(line.at("route"), "shipments");
+  EXPECT_EQ(line.at("endpoint"), "zoom");
+  caf::anon_send_exit(zoom, caf::exit_reason::user_shutdown);
+  d.run();
+}
+
 // A TLS failure's reason was only in the tier records' headers; the Open line names it.
 TEST_F(BreakerActor, TheLogLineOfAnOpenNamesTheFailureThatOpenedIt) {
   fail();
@@ -108,6 +127,7 @@ TEST_F(BreakerActor, TheLogLineOfAnOpenNamesTheFailureThatOpenedIt) {
   const auto line = nlohmann::json::parse(out.substr(0, out.find('\n')));
   EXPECT_EQ(line.at("event"), "breaker state change");
   EXPECT_EQ(line.at("to"), "open");
+  EXPECT_FALSE(line.contains("endpoint")) << "a route with one endpoint names none";
   EXPECT_EQ(line.at("error_class"), "tls");
   EXPECT_EQ(line.at("error"), "certificate verify failed: unable to get local issuer certificate");
 

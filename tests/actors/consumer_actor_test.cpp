@@ -59,7 +59,7 @@ struct ConsumerActor : ::testing::Test {
   explicit ConsumerActor(route_config route = default_route()) {
     metrics = std::make_shared<actors::route_metrics>();
     breaker =
-        d.sys->spawn(actors::breaker_actor, route.name,
+        d.sys->spawn(actors::breaker_actor, route.name, std::string{},
                      breaker_settings{5, 15000ms, 1, /*gone_probe_interval=*/60000ms}, metrics);
     router = spawn_acknowledging_router(*d.sys);
     pool = d.sys->spawn(actors::delivery_pool, topology::delivery_pool_settings_of(route),

@@ -48,7 +48,7 @@ struct DeliveryPool : ::testing::Test {
 
   explicit DeliveryPool(route_config route = default_route()) {
     metrics = std::make_shared<actors::route_metrics>();
-    breaker = d.sys->spawn(actors::breaker_actor, route.name,
+    breaker = d.sys->spawn(actors::breaker_actor, route.name, std::string{},
                            breaker_settings{3, open_timeout, 1, /*gone_probe_interval=*/60000ms},
                            metrics);
     router = spawn_acknowledging_router(*d.sys);
