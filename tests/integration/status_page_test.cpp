@@ -34,11 +34,12 @@ std::string read_file(const std::filesystem::path& p) {
 // runs for 3 s of virtual time first.
 int chromium(const std::string& url, const std::string& what, const std::filesystem::path& out,
              const std::filesystem::path& log) {
-  const std::string command = std::string{CHROMIUM_BINARY} +
-                              " --headless --no-sandbox --disable-gpu --hide-scrollbars"
-                              " --window-size=1200,500 --enable-logging=stderr --v=0"
-                              " --virtual-time-budget=3000 " +
-                              what + " '" + url + "' >" + out.string() + " 2>" + log.string();
+  const std::string command =
+      std::string{CHROMIUM_BINARY} +
+      " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars"
+      " --window-size=1200,500 --enable-logging=stderr --v=0"
+      " --virtual-time-budget=3000 " +
+      what + " '" + url + "' >" + out.string() + " 2>" + log.string();
   return std::system(command.c_str());  // NOLINT(cert-env33-c): the test's own fixed command
 }
 
