@@ -35,10 +35,16 @@ admin_endpoints::admin_endpoints(caf::actor_system& system, service_handles serv
 std::vector<route_snapshot> admin_endpoints::snapshots() const {
   std::vector<route_snapshot> out;
   out.reserve(routes_.size());
+  const auto router = snapshot_of(*router_);
   for (const auto& r : routes_) {
     auto s = snapshot_of(r.name, *r.metrics);
     s.topic = r.topic;
     s.dlq_topic = r.dlq_topic;
+    for (const auto& [where, n] : router.produced_by) {
+      if (where.first == r.dlq_topic) {
+        s.dead_lettered_by_class[where.second] += n;
+      }
+    }
     s.request_seconds = &r.metrics->request_seconds;  // alive: routes_ holds the metrics
     s.delivery_seconds = &r.metrics->delivery_seconds;
     s.fetch_seconds = &r.metrics->fetch_seconds;

@@ -33,7 +33,10 @@ struct route_snapshot {
   bool draining = false;
   std::int64_t last_poll_steady_ms = 0;  // the consumer's last poll (0: not yet)
   std::int64_t taken_at_ms = 0;          // Unix ms when the snapshot was taken (ages count to it)
-  bool operator_paused = false;          // POST /routes/<name>/pause, until /resume
+  // Records this instance wrote to the route's DLQ topic, by error class (the retry router's
+  // counts; a DLQ shared by routes shows the DLQ's).
+  std::map<std::string, std::uint64_t> dead_lettered_by_class;
+  bool operator_paused = false;  // POST /routes/<name>/pause, until /resume
   bool broker_reachable = true;
   bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now
   bool endpoint_gone = false;         // the receiver answered 410 and no 2xx came since

@@ -103,6 +103,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"broker_reachable", r.broker_reachable},
         {"flags", flags_of(r)},
         {"counters", route_counters_json(r)},
+        {"dead_lettered_by_class", r.dead_lettered_by_class},
         {"partitions", partitions_json(r)},
     });
     auto& route = out["routes"].back();

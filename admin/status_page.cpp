@@ -71,7 +71,9 @@ function draw(state) {
     cell(row, seconds(oldest), "num");
     cell(row, String(r.counters.delivered), "num");
     cell(row, String(r.counters.retried), "num");
-    cell(row, String(r.counters.dead_lettered), "num");
+    const classes = Object.entries(r.dead_lettered_by_class || {})
+        .map(([name, n]) => name + " " + n).join(", ");
+    cell(row, String(r.counters.dead_lettered) + (classes ? " (" + classes + ")" : ""), "num");
     body.appendChild(row);
   }
   document.getElementById("meta").textContent =

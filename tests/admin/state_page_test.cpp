@@ -37,6 +37,15 @@ TEST(AdminState, ShowsEachPartitionWithItsPauseReasonsLagAndAccounting) {
   EXPECT_TRUE(ps.at(1).at("lag").is_null());
 }
 
+TEST(AdminState, NamesTheRoutesTopicAndItsDlqWritesByClass) {
+  auto r = busy_route();
+  r.topic = "brew.shipments.v1";
+  r.dead_lettered_by_class = {{"http_4xx", 3}, {"timeout", 1}};
+  const auto route = json::parse(render_state({r}, "0")).at("routes").at(0);
+  EXPECT_EQ(route.at("topic"), "brew.shipments.v1");
+  EXPECT_EQ(route.at("dead_lettered_by_class"), (json{{"http_4xx", 3}, {"timeout", 1}}));
+}
+
 TEST(AdminState, AnOrderedPartitionCarriesItsOrderingBlock) {
   const auto body = json::parse(render_state({ordered_route()}, "0"));
   const auto& ps = body.at("routes").at(0).at("partitions");
