@@ -37,6 +37,10 @@ conf_ptr make_conf(const std::map<std::string, std::string>& properties) {
 void check_client_conf(rd_kafka_type_t type, const std::map<std::string, std::string>& properties) {
   auto quiet = properties;
   quiet["log_level"] = "0";  // a probe: what the real client warns about, it warns about itself
+  // Nor does it connect: without bootstrap servers its handle has no broker to dial (the
+  // properties are what is checked; whether a broker answers is the start-up's next question).
+  quiet.erase("bootstrap.servers");
+  quiet.erase("metadata.broker.list");
   conf_ptr conf = make_conf(quiet);
   std::array<char, 512> reason{};
   // Never joins a group: a broker that cannot be reached must not hold the check up.

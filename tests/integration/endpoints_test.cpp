@@ -319,6 +319,9 @@ TEST(Endpoints, OnePartnersOutageIsParkedInTheTiersWhileTheOtherDeliversAndNothi
       << "acme delivered: " << acme.snapshot().ok;
   EXPECT_EQ(zoom.snapshot().ok, 0U);
   for (const auto& part : m.partitions.snapshot()) {
+    if (part.id.topic != s.topic) {
+      continue;  // a retry tier waits for its next record's due time (retry_due)
+    }
     EXPECT_TRUE(part.reasons.empty())
         << "no partition paused for one partner's outage: " << part.id.topic << "["
         << part.id.partition << "]";
