@@ -47,8 +47,10 @@ test_packages=(
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   # tests/docker validates docker/docker-compose.yml with `docker-compose config`.
   docker-compose
-  # tests/docker/check_k8s.sh parses docker/k8s/ with PyYAML (no kubectl).
+  # tests/docker/check_k8s.sh parses the chart's rendered manifests with PyYAML (no kubectl);
+  # scripts/install-go.sh fetches the Go toolchain with curl when none is new enough.
   python3-yaml
+  curl
   # tools/bench/one_partition.sh: nginx with the echo module (echo_sleep) is the independent
   # receiver of the real-broker benchmark.
   nginx-light libnginx-mod-http-echo
@@ -88,11 +90,16 @@ fi
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages of the $profile set present"
-  exit 0
+else
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  echo "install-deps: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-sudo_cmd=()
-if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-echo "install-deps: installing ${missing[*]}"
-"${sudo_cmd[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# tests/docker builds helm and the schema checker with Go (scripts/install-go.sh: a go on PATH
+# if new enough, else the toolchain from the Go module proxy).
+if [[ $profile == all ]]; then
+  bash "$(dirname "$0")/install-go.sh"
+fi

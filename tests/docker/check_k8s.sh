@@ -1,42 +1,42 @@
 #!/usr/bin/env bash
-# Checks docker/k8s/ without kubectl or a cluster (ctest docker.k8s_manifests, label unit):
-# every manifest parses (python3 + PyYAML, Debian's python3-yaml), and
+# Checks courier's Kubernetes objects as the Helm chart renders them (tests/docker/check_helm.sh
+# runs it on `helm template` output; no kubectl or cluster). The objects parse (python3 + PyYAML,
+# Debian's python3-yaml), and
 #   - the liveness/readiness probes are GET /healthz and /readyz on the port of the
 #     ConfigMap's admin.listen, which must listen on all interfaces (0.0.0.0);
 #   - terminationGracePeriodSeconds exceeds courier's SIGTERM drain timeout (10 s);
 #   - the container args are `run --config P`, P a file of the ConfigMap courier-config's mount;
 #   - courier.json in the ConfigMap passes `courier config check` (the binary's own reader,
 #     validation and start-up checks; no list of keys kept here) and holds no plaintext secret;
-#   - HMAC_SECRET_FILE names a file of a mounted Secret volume;
+#   - HMAC_SECRET_FILE names a file of a mounted Secret volume; no Secret object is rendered;
 #   - the Service courier-metrics selects the pod template's labels on port 9464;
-#   - no plaintext secret in any manifest except secret.example.yaml's placeholder;
 #   - the PodDisruptionBudget courier selects the pod labels and lets one pod go at a time;
-#   - keda/scaledobject.yaml scales the Deployment on courier_scalable_lag of a route of the
-#     ConfigMap's config, one pod a minute at most each way, scale-down stabilised 5 minutes.
-# Usage: check_k8s.sh <repository root> <courier binary>   (K8S_DIR overrides <root>/docker/k8s)
+#   - with K8S_EXPECT_OPTIONAL=1: the ServiceMonitor scrapes the Service's admin port on
+#     /metrics, the PrometheusRule holds RULES_FILE's groups as they are, and the ScaledObject
+#     scales the Deployment on courier_scalable_lag of a route of the config, one pod a minute
+#     at most each way, scale-down stabilised 5 minutes; without it, none of the three.
+# Usage: K8S_FILE=<rendered manifests> check_k8s.sh <repository root> <courier binary>
 set -uo pipefail
 
-root=${1:?usage: check_k8s.sh <repository root> <courier binary>}
-courier_bin=${2:?usage: check_k8s.sh <repository root> <courier binary>}
-dir=${K8S_DIR:-$root/docker/k8s}
+root=${1:?usage: K8S_FILE=<rendered> check_k8s.sh <repository root> <courier binary>}
+courier_bin=${2:?usage: K8S_FILE=<rendered> check_k8s.sh <repository root> <courier binary>}
+file=${K8S_FILE:?K8S_FILE must name the rendered manifests (helm template output)}
 fail() { echo "check_k8s: FAIL: $*" >&2; exit 1; }
 
 [[ -x $courier_bin ]] || fail "$courier_bin is not an executable"
-[[ -d $dir ]] || fail "$dir does not exist"
+[[ -f $file ]] || fail "$file does not exist"
 command -v python3 >/dev/null 2>&1 || fail "python3 is missing (scripts/install-deps.sh installs python3-yaml)"
 python3 -c 'import yaml' 2>/dev/null ||
   fail "PyYAML is missing: install Debian's python3-yaml (scripts/install-deps.sh lists it)"
 
-exec python3 - "$dir" "$courier_bin" <<'PY'
-import glob, json, os, re, subprocess, sys, tempfile
+exec python3 - "$file" "$courier_bin" "${K8S_EXPECT_OPTIONAL:-0}" "${RULES_FILE:-}" <<'PY'
+import json, os, re, subprocess, sys, tempfile
 import yaml
 
 DRAIN_TIMEOUT_S = 10  # docs/operations.md, "Stopping": SIGTERM drains in-flight deliveries for up to 10 s
 ADMIN_PORT = 9464
-PLACEHOLDERS = {"REPLACE_ME", "CHANGE_ME", "changeme", "<placeholder>"}
-EXAMPLE = "secret.example.yaml"
 
-d, courier_bin = sys.argv[1], sys.argv[2]
+rendered, courier_bin, expect_optional, rules_file = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 errors = []
 def err(msg): errors.append(msg)
 def die():
@@ -44,20 +44,21 @@ def die():
         print("check_k8s: FAIL: " + e, file=sys.stderr)
     sys.exit(1)
 
-files = sorted(glob.glob(os.path.join(d, "*.yaml")) + glob.glob(os.path.join(d, "*.yml")))
-if not files:
-    err(f"no manifests (*.yaml) in {d}"); die()
-objs = []  # (file name, object)
-for f in files:
-    try:
-        with open(f) as fh:
-            docs = [x for x in yaml.safe_load_all(fh) if x is not None]
-    except yaml.YAMLError as e:
-        err(f"{os.path.basename(f)} is not valid YAML: {e}"); continue
-    for o in docs:
-        if not isinstance(o, dict) or "kind" not in o or "apiVersion" not in o:
-            err(f"{os.path.basename(f)}: a document without apiVersion/kind"); continue
-        objs.append((os.path.basename(f), o))
+objs = []  # (source template, object)
+try:
+    with open(rendered) as fh:
+        text = fh.read()
+    docs = list(yaml.safe_load_all(text))
+except yaml.YAMLError as e:
+    err(f"{rendered} is not valid YAML: {e}"); die()
+for o in docs:
+    if o is None:
+        continue
+    if not isinstance(o, dict) or "kind" not in o or "apiVersion" not in o:
+        err(f"{rendered}: a document without apiVersion/kind"); continue
+    objs.append((f"{o['kind']} {o.get('metadata', {}).get('name')}", o))
+if not objs:
+    err(f"no objects in {rendered}")
 if errors: die()
 
 def find(kind, name):
@@ -66,20 +67,6 @@ def find(kind, name):
         err(f"expected exactly one {kind} '{name}', found {len(hits)}")
         return None, None
     return hits[0]
-
-# Kustomization: lists every manifest except the secret example.
-for f, o in objs:
-    if o["kind"] == "Kustomization":
-        res = o.get("resources") or []
-        if EXAMPLE in res:
-            err(f"{f} lists {EXAMPLE}: `kubectl apply -k` would overwrite the real secret with the placeholder")
-        for r in res:
-            if not os.path.isfile(os.path.join(d, r)):
-                err(f"{f} lists {r}, which does not exist")
-        for m in files:
-            b = os.path.basename(m)
-            if b not in res and b not in (f, EXAMPLE):
-                err(f"{f} does not list {b}")
 
 _, cm = find("ConfigMap", "courier-config")
 _, dep = find("Deployment", "courier")
@@ -237,7 +224,7 @@ def walk(x, path, f):
         for k, v in x.items():
             p = f"{path}.{k}" if path else str(k)
             if isinstance(v, str) and SECRETISH.search(str(k)) and not str(k).lower().endswith(("_file", "name", "ref")) \
-               and not v.startswith("/") and v not in PLACEHOLDERS and p.split(".")[-2:-1] != ["items"]:
+               and not v.startswith("/") and p.split(".")[-2:-1] != ["items"]:
                 err(f"{f}: {p} looks like a plaintext secret")
             walk(v, p, f)
     elif isinstance(x, list):
@@ -247,13 +234,7 @@ def walk(x, path, f):
         err(f"{f}: {path} holds a whsec_ secret")
 for f, o in objs:
     if o["kind"] == "Secret":
-        if f != EXAMPLE:
-            err(f"{f}: a Secret object outside {EXAMPLE}; create real secrets with kubectl, not in git")
-        for k, v in (o.get("data") or {}).items():
-            err(f"{f}: data.{k} holds a (base64) value; use stringData with a placeholder")
-        for k, v in (o.get("stringData") or {}).items():
-            if v not in PLACEHOLDERS:
-                err(f"{f}: stringData.{k} is not a placeholder ({sorted(PLACEHOLDERS)})")
+        err(f"{f}: the chart renders a Secret; secrets are created with kubectl, never from values")
         continue
     if o["kind"] == "ConfigMap":
         for k, v in (o.get("data") or {}).items():
@@ -272,41 +253,63 @@ if pdb is not None:
     if (pdb.get("spec") or {}).get("maxUnavailable") != 1:
         err("PodDisruptionBudget courier: maxUnavailable must be 1 (each pod that leaves is a rebalance)")
 
-# --- the optional KEDA ScaledObject ----------------------------------------------------------
-keda = os.path.join(d, "keda", "scaledobject.yaml")
-if not os.path.isfile(keda):
-    err("keda/scaledobject.yaml is missing")
+# --- the optional objects: ServiceMonitor, PrometheusRule, KEDA ScaledObject ----------------
+optional = {k: [o for _, o in objs if o["kind"] == k] for k in ("ServiceMonitor", "PrometheusRule", "ScaledObject")}
+if not expect_optional:
+    for k, found in optional.items():
+        if found:
+            err(f"a {k} is rendered with the chart's defaults; it must be off unless enabled")
 else:
-    with open(keda) as fh:
-        so = yaml.safe_load(fh)
+    for k, found in optional.items():
+        if len(found) != 1:
+            err(f"expected exactly one {k} with every optional object on, found {len(found)}")
+    if errors: die()
+    sm = optional["ServiceMonitor"][0]
+    smsel = ((sm.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+    svc_labels = (svc.get("metadata") or {}).get("labels") or {}
+    if not smsel or any(svc_labels.get(k) != v for k, v in smsel.items()):
+        err(f"ServiceMonitor: selector {smsel} does not select the Service courier-metrics' labels {svc_labels}")
+    port_names = {p.get("name") for p in sspec.get("ports") or []}
+    for e in (sm.get("spec") or {}).get("endpoints") or []:
+        if e.get("port") not in port_names or e.get("path") != "/metrics":
+            err(f"ServiceMonitor: endpoint {e} must scrape a port of the Service ({sorted(port_names)}) on /metrics")
+    pr = optional["PrometheusRule"][0]
+    if rules_file:
+        with open(rules_file) as fh:
+            want = yaml.safe_load(fh)
+        if (pr.get("spec") or {}) != want:
+            err(f"PrometheusRule: spec is not {rules_file} as it is (the file the promtool tests check)")
+    so = optional["ScaledObject"][0]
     spec = so.get("spec") or {}
-    if so.get("kind") != "ScaledObject" or not str(so.get("apiVersion", "")).startswith("keda.sh/"):
-        err("keda/scaledobject.yaml: not a keda.sh ScaledObject")
-    if (spec.get("scaleTargetRef") or {}).get("name") != "courier":
-        err("keda/scaledobject.yaml: scaleTargetRef.name must be the Deployment courier")
+    if not str(so.get("apiVersion", "")).startswith("keda.sh/"):
+        err("ScaledObject: not a keda.sh ScaledObject")
+    if (spec.get("scaleTargetRef") or {}).get("name") != dep["metadata"]["name"]:
+        err("ScaledObject: scaleTargetRef.name must be the Deployment courier")
     lo, hi = spec.get("minReplicaCount", 0), spec.get("maxReplicaCount")
     if not isinstance(hi, int) or lo < 1 or hi < lo:
-        err(f"keda/scaledobject.yaml: replicas {lo}..{hi}: at least one pod, max set (the partitions)")
+        err(f"ScaledObject: replicas {lo}..{hi}: at least one pod, max set (the partitions)")
     triggers = spec.get("triggers") or []
     names = {r.get("name") for r in routes}
     queries = [str((t.get("metadata") or {}).get("query", "")) for t in triggers if t.get("type") == "prometheus"]
     if not queries or not all("courier_scalable_lag" in q for q in queries):
-        err("keda/scaledobject.yaml: its prometheus trigger must scale on courier_scalable_lag")
+        err("ScaledObject: its prometheus trigger must scale on courier_scalable_lag")
     for q in queries:
         for name in re.findall(r'route="([^"]+)"', q):
             if name not in names:
-                err(f"keda/scaledobject.yaml: the query names route {name!r}, not one of the config's {sorted(names)}")
+                err(f"ScaledObject: the query names route {name!r}, not one of the config's {sorted(names)}")
     behavior = ((spec.get("advanced") or {}).get("horizontalPodAutoscalerConfig") or {}).get("behavior") or {}
     for way in ("scaleUp", "scaleDown"):
         b = behavior.get(way) or {}
         pols = b.get("policies") or []
         if not pols or any(p.get("type") != "Pods" or p.get("value") != 1 or p.get("periodSeconds", 0) < 60 for p in pols):
-            err(f"keda/scaledobject.yaml: {way} must move one pod per 60 s at most")
+            err(f"ScaledObject: {way} must move one pod per 60 s at most")
     if ((behavior.get("scaleDown") or {}).get("stabilizationWindowSeconds") or 0) < 300:
-        err("keda/scaledobject.yaml: scaleDown.stabilizationWindowSeconds must be at least 300")
+        err("ScaledObject: scaleDown.stabilizationWindowSeconds must be at least 300")
+    if "replicas" in (dep.get("spec") or {}):
+        err("Deployment courier: sets replicas while KEDA scales it (each apply would undo KEDA's count)")
 
 if errors: die()
-print(f"check_k8s: OK: {len(objs)} objects in {len(files)} files of {d}; probes on {listen_port} "
+print(f"check_k8s: OK: {len(objs)} objects of {rendered}; probes on {listen_port} "
       f"= admin.listen, grace {grace} s > drain {DRAIN_TIMEOUT_S} s, config {args[2]}, "
       f"{len(routes)} route(s)")
 PY
