@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -124,6 +125,39 @@ void stop_run(self_ptr self, const char* why) {
     fields["reason"] = why;
     log::warn("auto-redrive stopping", fields);
   }
+}
+
+// The route's gauge that counts an auto-redrive in `p`; none for idle.
+std::optional<route_gauge> gauge_of(auto_redrive_trigger::phase p) {
+  using phase = auto_redrive_trigger::phase;
+  switch (p) {
+    case phase::idle:
+      return std::nullopt;
+    case phase::open:
+      return route_gauge::auto_redrive_watching;
+    case phase::armed:
+      return route_gauge::auto_redrive_armed;
+    case phase::running:
+      return route_gauge::auto_redrive_running;
+  }
+  return std::nullopt;
+}
+
+// After each message: the gauges move this auto-redrive from the phase they counted to the
+// trigger's phase now.
+void publish_phase(self_ptr self) {
+  auto& s = self->state;
+  const auto now = s.trigger->current();
+  if (now == s.published) {
+    return;
+  }
+  if (const auto was = gauge_of(s.published)) {
+    --s.metrics->gauges[*was];
+  }
+  if (const auto is = gauge_of(now)) {
+    ++s.metrics->gauges[*is];
+  }
+  s.published = now;
 }
 
 // The armed check fired: the event starts, unless the trigger moved on meanwhile.
@@ -265,8 +299,12 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, std::string e
       if (r.check_at) {
         schedule_check(self, *r.check_at);
       }
+      publish_phase(self);
     },
-    [=](due_atom, std::uint64_t generation) { on_due(self, generation); },
+    [=](due_atom, std::uint64_t generation) {
+      on_due(self, generation);
+      publish_phase(self);
+    },
     [=](redrive_done_atom, std::uint64_t reply_id, bool dry_run, std::uint64_t moved,
         std::uint64_t would_move, std::uint64_t failed, std::uint64_t already, bool stopped,
         const std::string& error) {
@@ -276,9 +314,14 @@ caf::behavior auto_redrive_actor(self_ptr self, std::string route, std::string e
       } else {
         on_run_done(self, reply_id, out);
       }
+      publish_phase(self);
     },
     [=](caf::get_atom) { return on_preview_request(self); },
-    [=](stop_atom) -> std::string { return on_stop(self); },
+    [=](stop_atom) -> std::string {
+      auto answer = on_stop(self);
+      publish_phase(self);
+      return answer;
+    },
   };
 }
 

@@ -61,6 +61,8 @@ struct auto_redrive_actor_state {
   std::vector<caf::typed_response_promise<std::string>> preview_waiting;
   std::optional<nlohmann::json> last_preview;
   std::int64_t last_preview_ms = 0;
+  // The trigger's phase as the route's auto-redrive gauges last counted it.
+  auto_redrive_trigger::phase published = auto_redrive_trigger::phase::idle;
   actor_time time;            // the trigger's and the timers' clock (actor_time.hpp)
   auto_redrive_outcome last;  // of the last run
   std::int64_t last_ended_ms = 0;

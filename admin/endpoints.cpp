@@ -40,6 +40,7 @@ std::vector<route_snapshot> admin_endpoints::snapshots() const {
     auto s = snapshot_of(r.name, *r.metrics);
     s.topic = r.topic;
     s.dlq_topic = r.dlq_topic;
+    s.auto_redrive = static_cast<bool>(r.auto_redrive);
     for (const auto& [where, n] : router.produced_by) {
       if (where.first == r.dlq_topic) {
         s.dead_lettered_by_class[where.second] += n;
@@ -49,6 +50,7 @@ std::vector<route_snapshot> admin_endpoints::snapshots() const {
     s.delivery_seconds = &r.metrics->delivery_seconds;
     s.fetch_seconds = &r.metrics->fetch_seconds;
     for (const auto& e : r.endpoints) {
+      s.auto_redrive = s.auto_redrive || static_cast<bool>(e.auto_redrive);
       auto es = snapshot_of(e.name, *e.metrics);
       es.request_seconds = &e.metrics->request_seconds;
       es.delivery_seconds = &e.metrics->delivery_seconds;

@@ -37,6 +37,7 @@ struct route_snapshot {
   // counts; a DLQ shared by routes shows the DLQ's).
   std::map<std::string, std::uint64_t> dead_lettered_by_class;
   bool operator_paused = false;  // POST /routes/<name>/pause, until /resume
+  bool auto_redrive = false;     // routes[].auto_redrive is on (its phases are gauges)
   bool broker_reachable = true;
   bool endpoint_blocked = false;      // the SSRF guard refuses the endpoint now
   bool endpoint_gone = false;         // the receiver answered 410 and no 2xx came since

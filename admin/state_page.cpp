@@ -105,6 +105,7 @@ std::string render_state(const std::vector<route_snapshot>& routes,
         {"counters", route_counters_json(r)},
         {"dead_lettered_by_class", r.dead_lettered_by_class},
         {"partitions", partitions_json(r)},
+        {"auto_redrive", {{"enabled", r.auto_redrive}}},
     });
     auto& route = out["routes"].back();
     if (!r.endpoints.empty()) {

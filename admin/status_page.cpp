@@ -29,7 +29,7 @@ th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; }
 <table>
 <thead><tr><th>route</th><th>breaker</th><th>paused</th><th class="num">in flight</th>
 <th class="num">lag</th><th class="num">oldest waiting</th><th class="num">delivered</th>
-<th class="num">retried</th><th class="num">dead-lettered</th></tr></thead>
+<th class="num">retried</th><th class="num">dead-lettered</th><th>auto-redrive</th></tr></thead>
 <tbody id="routes"></tbody>
 </table>
 <script>
@@ -43,6 +43,14 @@ function cell(row, text, cls) {
 function seconds(ms) {
   if (ms === null) return "-";
   return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(1) + " s";
+}
+function autoRedrive(r) {
+  const a = r.auto_redrive || {};
+  if (!a.enabled) return "off";
+  const phase = a.running > 0 ? "running" : a.armed > 0 ? "armed" : a.watching > 0 ? "watching" : "idle";
+  const c = r.counters;
+  return phase + " (" + c.auto_redrive_events + " events, " + c.auto_redrive_moved + " moved, " +
+      c.auto_redrive_failed + " failed)";
 }
 function draw(state) {
   const body = document.getElementById("routes");
@@ -74,6 +82,7 @@ function draw(state) {
     const classes = Object.entries(r.dead_lettered_by_class || {})
         .map(([name, n]) => name + " " + n).join(", ");
     cell(row, String(r.counters.dead_lettered) + (classes ? " (" + classes + ")" : ""), "num");
+    cell(row, autoRedrive(r));
     body.appendChild(row);
   }
   document.getElementById("meta").textContent =

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -123,6 +124,27 @@ TEST_F(AutoRedriveActor, AnOpenPeriodThenClosedForAfterRunsOneEventAndCountsWhat
   EXPECT_EQ(counter(actors::route_counter::auto_redrive_failed), 0U);
   EXPECT_EQ(ask(caf::get_atom::value)["phase"], "idle") << "one event per Open period";
   EXPECT_EQ(log->run_count(), 1U);
+}
+
+// The route's gauges count the auto-redrive in its phase: watching an outage, armed, running,
+// and in none once the event ended.
+TEST_F(AutoRedriveActor, TheGaugesFollowItsPhaseFromTheOutageThroughTheRunBackToIdle) {
+  using actors::route_gauge;
+  const auto phases = [&] {
+    return std::array<std::int64_t, 3>{metrics->gauges[route_gauge::auto_redrive_watching].load(),
+                                       metrics->gauges[route_gauge::auto_redrive_armed].load(),
+                                       metrics->gauges[route_gauge::auto_redrive_running].load()};
+  };
+  using counts = std::array<std::int64_t, 3>;
+  EXPECT_EQ(phases(), (counts{0, 0, 0}));
+  breaker_moves(breaker_state::closed, breaker_state::open);
+  ASSERT_TRUE(eventually([&] { return phases() == counts{1, 0, 0}; })) << "watching the outage";
+  breaker_moves(breaker_state::open, breaker_state::closed);
+  ASSERT_TRUE(eventually([&] { return phases() == counts{0, 1, 0}; })) << "armed for `after`";
+  ASSERT_TRUE(eventually([&] { return log->run_count() == 1; }));
+  ASSERT_TRUE(eventually([&] { return phases() == counts{0, 0, 1}; })) << "running";
+  log->finish = true;
+  ASSERT_TRUE(eventually([&] { return phases() == counts{0, 0, 0}; })) << "idle again";
 }
 
 TEST_F(AutoRedriveActor, TheOperatorsStopDropsAnArmedEvent) {

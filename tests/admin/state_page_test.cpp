@@ -70,6 +70,16 @@ TEST(AdminState, NamesTheBreakerAndCarriesTheCounters) {
   EXPECT_EQ(r.at("flags"), json::array()) << "nothing flagged";
 }
 
+TEST(AdminState, CarriesTheAutoRedrivesPhasesAndWhetherItIsOn) {
+  auto route = busy_route();
+  EXPECT_EQ(json::parse(render_state({route}, "1")).at("routes").at(0).at("auto_redrive"),
+            (json{{"enabled", false}, {"watching", 0}, {"armed", 0}, {"running", 0}}));
+  route.auto_redrive = true;
+  route.gauges[actors::route_gauge::auto_redrive_armed] = 1;
+  EXPECT_EQ(json::parse(render_state({route}, "1")).at("routes").at(0).at("auto_redrive"),
+            (json{{"enabled", true}, {"watching", 0}, {"armed", 1}, {"running", 0}}));
+}
+
 TEST(AdminState, ShowsAnOperatorsPauseOfTheRouteInStateAndMetrics) {
   actors::route_metrics m;
   const auto running = snapshot_of("partner", m);

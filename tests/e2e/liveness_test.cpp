@@ -32,9 +32,8 @@ TEST(EndToEndLiveness, AFencedStaticMemberSaysWhyAndExitsNonZeroAndItsSuccessorD
       prepare_with(s, nlohmann::json::object(), dir, {{"group.instance.id", "courier-0"}});
 
   auto older = start_courier(config, dir, "courier-older");
-  ASSERT_TRUE(wait_delivered(w, 100, 60s, {older.get()}))
-      << w.stats().raw << "\n"
-      << tail(older->log());
+  ASSERT_TRUE(wait_delivered(w, 100, 60s, {older.get()})) << w.stats().raw << "\n"
+                                                          << tail(older->log());
   // Until the broker fences it, the older one delivers on while the newer one fetches from the
   // group's commit point: what the older one delivers above the commit point as the newer one
   // starts is what can arrive twice.
@@ -53,9 +52,8 @@ TEST(EndToEndLiveness, AFencedStaticMemberSaysWhyAndExitsNonZeroAndItsSuccessorD
   const auto answered_at_exit = w.stats().total;
   ASSERT_LT(answered_at_exit, n) << "everything was delivered before the fence";
 
-  ASSERT_TRUE(wait_delivered(w, n, 90s, {newer.get()}))
-      << w.stats().raw << "\n"
-      << tail(newer->log());
+  ASSERT_TRUE(wait_delivered(w, n, 90s, {newer.get()})) << w.stats().raw << "\n"
+                                                        << tail(newer->log());
   ASSERT_TRUE(committed_reaches(s.group, s.topic, partitions, static_cast<std::int64_t>(n)));
   expect_clean_stop(*newer);
 

@@ -48,6 +48,7 @@ TEST(StatusPage, ABrowserDrawsTheRouteWithItsOpenBreakerAndNoConsoleMessage) {
   s.receiver->set_chaos(mock::chaos{1.0, 0, 0ms, 0, false});  // 503 to everything
   s.route().breaker.trip_after = 3;
   s.route().breaker.open_timeout = 60s;
+  s.route().auto_redrive = auto_redrive_config{};  // watching the outage the breaker opened for
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
   admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
@@ -57,6 +58,9 @@ TEST(StatusPage, ABrowserDrawsTheRouteWithItsOpenBreakerAndNoConsoleMessage) {
   s.seed(20);
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return m.breaker_state.load() == 1; }, 30s)) << "breaker opens";
+  ASSERT_TRUE(wait_until(
+      [&] { return m.gauges[actors::route_gauge::auto_redrive_watching].load() == 1; }, 10s))
+      << "the auto-redrive watches the outage";
 
   const auto page = http_get(port, "/");
   EXPECT_EQ(page.status, 200);
@@ -72,6 +76,9 @@ TEST(StatusPage, ABrowserDrawsTheRouteWithItsOpenBreakerAndNoConsoleMessage) {
       << "the route's row, its breaker open\n"
       << dom;
   EXPECT_NE(dom.find("breaker"), std::string::npos);
+  EXPECT_NE(dom.find("<td>watching (0 events, 0 moved, 0 failed)</td>"), std::string::npos)
+      << "the auto-redrive's phase and counts\n"
+      << dom;
   const auto console = read_file(dir.path() / "console.log");
   EXPECT_EQ(console.find(":CONSOLE"), std::string::npos)
       << "the page logged to its console (an error, an uncaught exception):\n"
