@@ -51,6 +51,8 @@ test_packages=(
   # scripts/install-go.sh fetches the Go toolchain with curl when none is new enough.
   python3-yaml
   curl
+  # the compiler cache CMake uses when it is there (a clean clone's rebuild on the same machine)
+  ccache
   # tools/bench/one_partition.sh: nginx with the echo module (echo_sleep) is the independent
   # receiver of the real-broker benchmark.
   nginx-light libnginx-mod-http-echo
