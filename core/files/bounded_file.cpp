@@ -2,30 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "core/files/posix_fd.hpp"
+
 namespace courier {
 namespace {
-
-// Closes the descriptor on every way out.
-class file_descriptor {
- public:
-  explicit file_descriptor(int fd) : fd_(fd) {}
-  file_descriptor(const file_descriptor&) = delete;
-  file_descriptor& operator=(const file_descriptor&) = delete;
-  ~file_descriptor() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 bool is_secret_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -34,7 +18,7 @@ bool is_secret_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c ==
 secret_file_content read_bounded_file(const std::string& path) {
   secret_file_content out;
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
-  const file_descriptor fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  const files::posix_fd fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   if (fd.get() < 0) {
     out.problem = std::strerror(errno);
     return out;

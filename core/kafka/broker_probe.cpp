@@ -10,27 +10,10 @@
 #include <cstring>
 #include <memory>
 
+#include "core/files/posix_fd.hpp"
+
 namespace courier::kafka {
 namespace {
-
-// A socket, closed when it goes.
-class socket_fd {
- public:
-  explicit socket_fd(int fd) : fd_(fd) {}
-  socket_fd(const socket_fd&) = delete;
-  socket_fd& operator=(const socket_fd&) = delete;
-  socket_fd(socket_fd&&) = delete;
-  socket_fd& operator=(socket_fd&&) = delete;
-  ~socket_fd() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 struct addrinfo_deleter {
   void operator()(addrinfo* a) const { freeaddrinfo(a); }
@@ -54,7 +37,7 @@ std::optional<std::pair<std::string, std::string>> split_address(std::string_vie
 
 // Connects to one resolved address within `timeout`: none, or the error.
 std::optional<std::string> connect_one(const addrinfo& ai, std::chrono::milliseconds timeout) {
-  const socket_fd s{
+  const files::posix_fd s{
       ::socket(ai.ai_family, ai.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai.ai_protocol)};
   if (s.get() < 0) {
     return std::string{std::strerror(errno)};

@@ -20,6 +20,7 @@
 #include "core/kafka/producer.hpp"
 #include "mock_webhook/server.hpp"
 #include "tests/e2e/e2e_support.hpp"
+#include "tests/support/source_pauses.hpp"
 #include "topology/pipeline.hpp"
 #include "topology/topics.hpp"
 
@@ -312,18 +313,7 @@ TEST(EndToEndEndpoints, KeyOrderPerEndpointHoldsThroughOnePartnersOutageWhileThe
       << expected_by.at("bolt").size()
       << ": their records of the keys zoom parked must not wait for zoom";
   EXPECT_EQ(zoom.snapshot().ok, 0U) << "zoom is down";
-  for (const auto& part : m.partitions.snapshot()) {
-    if (part.id.topic != topic) {
-      continue;  // a retry tier waits for its next record's due time (retry_due)
-    }
-    std::string reasons;
-    for (const auto r : part.reasons) {
-      reasons += std::string{to_string(r)} + " ";
-    }
-    EXPECT_TRUE(part.reasons.empty())
-        << "no partition paused for one partner's outage: " << part.id.topic << "["
-        << part.id.partition << "]: " << reasons;
-  }
+  testing::expect_no_source_partition_paused(m.partitions.snapshot(), topic);
 
   zoom.set_chaos(mock::chaos{});
   ASSERT_TRUE(wait_until([&] { return answered_all("zoom"); }, 120s))

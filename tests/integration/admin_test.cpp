@@ -10,14 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/version.hpp"
+#include "tests/integration/serving_admin.hpp"
 #include "tests/integration/stand.hpp"
 #include "tests/support/courier_process.hpp"
 #include "tests/support/http_get.hpp"
 #include "tests/support/metrics_text.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "admin/listener.hpp"
-#include "admin/endpoints.hpp"
-#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -33,11 +32,9 @@ TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
   stand s{2};
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
-  admin::admin_listener listener{{"127.0.0.1", 0}};
-  ASSERT_NE(listener.port(), 0) << "port 0 reports the port the system picked";
-  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
-  const auto port = listener.port();
+  serving_admin admin_plane{sys, p};
+  ASSERT_NE(admin_plane.port(), 0) << "port 0 reports the port the system picked";
+  const auto port = admin_plane.port();
 
   // Before anything was fetched every series exists with 0.
   const auto first = http_get(port, "/metrics");
@@ -164,7 +161,7 @@ TEST(AdminListener, ServesMetricsHealthReadinessAndStateOfARunningPipeline) {
   const auto dead = http_get(port, "/healthz");
   EXPECT_EQ(dead.status, 503) << dead.body;
   EXPECT_FALSE(nlohmann::json::parse(dead.body).at("down").empty()) << dead.body;
-  listener.stop();
+  admin_plane.stop();
 }
 
 // The metrics to scale on: courier_scalable_lag leaves out the partitions the breaker or an
@@ -180,10 +177,8 @@ TEST(AdminListener, TheScalingMetricsLeaveOutHeldPartitionsAndAgeTheOldestRecord
   s.cfg.admin.token = token;
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), s.cfg.admin.token};
-  admin::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
-  const auto port = listener.port();
+  serving_admin admin_plane{sys, p, s.cfg.admin.token};
+  const auto port = admin_plane.port();
   ASSERT_TRUE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s));
 
   const std::string scalable = R"(courier_scalable_lag{route="shipments"})";
@@ -235,7 +230,7 @@ TEST(AdminListener, TheScalingMetricsLeaveOutHeldPartitionsAndAgeTheOldestRecord
       30s))
       << body;
   EXPECT_EQ(sample_value(body, scalable), 0.0) << "an operator's pause is no load either";
-  listener.stop();
+  admin_plane.stop();
   p.stop();
 }
 
@@ -243,22 +238,20 @@ TEST(AdminListener, HealthzNamesAnActorThatDied) {
   stand s{1};
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
-  admin::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
-  ASSERT_EQ(http_get(listener.port(), "/healthz").status, 200);
+  serving_admin admin_plane{sys, p};
+  ASSERT_EQ(http_get(admin_plane.port(), "/healthz").status, 200);
   {
     caf::scoped_actor self{sys};
     self->monitor(p.routes().front().endpoints.front().breaker);
     caf::anon_send_exit(p.routes().front().endpoints.front().breaker, caf::exit_reason::kill);
     self->receive([](const caf::down_msg&) {});
   }
-  const auto h = http_get(listener.port(), "/healthz");
+  const auto h = http_get(admin_plane.port(), "/healthz");
   EXPECT_EQ(h.status, 503) << h.body;
   EXPECT_EQ(nlohmann::json::parse(h.body).at("down"),
             nlohmann::json::array({"breaker of route shipments"}))
       << h.body;
-  listener.stop();
+  admin_plane.stop();
   p.stop();
 }
 

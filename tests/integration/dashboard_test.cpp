@@ -15,13 +15,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "admin/endpoints.hpp"
-#include "admin/listener.hpp"
+#include "tests/integration/serving_admin.hpp"
 #include "tests/integration/stand.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/http_get.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -91,9 +89,7 @@ TEST(Dashboard, EveryPanelsQueryParsesAndReturnsDataFromARealPrometheus) {
   s.route().retry.max_attempts = 2;
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
-  admin::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
+  serving_admin admin_plane{sys, p};
   s.seed(400);
 
   const temp_dir dir{"dashboard", temp_dir::keep_if_failed};
@@ -101,7 +97,7 @@ TEST(Dashboard, EveryPanelsQueryParsesAndReturnsDataFromARealPrometheus) {
   std::ofstream{config} << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
                         << "scrape_configs:\n"
                         << "  - job_name: courier\n"
-                        << "    static_configs: [{targets: ['127.0.0.1:" << listener.port()
+                        << "    static_configs: [{targets: ['127.0.0.1:" << admin_plane.port()
                         << "']}]\n";
   const auto web = free_port();
   child_process prometheus{
@@ -146,7 +142,7 @@ TEST(Dashboard, EveryPanelsQueryParsesAndReturnsDataFromARealPrometheus) {
     }
     EXPECT_FALSE(answer.at("data").at("result").empty()) << "the query returns nothing";
   }
-  listener.stop();
+  admin_plane.stop();
   p.stop();
 }
 

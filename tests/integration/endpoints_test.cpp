@@ -22,11 +22,10 @@
 #include "core/retry/retry_headers.hpp"
 #include "core/routing/endpoint_fanout.hpp"
 #include "demo/topic_reader.hpp"
+#include "tests/integration/serving_admin.hpp"
 #include "tests/integration/stand.hpp"
-#include "admin/endpoints.hpp"
-#include "admin/listener.hpp"
+#include "tests/support/source_pauses.hpp"
 #include "tests/support/http_get.hpp"
-#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -318,14 +317,7 @@ TEST(Endpoints, OnePartnersOutageIsParkedInTheTiersWhileTheOtherDeliversAndNothi
   ASSERT_TRUE(wait_until([&] { return acme.snapshot().ok >= for_acme.size(); }, 60s))
       << "acme delivered: " << acme.snapshot().ok;
   EXPECT_EQ(zoom.snapshot().ok, 0U);
-  for (const auto& part : m.partitions.snapshot()) {
-    if (part.id.topic != s.topic) {
-      continue;  // a retry tier waits for its next record's due time (retry_due)
-    }
-    EXPECT_TRUE(part.reasons.empty())
-        << "no partition paused for one partner's outage: " << part.id.topic << "["
-        << part.id.partition << "]";
-  }
+  expect_no_source_partition_paused(m.partitions.snapshot(), s.topic);
 
   zoom.set_chaos(mock::chaos{});
   ASSERT_TRUE(wait_until([&] { return zoom.snapshot().ok >= for_zoom.size(); }, 60s))
@@ -400,12 +392,10 @@ TEST(Endpoints, AutoRedriveFollowsEachEndpointsBreakerAndReturnsItsDlqRecordsToI
   {
     // The route's auto-redrive on the admin port answers with each endpoint's.
     const std::string token = "it-auto-redrive-token-5e1b";
-    admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), token};
-    admin::admin_listener listener{{"127.0.0.1", 0}};
-    listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
-    const auto got = http_request(listener.port(), boost::beast::http::verb::get,
+    serving_admin admin_plane{sys, p, token};
+    const auto got = http_request(admin_plane.port(), boost::beast::http::verb::get,
                                   "/routes/shipments/auto-redrive", "Bearer " + token);
-    listener.stop();
+    admin_plane.stop();
     ASSERT_EQ(got.status, 200) << got.body;
     const auto j = nlohmann::json::parse(got.body);
     EXPECT_EQ(j.at("endpoints").at("zoom").at("endpoint"), "zoom");
@@ -435,10 +425,8 @@ TEST(Endpoints, AnOperatorPausesOneEndpointWhileTheOtherDeliversAndItsResumeDeli
   s.cfg.admin.token = token;
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), s.cfg.admin.token};
-  admin::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
-  const auto port = listener.port();
+  serving_admin admin_plane{sys, p, s.cfg.admin.token};
+  const auto port = admin_plane.port();
   const auto paused = http_post(port, "/routes/shipments/endpoints/zoom/pause", "Bearer " + token);
   ASSERT_EQ(paused.status, 200) << paused.body;
   EXPECT_EQ(http_post(port, "/routes/shipments/endpoints/nobody/pause", "Bearer " + token).status,
@@ -465,7 +453,7 @@ TEST(Endpoints, AnOperatorPausesOneEndpointWhileTheOtherDeliversAndItsResumeDeli
   ASSERT_TRUE(wait_until([&] { return s.committed_total() == static_cast<long long>(n); }, 30s))
       << "committed: " << s.committed_total();
   ASSERT_TRUE(s.wait_group_settled(m));
-  listener.stop();
+  admin_plane.stop();
   p.stop();
   EXPECT_EQ(keys_of(acme), for_acme);
   EXPECT_EQ(keys_of(zoom), for_zoom);
@@ -521,14 +509,7 @@ TEST(Endpoints, KeyOrderIsKeptPerEndpointSoOnePartnersParkedKeysHoldNoneOfTheOth
       << "acme delivered " << acme.snapshot().ok << " of " << for_acme.size()
       << ": its records of keys zoom parked must not wait for zoom";
   EXPECT_EQ(zoom.snapshot().ok, 0U);
-  for (const auto& part : m.partitions.snapshot()) {
-    if (part.id.topic != s.topic) {
-      continue;  // a retry tier waits for its next record's due time (retry_due)
-    }
-    EXPECT_TRUE(part.reasons.empty())
-        << "no partition paused for one partner's outage: " << part.id.topic << "["
-        << part.id.partition << "]";
-  }
+  expect_no_source_partition_paused(m.partitions.snapshot(), s.topic);
 
   zoom.set_chaos(mock::chaos{});
   ASSERT_TRUE(wait_until([&] { return zoom.snapshot().ok >= for_zoom.size(); }, 60s))

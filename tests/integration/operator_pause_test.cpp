@@ -9,12 +9,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/serving_admin.hpp"
 #include "tests/integration/stand.hpp"
 #include "tests/support/http_get.hpp"
 #include "tests/support/metrics_text.hpp"
-#include "admin/listener.hpp"
-#include "admin/endpoints.hpp"
-#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -51,10 +49,8 @@ TEST(OperatorPause, APausedRouteFetchesNothingWhileItsLagGrowsAndItsResumeDelive
   s.cfg.admin.token = admin_token;
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), s.cfg.admin.token};
-  admin::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
-  const auto port = listener.port();
+  serving_admin admin_plane{sys, p, s.cfg.admin.token};
+  const auto port = admin_plane.port();
   ASSERT_TRUE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s))
       << http_get(port, "/readyz").body;
   EXPECT_TRUE(route_state(port).at("paused").is_null());
@@ -159,7 +155,7 @@ TEST(OperatorPause, APausedRouteFetchesNothingWhileItsLagGrowsAndItsResumeDelive
   EXPECT_EQ(route.at("counters").at("consumed"), records);
 
   p.stop();
-  listener.stop();
+  admin_plane.stop();
 }
 
 TEST(OperatorPause, WithoutAConfiguredTokenPauseIsForbidden) {
@@ -167,19 +163,17 @@ TEST(OperatorPause, WithoutAConfiguredTokenPauseIsForbidden) {
   ASSERT_TRUE(s.cfg.admin.token.empty());
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p), s.cfg.admin.token};
-  admin::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
+  serving_admin admin_plane{sys, p, s.cfg.admin.token};
   for (const std::string& authorization : {std::string{}, std::string{"Bearer anything"}}) {
-    const auto r = http_post(listener.port(), pause_path, authorization);
+    const auto r = http_post(admin_plane.port(), pause_path, authorization);
     EXPECT_EQ(r.status, 403) << r.body;
     EXPECT_NE(r.body.find("admin.token"), std::string::npos) << r.body;
     EXPECT_NE(r.body.find("--admin-token-file"), std::string::npos) << r.body;
   }
-  EXPECT_EQ(http_post(listener.port(), resume_path).status, 403);
-  EXPECT_TRUE(route_state(listener.port()).at("paused").is_null());
+  EXPECT_EQ(http_post(admin_plane.port(), resume_path).status, 403);
+  EXPECT_TRUE(route_state(admin_plane.port()).at("paused").is_null());
   p.stop();
-  listener.stop();
+  admin_plane.stop();
 }
 
 }  // namespace

@@ -9,12 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "admin/endpoints.hpp"
-#include "admin/listener.hpp"
+#include "tests/integration/serving_admin.hpp"
 #include "tests/integration/stand.hpp"
 #include "tests/support/http_get.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "topology/admin_handles.hpp"
 #include "topology/pipeline.hpp"
 
 namespace courier::testing {
@@ -51,10 +49,8 @@ TEST(StatusPage, ABrowserDrawsTheRouteWithItsOpenBreakerAndNoConsoleMessage) {
   s.route().auto_redrive = auto_redrive_config{};  // watching the outage the breaker opened for
   caf::actor_system sys{s.sys_cfg};
   topology::pipeline p{sys, s.cfg, {}};
-  admin::admin_endpoints endpoints{sys, topology::admin_handles_of(p)};
-  admin::admin_listener listener{{"127.0.0.1", 0}};
-  listener.serve([&](const admin::admin_request& r) { return endpoints.handle(r); });
-  const auto port = listener.port();
+  serving_admin admin_plane{sys, p};
+  const auto port = admin_plane.port();
   s.seed(20);
   const auto& m = *p.routes().front().metrics;
   ASSERT_TRUE(wait_until([&] { return m.breaker_state.load() == 1; }, 30s)) << "breaker opens";
@@ -91,7 +87,7 @@ TEST(StatusPage, ABrowserDrawsTheRouteWithItsOpenBreakerAndNoConsoleMessage) {
       << read_file(dir.path() / "screenshot.log");
   EXPECT_GT(std::filesystem::file_size(STATUS_PAGE_SCREENSHOT), 1000U)
       << "the screenshot, kept as the test's artifact";
-  listener.stop();
+  admin_plane.stop();
   p.stop();
 }
 
