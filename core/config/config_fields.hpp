@@ -106,7 +106,7 @@ void fields(F& f, auto_redrive_config& x) {
   f("lookback", x.lookback, not_negative);
   f("classes", x.classes, described_as{"an error class such as \"http_503\""},
     not_empty{"must name at least one error class (leave it out for the transient ones)"},
-    each{not_empty{}});
+    each{known_error_class});
   f("rate", x.rate, records_per_second);
   f("max", x.max, positive);
 }

@@ -8,6 +8,7 @@
 #include "core/config/config_key.hpp"
 #include "core/config/partner_contract.hpp"
 #include "core/http/endpoint.hpp"
+#include "core/model/error_classes.hpp"
 #include "core/time/duration.hpp"
 
 namespace courier::config_detail {
@@ -57,6 +58,20 @@ void above_zero(const std::string& key, double v) {
   if (!(v > 0) || !std::isfinite(v)) {
     throw config_error{key, "must be a number above 0, got " + show(v)};
   }
+}
+
+void known_error_class(const std::string& key, const std::string& name) {
+  if (is_error_class(name)) {
+    return;
+  }
+  std::string known;
+  for (const auto c : error_classes) {
+    known += (known.empty() ? "" : ", ") + std::string{c};
+  }
+  throw config_error{key, "\"" + name +
+                              "\" is not an error class courier writes, so it would select nothing "
+                              "(one of: " +
+                              known + ")"};
 }
 
 void not_empty::operator()(const std::string& key, const std::string& v) const {

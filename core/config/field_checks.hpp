@@ -94,6 +94,9 @@ void http_url(const std::string& key, const std::string& url);              // r
 void http_or_https_prefix(const std::string& key, const std::string& url);  // oauth2.token_url
 void listen_value(const std::string& key, const std::string& listen);       // admin.listen
 void not_2xx(const std::string& key, int status);
+// A name courier writes as courier.error.class (core/model/error_classes.hpp): another selects
+// nothing (a partner's 502 is "http_5xx").
+void known_error_class(const std::string& key, const std::string& name);
 void header_token(const std::string& key, const std::string& name);
 // An endpoint's name travels in record headers, metric labels and admin paths: 1 to 64 of
 // A-Z a-z 0-9 . _ -.

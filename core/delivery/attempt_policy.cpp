@@ -6,6 +6,7 @@
 #include "core/delivery/onward_move.hpp"
 #include "core/delivery/retry_after.hpp"
 #include "core/delivery/status_classifier.hpp"
+#include "core/model/error_classes.hpp"
 #include "core/model/idempotency_key.hpp"
 #include "core/retry/error_trace.hpp"
 
@@ -341,8 +342,10 @@ attempt_kind attempt_policy::kind_of(const delivery& d) const {
 // The gate's one question for the attempt, and what its answer means here.
 void attempt_policy::attempt(delivery_id id, delivery& d, time_point now, actions& out) {
   if (operator_paused_ && parks_in_tiers()) {
-    park(id, d, {"endpoint_paused", "not attempted: the endpoint is paused by an operator"}, now,
-         out);
+    park(
+        id, d,
+        {error_class_name::endpoint_paused, "not attempted: the endpoint is paused by an operator"},
+        now, out);
     return;
   }
   const bool refused_before = d.ticket.budget == budget_pass::ask;
@@ -359,7 +362,9 @@ void attempt_policy::attempt(delivery_id id, delivery& d, time_point now, action
       d.phase = delivery_phase::waiting_breaker;  // spending nothing while it is Open
       if (parks_in_tiers()) {
         gate_.withdraw_parked(id);
-        park(id, d, {"breaker_open", "not attempted: the endpoint's breaker is open"}, now, out);
+        park(id, d,
+             {error_class_name::breaker_open, "not attempted: the endpoint's breaker is open"}, now,
+             out);
       }
       return;
     case waiting_for::credentials:
@@ -369,7 +374,8 @@ void attempt_policy::attempt(delivery_id id, delivery& d, time_point now, action
       attempt_answer none;
       none.id = id;
       none.error_message = "the route's retry budget is spent";
-      refuse_retry(id, d, none, refused_before ? d.last_error_class : "retry_budget", now, out);
+      refuse_retry(id, d, none,
+                   refused_before ? d.last_error_class : error_class_name::retry_budget, now, out);
       return;
     }
     case waiting_for::token:

@@ -7,12 +7,14 @@
 
 #include <utility>
 
+#include "core/model/error_classes.hpp"
+
 namespace courier {
 
 attempt_policy::accepted attempt_policy::on_parked_record(record r, time_point now) {
   return dead_letter_unattempted(
       std::move(r),
-      {"key_parked",
+      {error_class_name::key_parked,
        "not attempted: an earlier record of its key was dead-lettered (ordering.on_dead_letter "
        "\"park\")"},
       now);
@@ -20,7 +22,7 @@ attempt_policy::accepted attempt_policy::on_parked_record(record r, time_point n
 
 attempt_policy::accepted attempt_policy::on_unknown_endpoint_record(record r, time_point now) {
   return dead_letter_unattempted(std::move(r),
-                                 {"unknown_endpoint",
+                                 {error_class_name::unknown_endpoint,
                                   "not attempted: it names none of the route's endpoints "
                                   "(endpoint_from; on_unknown_endpoint \"dead_letter\")"},
                                  now);
@@ -70,8 +72,9 @@ void attempt_policy::park_backing_off(time_point now, actions& out) {
     return;
   }
   for (const auto id : pending_.backing_off()) {
-    park(id, *pending_.find(id), {"breaker_open", "not attempted: the endpoint's breaker is open"},
-         now, out);
+    park(id, *pending_.find(id),
+         {error_class_name::breaker_open, "not attempted: the endpoint's breaker is open"}, now,
+         out);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/model/delivery_outcome.hpp"
+#include "core/model/error_classes.hpp"
 #include "core/model/record.hpp"
 #include "core/model/record_position.hpp"
 #include "core/retry/retry_headers.hpp"  // endpoint_header
@@ -30,7 +31,7 @@ namespace courier::routing {
 using courier::endpoint_header;
 
 // The error class of a record dead-lettered because it names none of the route's endpoints.
-inline constexpr std::string_view unknown_endpoint_class = "unknown_endpoint";
+inline constexpr std::string_view unknown_endpoint_class = error_class_name::unknown_endpoint;
 
 // The endpoints a record goes to: on a retry tier (any topic but `source_topic`) the one its
 // courier.endpoint names (`unknown` when that is none of the route's); on the source, what the

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
+#include "core/model/error_classes.hpp"
 #include "tests/core/config/route_json.hpp"
 
 // routes[].auto_redrive.
@@ -63,9 +64,21 @@ TEST(AutoRedriveConfig, BadSettingsNameTheirKey) {
       error_of(route({{"auto_redrive", {{"max", 0}}}})).rfind("routes[0].auto_redrive.max: ", 0),
       0U);
   EXPECT_THROW(parsed(route({{"auto_redrive", {{"classes", {7}}}}})), config_error);
+  // A partner's 502 is counted as http_5xx: a class courier never writes would select nothing.
+  EXPECT_EQ(error_of(route({{"auto_redrive", {{"classes", {"http_503", "http_502"}}}}}))
+                .rfind("routes[0].auto_redrive.classes[1]: \"http_502\" is not an error class "
+                       "courier writes, so it would select nothing (one of: http_1xx, ",
+                       0),
+            0U);
   EXPECT_THROW(parsed(route({{"auto_redrive", {{"delay", "5m"}}}})), config_error)
       << "an unknown key";
   EXPECT_THROW(parsed(route({{"auto_redrive", true}})), config_error);
+}
+
+TEST(AutoRedriveConfig, ItsDefaultClassesAreClassesCourierWrites) {
+  for (const auto& c : auto_redrive_settings{}.classes) {
+    EXPECT_TRUE(is_error_class(c)) << c;
+  }
 }
 
 }  // namespace
