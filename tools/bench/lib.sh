@@ -42,16 +42,25 @@ bench_port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/nul
 # Each latency is a location /deliver/<ms>: 0 is `return 200`, the others answer 200 after the
 # echo module's `echo_sleep`; /down answers 503 to everything (a partner that is down). Every
 # request is one line "$msec $status" in $bench_access_log.
+# BENCH_NGINX_FAIL_PERCENT (e.g. 5; unset: none of this) adds beside each /deliver/<ms> a
+# /flaky/<ms> that answers 503 to that share of the requests and otherwise as /deliver/<ms>:
+# split_clients on $request_id, so each request (a retry too) is drawn on its own.
 bench_nginx_start() {
-  local ms locations=""
+  local ms locations="" split=""
+  [[ -z ${BENCH_NGINX_FAIL_PERCENT:-} ]] ||
+    split="split_clients \"\${request_id}\" \$bench_flaky { ${BENCH_NGINX_FAIL_PERCENT}% 1; * \"\"; }"
   for ms in "$@"; do
     # BENCH_NGINX_OUTAGE_FILE: while that file exists, every location answers 503.
     local outage=""
     [[ -z ${BENCH_NGINX_OUTAGE_FILE:-} ]] || outage="if (-f $BENCH_NGINX_OUTAGE_FILE) { return 503; } "
     if ((ms == 0)); then
       locations+="    location = /deliver/0 { ${outage}return 200 \"ok\\n\"; }"$'\n'
+      [[ -z $split ]] ||
+        locations+="    location = /flaky/0 { ${outage}if (\$bench_flaky) { return 503; } return 200 \"ok\\n\"; }"$'\n'
     else
       locations+="    location = /deliver/$ms { ${outage}echo_read_request_body; echo_sleep $(awk "BEGIN { printf \"%.3f\", $ms / 1000 }"); echo ok; }"$'\n'
+      [[ -z $split ]] ||
+        locations+="    location = /flaky/$ms { ${outage}if (\$bench_flaky) { return 503; } echo_read_request_body; echo_sleep $(awk "BEGIN { printf \"%.3f\", $ms / 1000 }"); echo ok; }"$'\n'
     fi
   done
   locations+="    location = /down { return 503; }"$'\n'
@@ -70,6 +79,7 @@ http {
   client_body_temp_path $bench_work/nginx;
   keepalive_requests 1000000;
   keepalive_timeout 75s;
+  $split
   server {
     listen 127.0.0.1:$bench_nginx_port backlog=4096;
 $locations  }
