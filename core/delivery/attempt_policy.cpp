@@ -531,12 +531,17 @@ void attempt_policy::hold(delivery_id id, delivery& d, const attempt_answer& a,
 }
 
 // The record's attempt sequence ends without a delivery: one failed breaker event, and the
-// record moves to the next tier (or the DLQ after the last one).
+// record moves to the next tier (the DLQ after the last), or parks if it was a failed probe.
 void attempt_policy::give_up(delivery_id id, delivery& d, const attempt_answer& a,
                              const std::string& error_class, time_point now, actions& out) {
+  const bool failed_probe = d.ticket.probe;
   tell_breaker_failure(d, a, error_class, now, out);
   d.ticket.probe = false;
-  route_onward(id, d, /*permanent=*/false, error_class, a, now, out);
+  if (failed_probe && parks_in_tiers()) {  // still down: it waits as the endpoint's others do
+    park(id, d, {error_class_name::breaker_open, "its Half-Open probe failed"}, now, out);
+  } else {
+    route_onward(id, d, /*permanent=*/false, error_class, a, now, out);
+  }
 }
 
 // -- moving on --------------------------------------------------------------------------------

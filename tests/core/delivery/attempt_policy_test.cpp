@@ -603,6 +603,31 @@ TEST(AttemptPolicy, WhenTheBreakerOpensAnEndpointOfSeveralParksWhatWaitsItsBacko
   EXPECT_NE(p.find(flying), nullptr);
 }
 
+// A record parked in the last tier for its endpoint's outage becomes the Half-Open probe and
+// fails: the endpoint is still down, so it is parked again, not dead-lettered for the outage.
+TEST(AttemptPolicy, AnEndpointOfSeveralParksAFailedProbeAgainInsteadOfDeadLetteringIt) {
+  auto s = test_settings();
+  s.park_while_open = true;
+  s.backoff.max_attempts = 1;
+  auto p = make_policy(s);
+  auto in = p.on_record(make_record(1, source + ".retry-30s"), t0);
+  ASSERT_EQ(kinds(p.on_permit(in.id, breaker_permit{true, /*probe=*/true, 7}, t0)), "post");
+  const auto failed = p.on_answer(answer(in.id, 503), t0);
+  EXPECT_FALSE(only<policy::breaker_outcome>(failed).success) << "the breaker hears of it";
+  const auto onward = only<policy::produce_onward>(failed);
+  EXPECT_EQ(onward.to.what, destination::kind::tier);
+  EXPECT_EQ(onward.onward.produce.topic, source + ".retry-30s");
+  EXPECT_EQ(header_of(onward.onward.produce, error_class_header), "breaker_open");
+  EXPECT_EQ(only<policy::report_outcome>(p.on_onward_acked(in.id)).outcome.end,
+            delivery_end::retried);
+  EXPECT_EQ(p.counts()[delivery_counter::dead_lettered], 0U);
+
+  // Not a probe: the last tier's failure goes to the DLQ as before.
+  const auto plain = start(p, make_record(2, source + ".retry-30s"));
+  EXPECT_EQ(only<policy::produce_onward>(p.on_answer(answer(plain, 503), t0)).to.what,
+            destination::kind::dlq);
+}
+
 TEST(AttemptPolicy, WhenTheBreakerOpensAOneEndpointRouteKeepsItsRecordsBackingOffHere) {
   auto p = make_policy();
   const auto failed = start(p, make_record(1));
