@@ -4,6 +4,8 @@
 // built-in kinds of client-go's scheme, and the CRDs courier's chart uses (the Prometheus
 // Operator's ServiceMonitor and PrometheusRule, KEDA's ScaledObject). A field the type does not
 // have, a field given twice, a value of the wrong type, or a kind none of them knows fails.
+// What the objects must say beyond their types (a selector that selects the pod template, the
+// probes on the admin port) is check_k8s.sh's.
 //
 // Usage: kube_schemas FILE...   (exit 0: every object valid; 1: the first lines name each
 // invalid one; 2: usage or unreadable input)
@@ -19,11 +21,7 @@ import (
 
 	kedav1alpha1 "github.com/kedacore/keda/v2/apis/keda/v1alpha1"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -40,34 +38,6 @@ func newDecoder() (runtime.Decoder, error) {
 		}
 	}
 	return serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer(), nil
-}
-
-// What the API server would refuse beyond the types: a workload whose selector does not select
-// its own pod template.
-func checkSemantics(obj runtime.Object) error {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return selects(o.Spec.Selector, o.Spec.Template)
-	case *appsv1.StatefulSet:
-		return selects(o.Spec.Selector, o.Spec.Template)
-	default:
-		return nil
-	}
-}
-
-func selects(selector *metav1.LabelSelector, template corev1.PodTemplateSpec) error {
-	if selector == nil {
-		return errors.New("spec.selector is required")
-	}
-	s, err := metav1.LabelSelectorAsSelector(selector)
-	if err != nil {
-		return fmt.Errorf("spec.selector: %w", err)
-	}
-	if s.Empty() || !s.Matches(labels.Set(template.Labels)) {
-		return fmt.Errorf("spec.selector %v does not select the pod template's labels %v",
-			selector.MatchLabels, template.Labels)
-	}
-	return nil
 }
 
 func checkFile(decode runtime.Decoder, path string) (objects int, problems []string, err error) {
@@ -99,11 +69,7 @@ func checkFile(decode runtime.Decoder, path string) (objects int, problems []str
 			continue
 		}
 		name := fmt.Sprintf("%s: %s %q", path, head.GetKind(), head.GetName())
-		obj, _, err := decode.Decode(json, nil, nil)
-		if err == nil {
-			err = checkSemantics(obj)
-		}
-		if err != nil {
+		if _, _, err := decode.Decode(json, nil, nil); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", name, err))
 			continue
 		}
