@@ -22,45 +22,11 @@ void create_topic(const kafka::cluster& brokers, const std::string& topic, int p
   kafka::create_topics(brokers, one, timeout);
 }
 
-// Partitions of `topic` in the metadata, 0 while the cluster does not know it (yet).
-int visible_partitions(const kafka::cluster& brokers, const std::string& topic,
-                       std::chrono::milliseconds timeout) {
-  try {
-    return kafka::partition_count(brokers, topic, timeout);
-  } catch (const kafka::kafka_error& e) {
-    if (e.code() == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
-        e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
-        e.code() == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE) {
-      return 0;
-    }
-    throw;
-  }
-}
-
 // Known to the cluster (a topic still electing its leaders counts as not yet: creating it again
 // is harmless, create_topics accepts one that exists).
 bool topic_exists(const kafka::cluster& brokers, const std::string& topic,
                   std::chrono::milliseconds timeout) {
-  return visible_partitions(brokers, topic, timeout) > 0;
-}
-
-// A created topic (or added partitions) reaches the metadata of every broker a moment after
-// the controller answered; `courier run` started right after must find them.
-void wait_until_visible(const kafka::cluster& brokers, const std::string& topic, int partitions,
-                        std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  int seen = 0;
-  while ((seen = visible_partitions(brokers, topic, timeout)) < partitions) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      throw kafka::kafka_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "waiting for topic '" + topic +
-                                                                 "' to show " +
-                                                                 std::to_string(partitions) +
-                                                                 " partitions in the metadata "
-                                                                 "(it shows " +
-                                                                 std::to_string(seen) + ")");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds{100});
-  }
+  return kafka::visible_partitions(brokers, topic, timeout) > 0;
 }
 
 // A changed config reaches the broker that answers DescribeConfigs (and takes produce
@@ -116,7 +82,7 @@ ensure_report ensure_topics_report(const courier_config& cfg, int source_partiti
       create_topic(brokers, route.topic, source_partitions, timeout);
       report.created.push_back(route.topic);
     }
-    wait_until_visible(brokers, route.topic, 1, timeout);
+    kafka::wait_until_visible(brokers, route.topic, 1, timeout);
     const int partitions = kafka::partition_count(brokers, route.topic, timeout);
     // The effective value: the topic's override, else the broker's default.
     const std::int64_t needed =
@@ -126,7 +92,7 @@ ensure_report ensure_topics_report(const courier_config& cfg, int source_partiti
       size.topic = t;
       size.source = route.topic;
       size.needed = needed;
-      const int existing = visible_partitions(brokers, t, timeout);
+      const int existing = kafka::visible_partitions(brokers, t, timeout);
       if (existing == 0) {
         kafka::create_topics_with_config(
             brokers,
@@ -138,7 +104,7 @@ ensure_report ensure_topics_report(const courier_config& cfg, int source_partiti
         // The source grew: tier and DLQ records keep their partition number where it exists.
         kafka::create_partitions(brokers, t, partitions, timeout);
       }
-      wait_until_visible(brokers, t, partitions, timeout);
+      kafka::wait_until_visible(brokers, t, partitions, timeout);
       // Also for a topic just created: someone else may have created it first.
       size.before = kafka::max_message_bytes(brokers, t, timeout);
       size.after = size.before;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <memory>
+#include <thread>
 
 namespace courier::kafka {
 namespace {
@@ -273,6 +274,34 @@ int partition_count(const cluster& at, const std::string& topic,
   }
   throw kafka_error(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
                     "reading metadata of topic '" + topic + "'", "the cluster has no such topic");
+}
+
+int visible_partitions(const cluster& at, const std::string& topic,
+                       std::chrono::milliseconds timeout) {
+  try {
+    return partition_count(at, topic, timeout);
+  } catch (const kafka_error& e) {
+    if (e.code() == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+        e.code() == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+        e.code() == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE) {
+      return 0;
+    }
+    throw;
+  }
+}
+
+void wait_until_visible(const cluster& at, const std::string& topic, int partitions,
+                        std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int seen = 0;
+  while ((seen = visible_partitions(at, topic, timeout)) < partitions) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw kafka_error(RD_KAFKA_RESP_ERR__TIMED_OUT,
+                        "waiting for topic '" + topic + "' to show " + std::to_string(partitions) +
+                            " partitions in the metadata (it shows " + std::to_string(seen) + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{100});
+  }
 }
 
 std::map<std::string, topic_config_entry> describe_topic_config_entries(

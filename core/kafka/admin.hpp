@@ -48,6 +48,14 @@ void create_partitions(const cluster& at, const std::string& topic, int total,
 
 // How many partitions `topic` has; throws kafka_error naming the topic if it is unknown.
 int partition_count(const cluster& at, const std::string& topic, std::chrono::milliseconds timeout);
+// Partitions of `topic` in the metadata, 0 while the cluster does not know it (yet).
+int visible_partitions(const cluster& at, const std::string& topic,
+                       std::chrono::milliseconds timeout);
+// A created topic (or added partitions) reaches the metadata of every broker a moment after the
+// controller answered: waits until `topic` shows `partitions`, within `timeout` (then throws
+// kafka_error _TIMED_OUT naming what it shows).
+void wait_until_visible(const cluster& at, const std::string& topic, int partitions,
+                        std::chrono::milliseconds timeout);
 
 // One entry of a topic's configuration as DescribeConfigs returns it: the effective value
 // (the broker's default where the topic does not override it).

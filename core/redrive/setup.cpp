@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <optional>
-#include <thread>
 #include <utility>
 
 namespace courier::redrive {
@@ -62,19 +61,12 @@ int ensure_ledger(kafka::range_reader& reader, const request& r) {
     throw setup_error("cannot create the ledger topic '" + r.ledger_topic + "' (" + e.what() +
                       "); create it (compacted) and run again");
   }
-  // A topic just created may be missing from the metadata for a moment (the controller has it,
-  // the broker answering has not yet learnt it): asked again until it is there, within the
-  // run's timeout.
-  const auto deadline = std::chrono::steady_clock::now() + r.timeout;
-  for (;;) {
-    if (const auto n = ledger_partitions(reader, r)) {
-      return *n;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return checked_partition_count(reader, r, r.ledger_topic);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds{100});
+  try {
+    kafka::wait_until_visible(r.cluster, r.ledger_topic, 1, r.timeout);
+  } catch (const kafka::kafka_error& e) {
+    throw setup_error(topic_problem(r, r.ledger_topic, e));
   }
+  return checked_partition_count(reader, r, r.ledger_topic);
 }
 
 ledger load_ledger(kafka::range_reader& reader, const std::string& topic, int partitions) {
