@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "actors/consumer_positions.hpp"
 #include "actors/failure_log.hpp"
 #include "core/flow/consumer_core.hpp"
 #include "core/kafka/split_consumer.hpp"
@@ -28,10 +29,11 @@ void commit_moved(self_ptr self, kafka::commit_mode mode);
 void on_committed(self_ptr self, const std::vector<commit_outcome>& outcomes);
 void check_drained(self_ptr self);
 void poll_turn(self_ptr self);
-void on_positions(self_ptr self, const std::vector<kafka::partition_position>& ps);
 void on_assigned(self_ptr self, const std::vector<assigned_partition>& ps);
 kafka::revoke_timing on_revoked(self_ptr self, const std::vector<partition_id>& ps, bool lost);
 void on_outcomes(self_ptr self, const outcome_batch& outcomes);
+void on_awaiting_receipts(self_ptr self, const std::vector<record_position>& answered);
+void refill_if_due(self_ptr self);
 void start_drain(self_ptr self);
 void on_blocked(self_ptr self, const onward_blocked& b);
 std::vector<std::string> set_route_reason(self_ptr self, pause_reason reason, bool on);
@@ -43,9 +45,6 @@ constexpr auto draining_poll_interval = std::chrono::milliseconds{50};
 
 // The partitions' statuses go out when a pause changed and otherwise at most this often.
 constexpr auto partition_publish_interval = std::chrono::seconds{1};
-
-// A starving route is told about at most this often.
-constexpr std::int64_t starvation_log_interval_ms = 60'000;
 
 // Whether take() kept the record (in flight, waiting for room or for its due time), as against
 // dropping it.
@@ -205,46 +204,6 @@ void poll_turn(self_ptr self) {
   arm_idle_timer(self, interval);
 }
 
-// librdkafka's statistics (every statistics.interval.ms, inside poll): the partitions' positions
-// for /metrics and /state, and the check that the route does not starve for records its
-// partitions hold (a warning at most once a minute, and courier_consumer_fetch_starved_total).
-void on_positions(self_ptr self, const std::vector<kafka::partition_position>& ps) {
-  auto& st = self->state;
-  st.metrics->partitions.publish(ps);
-  std::int64_t lag = -1;
-  bool source = false;
-  for (const auto& p : ps) {
-    if (st.settings.core.gated_topics.count(p.topic) == 0) {
-      source = true;
-      if (p.lag >= 0) {
-        lag = std::max<std::int64_t>(lag, 0) + p.lag;
-      }
-    }
-  }
-  if (!source) {
-    return;  // the tiers' member's report (split_consumer): starvation is the source's
-  }
-  const auto now = now_ms(self);
-  const auto v = st.starvation->on_stats(now, lag);
-  if (!v) {
-    return;
-  }
-  ++st.metrics->actors[route_counter::fetch_starved];
-  if (now - st.starvation_logged_ms < starvation_log_interval_ms) {
-    return;
-  }
-  st.starvation_logged_ms = now;
-  log::warn(
-    "the route starves for records its partitions hold: librdkafka stops fetching for up to a "
-    "second once its queue holds queued.max.messages.kbytes; raise that in kafka.properties "
-    "to about a second of deliveries (rate x record size)",
-    {{"route", st.settings.route},
-     {"waited_ms", v->starved_ms},
-     {"of_ms", v->window_ms},
-     {"lag", v->lag},
-     {"queued_max_messages_kbytes", st.settings.kafka.queued_max_messages_kbytes()}});
-}
-
 // This instance's share of the route's quota follows its assignment of the source topic.
 void tell_quota_share(self_ptr self) {
   auto& st = self->state;
@@ -392,11 +351,28 @@ void on_outcomes(self_ptr self, const outcome_batch& outcomes) {
     commit_moved(self, kafka::commit_mode::async);
   }
   publish(self);
+  refill_if_due(self);
+  check_drained(self);
+}
+
+// The delivery pool's records answered 2xx whose receipts are on their way to the broker: they
+// leave the route's bound (consumer_core::awaiting_receipt), so a full route may refill.
+void on_awaiting_receipts(self_ptr self, const std::vector<record_position>& answered) {
+  auto& s = self->state;
+  const auto now = now_ms(self);
+  for (const auto& r : answered) {
+    s.core->awaiting_receipt(r.partition_of(), r.offset, now);
+  }
+  publish(self);
+  refill_if_due(self);
+}
+
+void refill_if_due(self_ptr self) {
+  auto& s = self->state;
   if (s.waiting_for_room && s.core->refill_due()) {
     s.waiting_for_room = false;
     self->send(self, poll_atom::value);
   }
-  check_drained(self);
 }
 
 // drain_atom: stop fetching (the shutdown reason), finish what is in flight up to drain_timeout,
@@ -553,7 +529,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
     }
   };
   cb.on_positions = [self](const std::vector<kafka::partition_position>& ps) {
-    on_positions(self, ps);
+    on_consumer_positions(self, ps);
   };
   st.kafka = st.settings.open_consumer(st.settings.kafka, std::move(cb));
   st.io->attach(st.kafka.get());
@@ -573,6 +549,7 @@ caf::behavior consumer_actor(self_ptr self, consumer_actor_settings settings, ca
       }
     },
     [=](outcome_atom, const outcome_batch& outcomes) { on_outcomes(self, outcomes); },
+    [=](receipt_atom, const answered_batch& answered) { on_awaiting_receipts(self, answered); },
     [=](pause_atom, pause_reason reason) { return set_route_reason(self, reason, true); },
     [=](resume_atom, pause_reason reason) { return set_route_reason(self, reason, false); },
     [=](drain_atom) { start_drain(self); },

@@ -117,6 +117,7 @@ struct consumer_actor_state {
 // (core/flow/consumer_core.hpp): polls, feeds the core, and carries out what it decides.
 //   poll_atom, poll_idle_atom          (to itself)
 //   outcome_atom, outcome_batch        (from the delivery pool)
+//   receipt_atom, answered_batch       (from the delivery pool: answered 2xx, receipts on the way)
 //   due_atom, topic, partition, at_ms  (to itself: the core's wake_at, armed for at_ms)
 //   pause_atom | resume_atom, reason   -> std::vector<std::string> partitions changed ("t[0-3]")
 //   drain_atom                         stop fetching, finish in-flight (bounded), commit, close

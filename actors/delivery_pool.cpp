@@ -66,6 +66,17 @@ void carry_out(self_ptr self, policy::actions todo);
 // How long a DLQ record of an ordered route waits for its consumer to name its followers.
 constexpr std::chrono::seconds followers_timeout{5};
 
+// The current event's batch for `consumer` (the first of it makes one).
+template <class Batch>
+Batch& batch_for(std::vector<std::pair<caf::actor, Batch>>& batches, const caf::actor& consumer) {
+  auto to = std::find_if(batches.begin(), batches.end(),
+                         [&](const auto& entry) { return entry.first == consumer; });
+  if (to == batches.end()) {
+    to = batches.emplace(batches.end(), consumer, Batch{});
+  }
+  return to->second;
+}
+
 void produce_onward(self_ptr self, policy::produce_onward a) {
   const auto id = a.id;
   self->request(self->state.router, caf::infinite, route_atom::value, std::move(a.onward))
@@ -110,6 +121,9 @@ struct shell {
 
   void operator()(policy::produce_onward& a) const {
     const auto consumer = self->state.consumers.find(a.id);
+    if (a.to.what == destination::kind::receipt && consumer != self->state.consumers.end()) {
+      batch_for(self->state.answered, consumer->second).push_back(a.onward.from);
+    }
     if (!self->state.ordered || a.to.what != destination::kind::dlq || !a.onward.produce.key ||
         consumer == self->state.consumers.end()) {
       produce_onward(self, std::move(a));
@@ -147,12 +161,7 @@ struct shell {
     if (it == st.consumers.end()) {
       return;
     }
-    auto to = std::find_if(st.outbox.begin(), st.outbox.end(),
-                           [&](const auto& entry) { return entry.first == it->second; });
-    if (to == st.outbox.end()) {
-      to = st.outbox.emplace(st.outbox.end(), it->second, outcome_batch{});
-    }
-    to->second.push_back(std::move(a.outcome));
+    batch_for(st.outbox, it->second).push_back(std::move(a.outcome));
     st.consumers.erase(it);
   }
 
@@ -204,6 +213,10 @@ void carry_out(self_ptr self, policy::actions todo) {
   for (auto& a : todo) {
     std::visit(shell{self}, a);
   }
+  for (auto& [consumer, answered] : self->state.answered) {
+    self->send(consumer, receipt_atom::value, std::move(answered));
+  }
+  self->state.answered.clear();
   for (auto& [consumer, outcomes] : self->state.outbox) {
     self->send(consumer, outcome_atom::value, std::move(outcomes));
   }

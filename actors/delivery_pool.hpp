@@ -40,6 +40,9 @@ struct delivery_pool_state {
   std::unordered_map<delivery_id, caf::actor> consumers;  // who sent each pending delivery
   // Outcomes decided by the current event, per consumer, sent as one batch at its end.
   std::vector<std::pair<caf::actor, outcome_batch>> outbox;
+  // Records answered 2xx in the current event whose receipts go to the router, per consumer:
+  // sent as one batch at its end, before the outcomes.
+  std::vector<std::pair<caf::actor, answered_batch>> answered;
   std::shared_ptr<answer_sink> sink;    // where the io thread leaves the answers
   std::vector<attempt_answer> answers;  // the latest take of the inbox; keeps its capacity
   std::shared_ptr<route_metrics> metrics;
@@ -59,7 +62,9 @@ struct delivery_pool_state {
 // both through the retry router, and hold a record the endpoint refused (401/403, a run of
 // permanent answers: a failed delivery for the breaker, never dead-lettered for it). Reports
 // exactly one outcome per record to the actor that sent it, and a retried or dead-lettered one
-// only once the broker acknowledged it.
+// (or, with receipts, a delivered one) only once the broker acknowledged it; a delivered record
+// whose receipt is on its way is told of before (receipt_atom, answered_batch), so the consumer
+// lets it out of the route's bound meanwhile.
 //   deliver_atom, record_batch     (from a consumer: one poll turn's records)
 //   dead_letter_atom, record_batch (from a consumer: an ordered route's parked records, to the
 //                                   DLQ unattempted; with unknown_endpoint_atom, from a route's

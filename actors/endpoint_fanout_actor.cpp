@@ -53,6 +53,9 @@ caf::behavior endpoint_fanout_actor(self_ptr self, std::string route,
   return {
     [=](deliver_atom, record_batch& records) { take(self, records); },
     [=](outcome_atom, const outcome_batch& outcomes) { join(self, outcomes); },
+    // An endpoint's copy answered, its receipt on its way: the record keeps its place in the
+    // route's bound until every endpoint's copy finished (the join), so this is not passed on.
+    [=](receipt_atom, const answered_batch&) {},
     [=](expedite_atom, const record_position& at) {
       for (const auto& p : self->state.pools) {
         self->send(p, expedite_atom::value, at);

@@ -91,6 +91,9 @@ namespace courier::actors {
 // poll turn, the outcomes one event of the pool decided (one message per batch, not per record).
 using record_batch = std::vector<record>;
 using outcome_batch = std::vector<delivery_outcome>;
+// The records of one event of the pool answered 2xx whose receipts went to the retry router
+// (the consumer lets them out of the route's bound until their outcomes come).
+using answered_batch = std::vector<record_position>;
 
 // Why a partition's fetching is paused: courier::pause_reason (core/partition_pauses.hpp).
 using courier::pause_reason;
@@ -111,6 +114,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(courier, (courier::onward_blocked))
   CAF_ADD_TYPE_ID(courier, (std::vector<courier::record>))
   CAF_ADD_TYPE_ID(courier, (std::vector<courier::delivery_outcome>))
+  CAF_ADD_TYPE_ID(courier, (courier::record_position))
+  CAF_ADD_TYPE_ID(courier, (std::vector<courier::record_position>))
 
   CAF_ADD_ATOM(courier, courier::actors, deliver_atom, "deliver")
   CAF_ADD_ATOM(courier, courier::actors, outcome_atom, "outcome")
@@ -145,6 +150,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(courier, caf::first_custom_type_id)
   CAF_ADD_ATOM(courier, courier::actors, followers_atom, "followers")
   CAF_ADD_ATOM(courier, courier::actors, redrive_done_atom, "redrvdone")
   CAF_ADD_ATOM(courier, courier::actors, unknown_endpoint_atom, "unknownep")
+  CAF_ADD_ATOM(courier, courier::actors, receipt_atom, "receipt")
 
 CAF_END_TYPE_ID_BLOCK(courier)
 

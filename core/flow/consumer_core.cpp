@@ -9,26 +9,6 @@
 
 namespace courier {
 
-std::string to_string(consumer_core::intake i) {
-  switch (i) {
-    case consumer_core::intake::dispatched:
-      return "dispatched";
-    case consumer_core::intake::overflowed:
-      return "overflowed";
-    case consumer_core::intake::gated:
-      return "gated";
-    case consumer_core::intake::duplicate:
-      return "duplicate";
-    case consumer_core::intake::not_assigned:
-      return "not_assigned";
-    case consumer_core::intake::already_done:
-      return "already_done";
-    case consumer_core::intake::followed:
-      return "followed";
-  }
-  return "unknown";
-}
-
 consumer_core::consumer_core(consumer_core_settings settings, consumer_backend& io)
     : settings_(std::move(settings)),
       io_(io),
@@ -131,6 +111,7 @@ void consumer_core::revoke(const std::vector<partition_id>& ps) {
     const auto& t = e.tracker();
     accounts_[p].released += t.in_flight();
     tracked_ -= t.in_flight();
+    awaiting_ -= e.awaiting_receipt_count();
     withheld_ -= e.withheld_count();
     memory_.revoked(p, e.former());
     changed_.erase(p);
@@ -222,10 +203,14 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
     return false;  // revoked: the partition's new owner delivers it again (at-least-once)
   }
   auto& e = it->second;
+  const bool was_awaiting = e.is_awaiting_receipt(offset);
   if (!e.finish(offset, now_ms)) {
     return false;
   }
   --tracked_;
+  if (was_awaiting) {
+    --awaiting_;
+  }
   auto& account = accounts_[p];
   switch (how) {
     case delivery_end::delivered:
@@ -250,6 +235,20 @@ bool consumer_core::complete(const partition_id& p, std::int64_t offset, deliver
   release_over_bound(e, now_ms);
   update_backpressure(p, e);
   check_head(p, e, now_ms);
+  return true;
+}
+
+bool consumer_core::awaiting_receipt(const partition_id& p, std::int64_t offset,
+                                     std::int64_t now_ms) {
+  auto it = book_.find(p);
+  if (it == book_.end() || memory_.handed_out_before_revoke(p, offset) ||
+      !it->second.awaiting_receipt(offset, now_ms)) {
+    return false;
+  }
+  ++awaiting_;
+  latest_now_ms_ = now_ms;
+  release_over_bound(it->second, now_ms);
+  update_backpressure(p, it->second);
   return true;
 }
 
@@ -382,8 +381,12 @@ bool consumer_core::source_paused() const {
 }
 
 std::size_t consumer_core::room() const {
-  const auto out = outstanding();
-  return settings_.max_in_flight > out ? settings_.max_in_flight - out : 0;
+  // Records awaiting their receipts have a max_in_flight's worth of their own; beyond it they
+  // count against the route's bound again.
+  const auto bound = settings_.max_in_flight;
+  const auto beyond = awaiting_ > bound ? awaiting_ - bound : 0;
+  const auto taken = outstanding() - awaiting_ + beyond;
+  return bound > taken ? bound - taken : 0;
 }
 
 std::size_t consumer_core::refill_batch() const {
@@ -396,48 +399,6 @@ std::vector<partition_id> consumer_core::assignment() const {
   out.reserve(book_.size());
   for (const auto& [p, e] : book_) {
     out.push_back(p);
-  }
-  return out;
-}
-
-std::optional<consumer_core::partition_view> consumer_core::view(const partition_id& p) const {
-  auto it = book_.find(p);
-  if (it == book_.end()) {
-    return std::nullopt;
-  }
-  const auto& t = it->second.tracker();
-  return partition_view{t.committable(), t.in_flight(), pauses_.is_paused(p)};
-}
-
-std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_t now_ms) {
-  std::vector<partition_status> out;
-  out.reserve(accounts_.size());
-  for (auto& [p, e] : book_) {
-    partition_status s;
-    s.id = p;
-    s.assigned = true;
-    s.reasons = pauses_.reasons(p);
-    s.paused_since_ms = e.paused_since(!s.reasons.empty(), now_ms);
-    s.committable = e.tracker().committable();
-    s.in_flight = e.tracker().in_flight();
-    s.held_until_due = gate_.held_count(p);
-    s.oldest_undelivered_ms = e.oldest_undelivered_timestamp_ms();
-    s.accounting = accounts_[p];
-    if (const auto book = ordered_.status(p)) {
-      s.ordered = true;
-      s.parked_keys = book->parked_keys;
-      s.followers = book->followers;
-      s.oldest_parked_since_ms = book->oldest_parked_since_ms;
-    }
-    out.push_back(std::move(s));
-  }
-  for (const auto& [p, a] : accounts_) {
-    if (book_.count(p) == 0) {
-      partition_status s;
-      s.id = p;
-      s.accounting = a;
-      out.push_back(std::move(s));
-    }
   }
   return out;
 }

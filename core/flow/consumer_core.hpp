@@ -184,6 +184,13 @@ class consumer_core {
   // False for one of a partition no longer assigned, one handed out before a revoke, or one
   // not in flight.
   bool complete(const partition_id& p, std::int64_t offset, delivery_end how, std::int64_t now_ms);
+  // The delivery pool's record was answered 2xx; its receipt is on its way to the broker. It
+  // stays in flight and uncommitted until complete(), but leaves the route's bound (and its
+  // partition's) to the records awaiting their receipts, whose own bound is a max_in_flight's
+  // worth: beyond it they count against the route's again. So a receipt's produce, acknowledged
+  // a few milliseconds after the answer, does not keep an HTTP delivery from starting. False,
+  // changing nothing, for one not outstanding, already awaiting, or handed out before a revoke.
+  bool awaiting_receipt(const partition_id& p, std::int64_t offset, std::int64_t now_ms);
 
   // Hands out overflow records while there is room, oldest first; a partition whose head was
   // among them has its head-of-line bound checked from `now_ms` on.
@@ -214,8 +221,9 @@ class consumer_core {
   // a thirty-second of the bound stays unused while the route is full.
   bool refill_due() const { return room() >= refill_batch(); }
   std::size_t refill_batch() const;
-  std::size_t outstanding() const;                    // handed to the delivery pool, not finished
-  std::size_t in_flight() const { return tracked_; }  // outstanding + gated + overflow
+  std::size_t outstanding() const;  // handed to the delivery pool, not finished
+  std::size_t awaiting_receipt() const { return awaiting_; }  // of outstanding()
+  std::size_t in_flight() const { return tracked_; }          // outstanding + gated + overflow
   std::size_t paused_count() const { return pauses_.paused_count(); }
   // Whether a partition of a source topic (not a retry tier) is paused, for whatever reason: a
   // retry tier waiting for a due record is routine, a source partition paused is a wait courier
@@ -252,7 +260,8 @@ class consumer_core {
     std::optional<std::int64_t> paused_since_ms;
     std::optional<std::int64_t> committable;  // the next offset this consumer commits
     std::size_t in_flight = 0;
-    std::size_t held_until_due = 0;  // of in_flight: retry-tier records waiting in the due gate
+    std::size_t held_until_due = 0;    // of in_flight: retry-tier records waiting in the due gate
+    std::size_t awaiting_receipt = 0;  // of in_flight: answered 2xx, receipts not yet acknowledged
     // The Kafka timestamp of its oldest record not yet delivered or handed on; none: nothing
     // in flight.
     std::optional<std::int64_t> oldest_undelivered_ms;
@@ -321,6 +330,7 @@ class consumer_core {
   std::size_t withheld_ = 0;    // the sum of the books' withheld
   std::size_t over_bound_ = 0;  // the sum of the books' holds
   std::size_t releasing_ = 0;   // let out of the gate by wake(), being handed out
+  std::size_t awaiting_ = 0;    // the sum of the books' awaiting_receipt_count()
   ordered_intake ordered_;
   std::int64_t latest_now_ms_ = 0;  // the latest time a call brought
   consumer_counts counts_;

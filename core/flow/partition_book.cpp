@@ -18,12 +18,30 @@ bool partition_book::finish(std::int64_t offset, std::int64_t now_ms) {
   if (withheld_.count(offset) != 0 || !tracker_.complete(offset)) {
     return false;
   }
-  if (handed_out_ > 0) {
-    --handed_out_;
-  }
   const auto& in_flight = tracker_.in_flight_offsets();
   while (!taken_at_.empty() && in_flight.count(taken_at_.front().first) == 0) {
     taken_at_.pop_front();
+  }
+  if (awaiting_receipt_.erase(offset) == 0) {
+    returned(offset, now_ms);
+  }
+  return true;
+}
+
+bool partition_book::awaiting_receipt(std::int64_t offset, std::int64_t now_ms) {
+  if (withheld_.count(offset) != 0 || tracker_.in_flight_offsets().count(offset) == 0 ||
+      !awaiting_receipt_.insert(offset).second) {
+    return false;
+  }
+  returned(offset, now_ms);
+  return true;
+}
+
+// Distinct by role, as finish().
+// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
+void partition_book::returned(std::int64_t offset, std::int64_t now_ms) {
+  if (handed_out_ > 0) {
+    --handed_out_;
   }
   const auto sent = sent_ms_.find(offset);
   if (sent != sent_ms_.end()) {
@@ -32,7 +50,6 @@ bool partition_book::finish(std::int64_t offset, std::int64_t now_ms) {
     pool_ms_ = pool_ms_ ? (1 - weight) * *pool_ms_ + weight * took : took;
     sent_ms_.erase(sent);
   }
-  return true;
 }
 
 std::size_t partition_book::outstanding() const {

@@ -61,8 +61,21 @@ class partition_book {
   // withheld or not in flight. Its time with the delivery pool joins the mean.
   bool finish(std::int64_t offset, std::int64_t now_ms);
   // Records with the delivery pool as far as this book knows: in flight, less what it holds,
-  // has in the route's overflow or withholds (the core subtracts the due gate's).
+  // has in the route's overflow or withholds (the core subtracts the due gate's). Those
+  // awaiting their receipt are among them.
   [[nodiscard]] std::size_t outstanding() const;
+
+  // -- answered, awaiting the receipt -----------------------------------------------------------
+
+  // The record at `offset`, with the delivery pool, was answered 2xx and waits for the broker
+  // to acknowledge its receipt: it no longer counts against its own bound (its time with the
+  // delivery pool ends here), and stays in flight, uncommitted, until finish(). False, changing
+  // nothing, for one withheld, not in flight or already awaiting.
+  bool awaiting_receipt(std::int64_t offset, std::int64_t now_ms);
+  [[nodiscard]] bool is_awaiting_receipt(std::int64_t offset) const {
+    return awaiting_receipt_.count(offset) != 0;
+  }
+  [[nodiscard]] std::size_t awaiting_receipt_count() const { return awaiting_receipt_.size(); }
 
   // -- its own bound ---------------------------------------------------------------------------
 
@@ -141,6 +154,9 @@ class partition_book {
 
  private:
   [[nodiscard]] std::size_t large_hold() const;
+  // The record at `offset` is no longer with the delivery pool (finished, or awaiting its
+  // receipt): off its own bound, its time there joins the mean.
+  void returned(std::int64_t offset, std::int64_t now_ms);
 
   partition_book_settings settings_;
   offset_tracker tracker_;
@@ -152,7 +168,8 @@ class partition_book {
   // Fetched while its bound's worth was handed out: they go out first, in order, as its
   // outcomes come back. All precede its records in the route's overflow.
   std::deque<record> held_;
-  std::size_t handed_out_ = 0;  // its records with the delivery pool
+  std::size_t handed_out_ = 0;  // its records with the delivery pool, less those awaiting
+  std::set<std::int64_t> awaiting_receipt_;  // answered 2xx, their receipts not yet acknowledged
   // With a bound of its own: when each record with the delivery pool went out, and the mean
   // time they spend there (moving), which tells how fast it delivers at its bound and so how
   // large a hold pauses it.

@@ -65,6 +65,15 @@ void rebalance_memory::committed(const partition_id& p, std::int64_t offset) {
   }
 }
 
+bool rebalance_memory::handed_out_before_revoke(const partition_id& p, std::int64_t offset) const {
+  const auto f = former_.find(p);
+  if (f != former_.end() && f->second.handed_out.count(offset) != 0) {
+    return true;
+  }
+  const auto o = orphans_.find(p);
+  return o != orphans_.end() && o->second.count(offset) != 0;
+}
+
 bool rebalance_memory::finished_before_revoke(const partition_id& p, std::int64_t offset) {
   if (auto f = former_.find(p); f != former_.end()) {
     // Handed out before a revoke, and the partition not assigned here since: finished, which

@@ -44,6 +44,9 @@ class rebalance_memory {
   // An outcome of a record handed out before a revoke (of a former partition, or an orphan of
   // one assigned again): it is remembered, and counts for nothing else.
   bool finished_before_revoke(const partition_id& p, std::int64_t offset);
+  // Whether a copy of the record was handed out before a revoke and has not finished (its
+  // outcome would be taken by finished_before_revoke): news of it may be the old copy's.
+  [[nodiscard]] bool handed_out_before_revoke(const partition_id& p, std::int64_t offset) const;
 
   // A commit of the partition at `offset` was sent.
   void sent(const partition_id& p, std::int64_t offset);
