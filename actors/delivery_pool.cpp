@@ -62,6 +62,7 @@ void publish(delivery_pool_state& st) {
 constexpr std::chrono::seconds credentials_refresh_timeout{30};
 
 void carry_out(self_ptr self, policy::actions todo);
+void append(policy::actions& to, policy::actions more);
 
 // How long a DLQ record of an ordered route waits for its consumer to name its followers.
 constexpr std::chrono::seconds followers_timeout{5};
@@ -77,15 +78,56 @@ Batch& batch_for(std::vector<std::pair<caf::actor, Batch>>& batches, const caf::
   return to->second;
 }
 
+// The record goes to the router with the current event's others (flush_onward).
 void produce_onward(self_ptr self, policy::produce_onward a) {
-  const auto id = a.id;
-  self->request(self->state.router, caf::infinite, route_atom::value, std::move(a.onward))
-    .then([s = self, id](bool) { carry_out(s, s->state.policy->on_onward_acked(id)); },
-          [s = self, id](const caf::error& err) {
-            // Only when the router is gone (shutdown): the record stays uncommitted.
-            carry_out(s, s->state.policy->on_onward_failed(id, to_string(err)));
-            s->state.consumers.erase(id);
-          });
+  self->state.at_router.insert(a.id);
+  self->state.to_router.push_back(std::move(a.onward));
+}
+
+// The event's onward records go to the router in one message; it tells which the broker
+// acknowledged (onward_acked_atom), by their tags, in batches of its own.
+void flush_onward(self_ptr self) {
+  auto& st = self->state;
+  if (!st.to_router.empty()) {
+    self->send(st.router, route_atom::value, std::move(st.to_router));
+    st.to_router.clear();
+  }
+}
+
+// The router is gone (shutdown): the records it had stay uncommitted.
+void router_down(self_ptr self, const caf::error& why) {
+  auto& st = self->state;
+  policy::actions todo;
+  for (const auto id : st.at_router) {
+    append(todo, st.policy->on_onward_failed(id, to_string(why)));
+    st.consumers.erase(id);
+  }
+  st.at_router.clear();
+  carry_out(self, std::move(todo));
+}
+
+// The router's acknowledgements, by tag (the delivery id).
+void onward_acked(self_ptr self, const std::vector<std::uint64_t>& tags) {
+  auto& st = self->state;
+  policy::actions todo;
+  for (const auto tag : tags) {
+    const delivery_id id{tag};
+    if (st.at_router.erase(id) != 0) {
+      append(todo, st.policy->on_onward_acked(id));
+    }
+  }
+  carry_out(self, std::move(todo));
+}
+
+void watch_router(self_ptr self) {
+  if (self->state.router) {
+    self->monitor(self->state.router);
+  }
+  self->set_down_handler([self](caf::down_msg& msg) {
+    if (msg.source == self->state.router.address()) {
+      router_down(self, msg.reason);
+    }
+  });
 }
 
 struct shell {
@@ -139,6 +181,7 @@ struct shell {
             todo->onward.produce.headers.emplace_back(followers_header, later);
           }
           produce_onward(s, std::move(*todo));
+          flush_onward(s);
         },
         [s = self, todo](const caf::error& err) {
           log::warn(
@@ -146,6 +189,7 @@ struct shell {
             "record goes without them",
             {{"route", s->state.route}, {"error", to_string(err)}});
           produce_onward(s, std::move(*todo));
+          flush_onward(s);
         });
   }
 
@@ -221,6 +265,7 @@ void carry_out(self_ptr self, policy::actions todo) {
     self->send(consumer, outcome_atom::value, std::move(outcomes));
   }
   self->state.outbox.clear();
+  flush_onward(self);
 }
 
 void append(policy::actions& to, policy::actions more) {
@@ -275,6 +320,7 @@ caf::behavior delivery_pool(self_ptr self, delivery_pool_settings settings,
   st.sink->pool = caf::weak_actor_ptr{self->ctrl()};
   st.sink->metrics = st.metrics;
   st.sink->gather = gather_answers;
+  watch_router(self);
   return {
     [=](deliver_atom, record_batch& records) { take(self, records, &policy::on_record); },
     [=](dead_letter_atom, record_batch& records) {
@@ -320,6 +366,7 @@ caf::behavior delivery_pool(self_ptr self, delivery_pool_settings settings,
     },
     [=](pause_atom, pause_reason) { return set_operator_paused(self, true); },
     [=](resume_atom, pause_reason) { return set_operator_paused(self, false); },
+    [=](onward_acked_atom, const std::vector<std::uint64_t>& tags) { onward_acked(self, tags); },
     [=](blocked_atom, const onward_blocked& b) {
       // The router cannot write a record onward: its consumer holds the record's partition.
       if (auto it = self->state.consumers.find(delivery_id{b.tag});

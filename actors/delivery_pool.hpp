@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct delivery_pool_state {
   // Records answered 2xx in the current event whose receipts go to the router, per consumer:
   // sent as one batch at its end, before the outcomes.
   std::vector<std::pair<caf::actor, answered_batch>> answered;
+  // Onward records (tier, DLQ, receipt) decided by the current event, sent to the router as
+  // one message at its end, and those the router has, not yet acknowledged.
+  std::vector<onward_record> to_router;
+  std::unordered_set<delivery_id> at_router;
   std::shared_ptr<answer_sink> sink;    // where the io thread leaves the answers
   std::vector<attempt_answer> answers;  // the latest take of the inbox; keeps its capacity
   std::shared_ptr<route_metrics> metrics;
@@ -73,6 +78,9 @@ struct delivery_pool_state {
 //   state_atom, breaker_change     (from the breaker: parked records try again)
 //   expedite_atom, record_position           (from a consumer: the head-of-line bound)
 //   blocked_atom, onward_blocked  (from the router: forwarded to the record's consumer)
+//   onward_acked_atom, tags        (from the router: the broker acknowledged these onward
+//                                   records; the pool sends them as route_atom, a vector of
+//                                   onward_record, one message per event, tag = delivery id)
 //   token_atom                     (from itself: the rate limit has a token again)
 //   share_atom, assigned, topic_partitions  (from the consumer: its share of the quota)
 //   credentials_atom, authorization (from the route's credential keeper; asked with

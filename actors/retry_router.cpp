@@ -2,6 +2,7 @@
 
 #include "actors/failure_log.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <iterator>
 #include <optional>
@@ -99,16 +100,15 @@ struct shell {
       key = *req.key;
     }
     try {
-      // The report holds this actor weakly: a producer destroyed with records still queued or
-      // in flight (a rebuild, or shutdown) never calls their reports, and a strong handle in one
-      // would keep this actor alive for good (the actor system would wait for it forever).
+      // The report runs inside producer->poll() on this actor's own thread: it leaves the report
+      // for the poll's caller (take_reports). It holds the list, not this actor: a producer
+      // destroyed with records still queued or in flight (a rebuild, or shutdown) never calls
+      // their reports, and a handle in one would keep this actor alive for good.
       st.producer->produce(req.topic, a.partition.value_or(RD_KAFKA_PARTITION_UA), key,
                            req.value.view(), req.headers, req.timestamp_ms,
-                           [addr = self->address(), id = a.id, generation = a.generation](
+                           [reports = st.reports, id = a.id, generation = a.generation](
                              rd_kafka_resp_err_t err, std::int32_t, std::int64_t) {
-                             // Runs inside producer->poll() on this actor's own thread.
-                             caf::anon_send(caf::actor_cast<caf::actor>(addr), produced_atom::value,
-                                            id, generation, static_cast<std::int32_t>(err));
+                             reports->push_back(retry_router_state::report{id, generation, err});
                            });
     } catch (const kafka::kafka_error& e) {
       auto more = st.queue.on_report(a.id, a.generation, refusal_of(e, *st.producer));
@@ -131,7 +131,13 @@ struct shell {
     const auto& req = it->second.request.produce;
     st.metrics->count_produced(
       req.topic, std::string{find_header(req.headers, error_class_header).value_or("unknown")});
-    it->second.promise.deliver(true);
+    auto& w = it->second;
+    auto to = std::find_if(st.acked.begin(), st.acked.end(),
+                           [&](const auto& entry) { return entry.first == w.requester; });
+    if (to == st.acked.end()) {
+      to = st.acked.emplace(st.acked.end(), w.requester, std::vector<std::uint64_t>{});
+    }
+    to->second.push_back(w.request.tag);
     st.pending.erase(it);
   }
 
@@ -167,6 +173,28 @@ void carry_out(self_ptr self, queue::actions decided) {
     todo.pop_front();
     std::visit(shell{self, todo}, a);
   }
+  auto& st = self->state;
+  for (auto& [requester, tags] : st.acked) {
+    self->send(requester, onward_acked_atom::value, std::move(tags));
+  }
+  st.acked.clear();
+}
+
+// The reports the last poll left (in the order the producer made them).
+void take_reports(self_ptr self) {
+  auto& st = self->state;
+  auto reports = std::move(*st.reports);
+  st.reports->clear();
+  if (reports.empty()) {
+    return;
+  }
+  queue::actions todo;
+  for (const auto& r : reports) {
+    auto more = st.queue.on_report(r.id, r.generation, error_of(r.err, *st.producer));
+    todo.insert(todo.end(), std::make_move_iterator(more.begin()),
+                std::make_move_iterator(more.end()));
+  }
+  carry_out(self, std::move(todo));
 }
 
 }  // namespace
@@ -191,37 +219,33 @@ caf::behavior retry_router(self_ptr self, std::string bootstrap,
   });
   self->send(self, poll_atom::value);
   return {
-    [=](route_atom, onward_record& req) -> caf::result<bool> {
+    [=](route_atom, std::vector<onward_record>& batch) {
       auto& s = self->state;
-      // Before the promise: making it moves the sender out of the current message.
-      auto requester = caf::actor_cast<caf::actor>(self->current_sender());
-      auto accepted =
-        s.queue.on_request({req.produce.topic, req.produce.partition, req.from.partition_of()});
-      if (accepted.id == 0) {
-        return caf::make_error(caf::sec::request_receiver_down);  // stopping
+      const auto requester = caf::actor_cast<caf::actor>(self->current_sender());
+      queue::actions todo;
+      for (auto& req : batch) {
+        auto accepted =
+          s.queue.on_request({req.produce.topic, req.produce.partition, req.from.partition_of()});
+        if (accepted.id == 0) {
+          break;  // stopping: the requester hears of it when this actor is down
+        }
+        s.pending.emplace(accepted.id, retry_router_state::waiting{std::move(req), requester});
+        todo.insert(todo.end(), std::make_move_iterator(accepted.todo.begin()),
+                    std::make_move_iterator(accepted.todo.end()));
       }
-      auto promise = self->make_response_promise<bool>();
-      s.pending.emplace(accepted.id,
-                        retry_router_state::waiting{std::move(req), promise, std::move(requester)});
-      carry_out(self, std::move(accepted.todo));
-      return promise;
+      carry_out(self, std::move(todo));
     },
     [=](poll_atom) {
       auto& s = self->state;
       const bool idle = s.queue.outstanding() == 0;
       s.producer->poll(idle ? std::chrono::milliseconds{0} : poll_interval);
+      take_reports(self);
       if (idle) {
         // Nothing awaits a report: idle instead of spinning.
         self->delayed_send(self, poll_interval, poll_atom::value);
       } else {
         self->send(self, poll_atom::value);
       }
-    },
-    [=](produced_atom, std::uint64_t id, std::uint64_t generation, std::int32_t err) {
-      auto& s = self->state;
-      carry_out(self,
-                s.queue.on_report(id, generation,
-                                  error_of(static_cast<rd_kafka_resp_err_t>(err), *s.producer)));
     },
     [=](reproduce_atom, std::uint64_t id) {
       carry_out(self, self->state.queue.on_reproduce_due(id));

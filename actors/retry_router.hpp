@@ -29,10 +29,19 @@ struct retry_router_state {
   // answer and tell while it fails.
   struct waiting {
     onward_record request;
-    caf::response_promise promise;
-    caf::actor requester;  // told while producing it fails (blocked_atom)
+    caf::actor requester;  // told once acknowledged, and while producing it fails
   };
   std::map<std::uint64_t, waiting> pending;
+  // The producer's delivery reports, left by its callbacks inside poll() for the actor to take
+  // once poll returns.
+  struct report {
+    std::uint64_t id = 0;
+    std::uint64_t generation = 0;
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+  };
+  std::shared_ptr<std::vector<report>> reports = std::make_shared<std::vector<report>>();
+  // The tags acknowledged by the current event, per requester, sent as one message at its end.
+  std::vector<std::pair<caf::actor, std::vector<std::uint64_t>>> acked;
   std::shared_ptr<router_metrics> metrics;
 };
 
@@ -48,7 +57,10 @@ struct retry_router_state {
 // What to do when is decided by its onward_queue (core/retry/onward_queue.hpp); the actor holds
 // the producer and carries the decisions out. Each producer it makes learns `onward_topics`
 // (every route's tiers, DLQ and receipts topic) before its first record.
-//   route_atom, onward_record -> bool (true once acknowledged)
+//   route_atom, std::vector<onward_record>   (a requester's records; no answer of its own)
+// and tells each requester (onward_acked_atom, tags) which of its records the broker
+// acknowledged, by their tags, one message per event. A requester learns that the router is gone
+// from its monitor.
 caf::behavior retry_router(caf::stateful_actor<retry_router_state>* self, std::string bootstrap,
                            const std::map<std::string, std::string>& properties,
                            std::vector<std::string> onward_topics,

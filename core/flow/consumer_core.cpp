@@ -381,10 +381,11 @@ bool consumer_core::source_paused() const {
 }
 
 std::size_t consumer_core::room() const {
-  // Records awaiting their receipts have a max_in_flight's worth of their own; beyond it they
-  // count against the route's bound again.
+  // Records awaiting their receipts have receipt_wait_bounds of the route's bound of their own;
+  // beyond it they count against the route's bound again.
   const auto bound = settings_.max_in_flight;
-  const auto beyond = awaiting_ > bound ? awaiting_ - bound : 0;
+  const auto own = receipt_wait_bounds * bound;
+  const auto beyond = awaiting_ > own ? awaiting_ - own : 0;
   const auto taken = outstanding() - awaiting_ + beyond;
   return bound > taken ? bound - taken : 0;
 }

@@ -47,13 +47,18 @@ struct RetryRouter : ::testing::Test {
     router = sys->spawn<caf::detached>(actors::retry_router, cluster.bootstrap_servers(),
                                        std::move(properties), std::vector<std::string>{}, metrics);
   }
-  // The router's answer to one dispatch request: true once acknowledged.
+  // Sends one record as a requester's batch: true once the router told it was acknowledged.
   bool dispatch(onward_record req) {
     caf::scoped_actor self{*sys};
+    constexpr std::uint64_t tag = 4242;
+    req.tag = tag;
+    self->send(router, actors::route_atom::value, std::vector<onward_record>{std::move(req)});
     bool acked = false;
-    self->request(router, std::chrono::seconds{30}, actors::route_atom::value, std::move(req))
-        .receive([&](bool ok) { acked = ok; },
-                 [&](const caf::error& e) { ADD_FAILURE() << caf::to_string(e); });
+    self->receive(
+        [&](actors::onward_acked_atom, const std::vector<std::uint64_t>& tags) {
+          acked = tags == std::vector<std::uint64_t>{tag};
+        },
+        caf::after(std::chrono::seconds{30}) >> [] { ADD_FAILURE() << "never acknowledged"; });
     return acked;
   }
 
@@ -124,9 +129,9 @@ constexpr std::int16_t api_init_producer_id = 22;  // RD_KAFKAP_InitProducerId
 // the four behind it are in flight (the mock broker appended those four, their answers wait
 // behind the late one) and three more wait in the producer's queue.
 //
-// What holds across the rebuild: every request is answered true, once; every record is in its
-// topic at least once. Not exactly once: the new producer has a new producer id, so the broker
-// cannot tell that a record it re-produces is one the old producer had written without the
+// What holds across the rebuild: every record is acknowledged to its requester once; every record
+// is in its topic at least once. Not exactly once: the new producer has a new producer id, so the
+// broker cannot tell that a record it re-produces is one the old producer had written without the
 // router hearing back (here the four in flight behind the failing one, written twice). Each
 // producer is idempotent, so with one rebuild no record is there more than twice.
 TEST_F(RetryRouter, AFatalProducerErrorRebuildsItAndAnswersEveryOutstandingRequestOnce) {
@@ -143,21 +148,24 @@ TEST_F(RetryRouter, AFatalProducerErrorRebuildsItAndAnswersEveryOutstandingReque
   for (int i = 0; i < n; ++i) {
     auto req = dlq_record(0, "shp-" + std::to_string(i));
     req.tag = static_cast<std::uint64_t>(i);
-    self->send(router, actors::route_atom::value, std::move(req));
+    self->send(router, actors::route_atom::value, std::vector<onward_record>{std::move(req)});
   }
-  // Everything the router tells the requester, in order, until every request is answered.
+  // Everything the router tells the requester, in order, until every record is acknowledged.
   std::vector<std::string> told;
-  int answered_true = 0;
-  int answered_false = 0;
+  std::map<std::uint64_t, int> acked;  // by tag: how often the requester was told
+  int answered = 0;
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   bool timed_out = false;
-  while (answered_true + answered_false < n && !timed_out) {
+  while (answered < n && !timed_out) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     self->receive(
-        [&](bool ok) {
-          ++(ok ? answered_true : answered_false);
-          told.emplace_back(ok ? "answered true" : "answered false");
+        [&](actors::onward_acked_atom, const std::vector<std::uint64_t>& tags) {
+          for (const auto tag : tags) {
+            ++acked[tag];
+            ++answered;
+            told.emplace_back("acknowledged " + std::to_string(tag));
+          }
         },
         [&](actors::blocked_atom, const onward_blocked& b) {
           told.push_back((b.blocked ? "blocked " : "unblocked ") + std::to_string(b.tag) + " " +
@@ -165,10 +173,12 @@ TEST_F(RetryRouter, AFatalProducerErrorRebuildsItAndAnswersEveryOutstandingReque
         },
         caf::after(std::max(left, 0ms)) >> [&] { timed_out = true; });
   }
-  ASSERT_FALSE(timed_out) << "answered " << answered_true + answered_false << " of " << n
-                          << ": a request was left waiting";
-  EXPECT_EQ(answered_true, n);
-  EXPECT_EQ(answered_false, 0);
+  ASSERT_FALSE(timed_out) << "acknowledged " << answered << " of " << n
+                          << ": a record was left waiting";
+  EXPECT_EQ(acked.size(), static_cast<std::size_t>(n));
+  for (const auto& [tag, times] : acked) {
+    EXPECT_EQ(times, 1) << "tag " << tag << " acknowledged more than once";
+  }
 
   // The fatal error came while all of them were outstanding (none was answered before it), and
   // only the failing record's report counted: the others' reports of the old producer are stale.
@@ -190,11 +200,14 @@ TEST_F(RetryRouter, AFatalProducerErrorRebuildsItAndAnswersEveryOutstandingReque
   ASSERT_TRUE(dispatch(dlq_record(0, "shp-after")));
   bool more = true;
   while (more) {
-    self->receive([&](bool ok) { ADD_FAILURE() << "answered again: " << ok; },
-                  [&](actors::blocked_atom, const onward_blocked& b) {
-                    ADD_FAILURE() << "told again: " << b.tag << " blocked " << b.blocked;
-                  },
-                  caf::after(0ms) >> [&] { more = false; });
+    self->receive(
+        [&](actors::onward_acked_atom, const std::vector<std::uint64_t>& tags) {
+          ADD_FAILURE() << "acknowledged again: " << tags.size() << " records";
+        },
+        [&](actors::blocked_atom, const onward_blocked& b) {
+          ADD_FAILURE() << "told again: " << b.tag << " blocked " << b.blocked;
+        },
+        caf::after(0ms) >> [&] { more = false; });
   }
 
   // Every record at least once, none more than once per producer; nothing but these records.
@@ -229,7 +242,8 @@ TEST_F(RetryRouter, StoppingWithARecordInFlightDoesNotKeepTheActorSystemWaiting)
   start();
   ASSERT_TRUE(dispatch(dlq_record(0, "shp-warm")));
   push_broker_error(api_produce, RD_KAFKA_RESP_ERR_NO_ERROR, 1000ms);  // answered late
-  caf::anon_send(router, actors::route_atom::value, dlq_record(0, "shp-1"));
+  caf::anon_send(router, actors::route_atom::value,
+                 std::vector<onward_record>{dlq_record(0, "shp-1")});
   ASSERT_TRUE(wait_until([&] { return broker_errors_left(api_produce) == 0; }, 10s))
       << "the record never reached the broker";
   caf::anon_send_exit(router, caf::exit_reason::user_shutdown);

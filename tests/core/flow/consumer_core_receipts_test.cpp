@@ -42,22 +42,27 @@ TEST(ConsumerCoreReceipts, ARecordAwaitingItsReceiptFreesItsPlaceButHoldsTheComm
   EXPECT_EQ(core.statuses(2).front().accounting.delivered, 1U);
 }
 
-TEST(ConsumerCoreReceipts, BeyondABoundsWorthTheRecordsAwaitingReceiptsCountAgainstTheRoute) {
+TEST(ConsumerCoreReceipts, BeyondFourBoundsWorthTheRecordsAwaitingReceiptsCountAgainstTheRoute) {
+  static_assert(consumer_core::receipt_wait_bounds == 4);
   fake_io io;
   consumer_core core{bounded(2), io};
   core.assign(fresh({p0}), 0);
-  for (std::int64_t o = 0; o < 8; ++o) {
+  for (std::int64_t o = 0; o < 20; ++o) {
     core.take(rec(p0, o), 0);
   }
-  ASSERT_TRUE(core.awaiting_receipt(p0, 0, 0));
-  ASSERT_TRUE(core.awaiting_receipt(p0, 1, 0));
-  EXPECT_EQ(core.room(), 2U) << "two awaiting: within their own bound";
+  // Each pair answered frees the route for the next: eight await their receipts.
+  for (std::int64_t o = 0; o < 8; ++o) {
+    ASSERT_TRUE(core.awaiting_receipt(p0, o, 0));
+    core.release_overflow(0);
+  }
+  EXPECT_EQ(core.awaiting_receipt(), 8U);
+  EXPECT_EQ(io.dispatched.size(), 10U) << "two with the delivery pool beside eight awaiting";
+  EXPECT_EQ(core.room(), 0U);
+  ASSERT_TRUE(core.awaiting_receipt(p0, 8, 0));
+  ASSERT_TRUE(core.awaiting_receipt(p0, 9, 0));
+  EXPECT_EQ(core.room(), 0U) << "ten awaiting, two beyond their bound: the route stays full";
   core.release_overflow(0);
-  ASSERT_TRUE(core.awaiting_receipt(p0, 2, 0));
-  ASSERT_TRUE(core.awaiting_receipt(p0, 3, 0));
-  EXPECT_EQ(core.room(), 0U) << "four awaiting, two beyond their bound: the route is full";
-  core.release_overflow(0);
-  EXPECT_EQ(io.dispatched.size(), 4U) << "at most twice max_in_flight out, receipts included";
+  EXPECT_EQ(io.dispatched.size(), 10U) << "at most five times max_in_flight out, receipts included";
   ASSERT_TRUE(core.complete(p0, 0, delivery_end::delivered, 0));
   EXPECT_EQ(core.room(), 1U);
 }
