@@ -28,6 +28,16 @@ void take(self_ptr self, record_batch& records) {
   }
 }
 
+// The records whose copies were all answered or finished, some awaiting their receipts: told to
+// the consumer before any outcome of the same event.
+void tell_answered(self_ptr self) {
+  auto& st = self->state;
+  auto answered = st.fanout->take_answered();
+  if (!answered.empty() && st.consumer) {
+    self->send(st.consumer, receipt_atom::value, std::move(answered));
+  }
+}
+
 void join(self_ptr self, const outcome_batch& outcomes) {
   auto& st = self->state;
   outcome_batch joined;
@@ -36,6 +46,7 @@ void join(self_ptr self, const outcome_batch& outcomes) {
       joined.push_back(std::move(*j));
     }
   }
+  tell_answered(self);
   if (!joined.empty() && st.consumer) {
     self->send(st.consumer, outcome_atom::value, std::move(joined));
   }
@@ -53,9 +64,12 @@ caf::behavior endpoint_fanout_actor(self_ptr self, std::string route,
   return {
     [=](deliver_atom, record_batch& records) { take(self, records); },
     [=](outcome_atom, const outcome_batch& outcomes) { join(self, outcomes); },
-    // An endpoint's copy answered, its receipt on its way: the record keeps its place in the
-    // route's bound until every endpoint's copy finished (the join), so this is not passed on.
-    [=](receipt_atom, const answered_batch&) {},
+    [=](receipt_atom, const answered_batch& answered) {
+      for (const auto& at : answered) {
+        self->state.fanout->on_answered(at);
+      }
+      tell_answered(self);
+    },
     [=](expedite_atom, const record_position& at) {
       for (const auto& p : self->state.pools) {
         self->send(p, expedite_atom::value, at);

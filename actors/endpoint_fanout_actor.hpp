@@ -26,7 +26,8 @@ struct endpoint_fanout_state {
 // one outcome to the consumer once every copy has its own.
 //   deliver_atom, record_batch     (from the consumer)
 //   outcome_atom, outcome_batch    (from an endpoint's pool)
-//   receipt_atom, answered_batch   (from an endpoint's pool: dropped, see the handler)
+//   receipt_atom, answered_batch   (from an endpoint's pool: a copy answered 2xx; the record
+//                                   to the consumer once no copy waits for its answer)
 //   expedite_atom, record_position (from the consumer: to every pool; the one that has it acts)
 //   share_atom, assigned, topic_partitions  (from the consumer: to every pool)
 //   blocked_atom, onward_blocked   (from a pool: to the consumer)

@@ -204,9 +204,10 @@ void pipeline::spawn_graph(const courier_config& cfg) {
     if (one) {
       g.delivery = g.endpoints.front().delivery;
     } else {
-      g.delivery = system_.spawn(
-          actors::endpoint_fanout_actor, route.name,
-          routing::endpoint_fanout{routing_of(route, endpoints), route.topic}, std::move(pools));
+      g.delivery = system_.spawn(actors::endpoint_fanout_actor, route.name,
+                                 routing::endpoint_fanout{routing_of(route, endpoints), route.topic,
+                                                          !route.receipts_topic.empty()},
+                                 std::move(pools));
     }
 
     const auto cs = consumer_actor_settings_of(cfg, route, options_.drain_timeout);

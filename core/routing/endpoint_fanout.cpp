@@ -32,8 +32,8 @@ int weight(delivery_end e) {
 
 }  // namespace
 
-endpoint_fanout::endpoint_fanout(endpoint_routing routing, std::string source_topic)
-    : routing_(std::move(routing)), source_topic_(std::move(source_topic)) {}
+endpoint_fanout::endpoint_fanout(endpoint_routing routing, std::string source_topic, bool receipts)
+    : routing_(std::move(routing)), source_topic_(std::move(source_topic)), receipts_(receipts) {}
 
 routing_decision endpoints_for(const endpoint_routing& routing, const record& r,
                                std::string_view source_topic) {
@@ -70,6 +70,7 @@ void endpoint_fanout::expect(const record_position& at, std::size_t copies) {
   // A record fetched again while its earlier copies are out (a revoke and a re-assignment):
   // its outcome waits for both.
   j.waiting += copies;
+  j.answering += copies;
 }
 
 void endpoint_fanout::send(record r, const std::vector<std::size_t>& to, dispatch& out) {
@@ -122,11 +123,38 @@ std::optional<delivery_outcome> endpoint_fanout::on_outcome(const delivery_outco
     j.joined.error_class = o.error_class;
   }
   if (--j.waiting > 0) {
+    // A delivered copy of a route with receipts was answered before (on_answered).
+    if (!(receipts_ && o.end == delivery_end::delivered)) {
+      answered(o.record, j);
+    }
     return std::nullopt;
   }
   auto joined = std::move(j.joined);
   pending_.erase(it);
   return joined;
+}
+
+void endpoint_fanout::on_answered(const record_position& at) {
+  const auto it = pending_.find(at);
+  if (it != pending_.end()) {
+    answered(at, it->second);
+  }
+}
+
+void endpoint_fanout::answered(const record_position& at, join& j) {
+  if (j.answering == 0) {
+    return;
+  }
+  if (--j.answering == 0 && !j.told) {
+    j.told = true;
+    answered_.push_back(at);
+  }
+}
+
+std::vector<record_position> endpoint_fanout::take_answered() {
+  std::vector<record_position> out;
+  out.swap(answered_);
+  return out;
 }
 
 }  // namespace courier::routing

@@ -42,7 +42,9 @@ routing_decision endpoints_for(const endpoint_routing& routing, const record& r,
 
 class endpoint_fanout {
  public:
-  endpoint_fanout(endpoint_routing routing, std::string source_topic);
+  // `receipts`: the route writes receipts, so a copy's 2xx comes (on_answered) before its
+  // delivered outcome.
+  endpoint_fanout(endpoint_routing routing, std::string source_topic, bool receipts = false);
 
   // What one batch of a consumer's records becomes.
   struct dispatch {
@@ -57,6 +59,11 @@ class endpoint_fanout {
   // An endpoint's outcome for one copy. The record's outcome for its consumer once every copy
   // has one: delivered when all were, else dead-lettered when one was, else retried.
   std::optional<delivery_outcome> on_outcome(const delivery_outcome& o);
+  // An endpoint's copy was answered 2xx; its receipt is on its way. Once every copy of a record
+  // was answered or has its outcome, and some await their receipts, the record awaits them too:
+  // take_answered() names it once, for its consumer (consumer_core::awaiting_receipt).
+  void on_answered(const record_position& at);
+  [[nodiscard]] std::vector<record_position> take_answered();
 
   // Records sent and not joined yet.
   [[nodiscard]] std::size_t pending() const { return pending_.size(); }
@@ -65,9 +72,13 @@ class endpoint_fanout {
 
  private:
   struct join {
-    std::size_t waiting = 0;
+    std::size_t waiting = 0;    // copies without an outcome
+    std::size_t answering = 0;  // copies neither answered 2xx nor with an outcome
+    bool told = false;          // named by take_answered()
     delivery_outcome joined;
   };
+  // A copy no longer waits for its answer: the record may await only receipts now.
+  void answered(const record_position& at, join& j);
 
   // `copies` more outcomes to join for the record at `at` (its first: a fresh join).
   void expect(const record_position& at, std::size_t copies);
@@ -76,6 +87,8 @@ class endpoint_fanout {
   endpoint_routing routing_;
   std::string source_topic_;
   std::map<record_position, join> pending_;
+  bool receipts_ = false;
+  std::vector<record_position> answered_;  // for take_answered()
 };
 
 }  // namespace courier::routing

@@ -27,7 +27,7 @@ record make_record(std::int64_t offset, std::string partner, std::string topic =
   return r;
 }
 
-endpoint_fanout fan_out_by_partner() {
+endpoint_fanout fan_out_by_partner(bool receipts = false) {
   std::vector<endpoint_rule> rules;
   rules.push_back({"acme", record_filter::parse({{"header", "x-partner"}, {"equals", "acme"}})});
   rules.push_back(
@@ -35,7 +35,7 @@ endpoint_fanout fan_out_by_partner() {
   rules.push_back({"analytics", std::nullopt});
   return endpoint_fanout{
       endpoint_routing{std::move(rules), std::nullopt, unknown_endpoint_action::dead_letter},
-      source};
+      source, receipts};
 }
 
 delivery_outcome ended(const record_position& at, delivery_end how, int attempts = 1) {
@@ -153,6 +153,32 @@ TEST(EndpointFanout, ARecordFetchedAgainWhileItsCopiesAreOutIsReportedOnceAllOfT
   EXPECT_FALSE(f.on_outcome(ended(at, delivery_end::delivered)));
   EXPECT_TRUE(f.on_outcome(ended(at, delivery_end::delivered)));
   EXPECT_EQ(second.deliver[2].size(), 1U);
+}
+
+// With receipts, a record whose copies were all answered 2xx, or have their outcome, awaits
+// only receipts: named once for its consumer, which lets it out of the route's bound.
+TEST(EndpointFanout, ARecordAwaitsItsReceiptsOnceEveryCopyWasAnsweredOrHasItsOutcome) {
+  auto f = fan_out_by_partner(/*receipts=*/true);
+  auto d = f.on_records({make_record(1, "acme"), make_record(2, "nobody")});
+  const auto at = d.deliver[0][0].position();     // to acme, zoom and analytics
+  const auto other = d.deliver[2][1].position();  // to analytics alone
+  f.on_answered(at);
+  EXPECT_TRUE(f.take_answered().empty()) << "zoom and analytics still wait for an answer";
+  EXPECT_FALSE(f.on_outcome(ended(at, delivery_end::retried)));  // zoom's moved to a tier
+  EXPECT_TRUE(f.take_answered().empty());
+  f.on_answered(at);  // analytics answered
+  EXPECT_EQ(f.take_answered(), std::vector<record_position>{at});
+  f.on_answered(at);
+  EXPECT_TRUE(f.take_answered().empty()) << "named once";
+  EXPECT_FALSE(f.on_outcome(ended(at, delivery_end::delivered)));  // acme's receipt is in
+  ASSERT_TRUE(f.on_outcome(ended(at, delivery_end::delivered)));
+  EXPECT_TRUE(f.take_answered().empty());
+
+  f.on_answered(other);
+  EXPECT_EQ(f.take_answered(), std::vector<record_position>{other}) << "its one copy answered";
+  ASSERT_TRUE(f.on_outcome(ended(other, delivery_end::delivered)));
+  f.on_answered(other);
+  EXPECT_TRUE(f.take_answered().empty()) << "joined: a late notice changes nothing";
 }
 
 }  // namespace
