@@ -132,6 +132,10 @@ struct shell {
     st.metrics->count_produced(
       req.topic, std::string{find_header(req.headers, error_class_header).value_or("unknown")});
     auto& w = it->second;
+    if (!w.requester) {  // an anonymous request: nobody to tell
+      st.pending.erase(it);
+      return;
+    }
     auto to = std::find_if(st.acked.begin(), st.acked.end(),
                            [&](const auto& entry) { return entry.first == w.requester; });
     if (to == st.acked.end()) {
