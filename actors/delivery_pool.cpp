@@ -67,17 +67,6 @@ void append(policy::actions& to, policy::actions more);
 // How long a DLQ record of an ordered route waits for its consumer to name its followers.
 constexpr std::chrono::seconds followers_timeout{5};
 
-// The current event's batch for `consumer` (the first of it makes one).
-template <class Batch>
-Batch& batch_for(std::vector<std::pair<caf::actor, Batch>>& batches, const caf::actor& consumer) {
-  auto to = std::find_if(batches.begin(), batches.end(),
-                         [&](const auto& entry) { return entry.first == consumer; });
-  if (to == batches.end()) {
-    to = batches.emplace(batches.end(), consumer, Batch{});
-  }
-  return to->second;
-}
-
 // The record goes to the router with the current event's others (flush_onward).
 void produce_onward(self_ptr self, policy::produce_onward a) {
   self->state.at_router.insert(a.id);

@@ -13,6 +13,7 @@
 #include <caf/all.hpp>
 
 #include "actors/answer_inbox.hpp"
+#include "actors/event_batches.hpp"
 #include "actors/actor_time.hpp"
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
@@ -40,10 +41,10 @@ struct delivery_pool_state {
   caf::actor keeper;  // the route's credential keeper (routes[].auth), once it sent credentials
   std::unordered_map<delivery_id, caf::actor> consumers;  // who sent each pending delivery
   // Outcomes decided by the current event, per consumer, sent as one batch at its end.
-  std::vector<std::pair<caf::actor, outcome_batch>> outbox;
+  event_batches<outcome_batch> outbox;
   // Records answered 2xx in the current event whose receipts go to the router, per consumer:
   // sent as one batch at its end, before the outcomes.
-  std::vector<std::pair<caf::actor, answered_batch>> answered;
+  event_batches<answered_batch> answered;
   // Onward records (tier, DLQ, receipt) decided by the current event, sent to the router as
   // one message at its end, and those the router has, not yet acknowledged.
   std::vector<onward_record> to_router;

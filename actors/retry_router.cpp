@@ -2,7 +2,6 @@
 
 #include "actors/failure_log.hpp"
 
-#include <algorithm>
 #include <deque>
 #include <iterator>
 #include <optional>
@@ -136,12 +135,7 @@ struct shell {
       st.pending.erase(it);
       return;
     }
-    auto to = std::find_if(st.acked.begin(), st.acked.end(),
-                           [&](const auto& entry) { return entry.first == w.requester; });
-    if (to == st.acked.end()) {
-      to = st.acked.emplace(st.acked.end(), w.requester, std::vector<std::uint64_t>{});
-    }
-    to->second.push_back(w.request.tag);
+    batch_for(st.acked, w.requester).push_back(w.request.tag);
     st.pending.erase(it);
   }
 

@@ -9,6 +9,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/event_batches.hpp"
 #include "actors/messages.hpp"
 #include "actors/route_metrics.hpp"
 #include "actors/router_metrics.hpp"
@@ -41,7 +42,7 @@ struct retry_router_state {
   };
   std::shared_ptr<std::vector<report>> reports = std::make_shared<std::vector<report>>();
   // The tags acknowledged by the current event, per requester, sent as one message at its end.
-  std::vector<std::pair<caf::actor, std::vector<std::uint64_t>>> acked;
+  event_batches<std::vector<std::uint64_t>> acked;
   std::shared_ptr<router_metrics> metrics;
 };
 

@@ -24,10 +24,13 @@ const std::string topic = "brew.shipments.v1";
 
 std::string key(std::int64_t offset) { return topic + ":0:" + std::to_string(offset); }
 
-// What the stand-in for the route's consumer saw: the outcomes the pool reported, and the
-// breaker's state changes (it subscribes too).
+// What the stand-in for the route's consumer saw: the outcomes the pool reported, the records
+// it told were answered 2xx with their receipts on the way, and the breaker's state changes (it
+// subscribes too); and what a router that acknowledges nothing by itself was given.
 struct seen_by_consumer {
   std::vector<delivery_outcome> outcomes;
+  std::vector<record_position> answered;
+  std::vector<onward_record> at_router;
   std::vector<breaker_change> changes;
 };
 
@@ -46,12 +49,14 @@ struct DeliveryPool : ::testing::Test {
     return route;
   }
 
-  explicit DeliveryPool(route_config route = default_route()) {
+  // `router_acknowledges`: false for a router that keeps what it is given (seen->at_router)
+  // and acknowledges nothing until the test says so.
+  explicit DeliveryPool(route_config route = default_route(), bool router_acknowledges = true) {
     metrics = std::make_shared<actors::route_metrics>();
     breaker = d.sys->spawn(actors::breaker_actor, route.name, std::string{},
                            breaker_settings{3, open_timeout, 1, /*gone_probe_interval=*/60000ms},
                            metrics);
-    router = spawn_acknowledging_router(*d.sys);
+    router = router_acknowledges ? spawn_acknowledging_router(*d.sys) : spawn_keeping_router();
     pool = d.sys->spawn(actors::delivery_pool, topology::delivery_pool_settings_of(route),
                         std::shared_ptr<http::poster>{http}, breaker, router, metrics,
                         std::uint64_t{1});
@@ -64,6 +69,9 @@ struct DeliveryPool : ::testing::Test {
               },
               [log](actors::outcome_atom, const actors::outcome_batch& outcomes) {
                 log->outcomes.insert(log->outcomes.end(), outcomes.begin(), outcomes.end());
+              },
+              [log](actors::receipt_atom, const actors::answered_batch& answered) {
+                log->answered.insert(log->answered.end(), answered.begin(), answered.end());
               },
               [log](actors::state_atom, const breaker_change& c) { log->changes.push_back(c); },
           };
@@ -79,6 +87,16 @@ struct DeliveryPool : ::testing::Test {
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     }
     d.run();
+  }
+
+  caf::actor spawn_keeping_router() {
+    return d.sys->spawn(
+        [](caf::event_based_actor*, std::shared_ptr<seen_by_consumer> log) -> caf::behavior {
+          return {[log](actors::route_atom, const std::vector<onward_record>& batch) {
+            log->at_router.insert(log->at_router.end(), batch.begin(), batch.end());
+          }};
+        },
+        seen);
   }
 
   // The consumer hands the pool p0's record at `offset`.
@@ -277,6 +295,63 @@ TEST_F(AuthenticatedDeliveryPool, NothingGoesBeforeTheCredentialsAndA401Refreshe
   ASSERT_EQ(seen->outcomes.size(), 1U);
   EXPECT_EQ(seen->outcomes.front().end, delivery_end::delivered);
   EXPECT_EQ(seen->outcomes.front().attempts, 2);
+}
+
+// -- receipts ---------------------------------------------------------------------------------
+
+// With a receipts topic: a record answered 2xx is told of to its consumer at once
+// (receipt_atom), its outcome only once the router says the broker acknowledged its receipt
+// (onward_acked_atom); a router that goes leaves the record without an outcome.
+struct DeliveryPoolReceipts : DeliveryPool {
+  static route_config with_receipts() {
+    auto r = default_route();
+    r.receipts_topic = "brew.shipments.receipts";
+    return r;
+  }
+  DeliveryPoolReceipts() : DeliveryPool(with_receipts(), /*router_acknowledges=*/false) {}
+};
+
+TEST_F(DeliveryPoolReceipts, TheConsumerHearsOfTheAnswerAtOnceAndOfTheOutcomeOnceTheReceiptIsIn) {
+  deliver(0);
+  deliver(1);
+  http->answer(key(0), 200);
+  http->answer(key(1), 202);
+  d.run();
+  ASSERT_EQ(seen->answered.size(), 2U);
+  EXPECT_EQ(seen->answered[0].offset, 0);
+  EXPECT_EQ(seen->answered[1].offset, 1);
+  EXPECT_TRUE(seen->outcomes.empty()) << "no outcome before the receipt is acknowledged";
+  ASSERT_EQ(seen->at_router.size(), 2U);
+  EXPECT_EQ(seen->at_router[0].produce.topic, "brew.shipments.receipts");
+
+  // The router acknowledges the second receipt only, then the first twice (a stale tag as well).
+  caf::anon_send(pool, actors::onward_acked_atom::value,
+                 std::vector<std::uint64_t>{seen->at_router[1].tag});
+  d.run();
+  ASSERT_EQ(seen->outcomes.size(), 1U);
+  EXPECT_EQ(seen->outcomes[0].record.offset, 1);
+  EXPECT_EQ(seen->outcomes[0].end, delivery_end::delivered);
+  caf::anon_send(pool, actors::onward_acked_atom::value,
+                 std::vector<std::uint64_t>{seen->at_router[0].tag, seen->at_router[0].tag});
+  d.run();
+  ASSERT_EQ(seen->outcomes.size(), 2U) << "one outcome per record, however often told";
+  EXPECT_EQ(seen->outcomes[1].record.offset, 0);
+}
+
+TEST_F(DeliveryPoolReceipts, ARouterThatGoesLeavesItsRecordsWithoutAnOutcome) {
+  deliver(0);
+  http->answer(key(0), 200);
+  d.run();
+  ASSERT_EQ(seen->at_router.size(), 1U);
+  caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
+  d.run();
+  caf::anon_send(pool, actors::onward_acked_atom::value,
+                 std::vector<std::uint64_t>{seen->at_router[0].tag});
+  d.run();
+  EXPECT_TRUE(seen->outcomes.empty())
+      << "its record stays uncommitted: the pool forgot it when the router went";
+  deliver(1);
+  EXPECT_EQ(http->unanswered(), std::vector<std::string>{key(1)}) << "the pool goes on";
 }
 
 }  // namespace
