@@ -266,8 +266,7 @@ class consumer_core {
     std::optional<std::int64_t> paused_since_ms;
     std::optional<std::int64_t> committable;  // the next offset this consumer commits
     std::size_t in_flight = 0;
-    std::size_t held_until_due = 0;    // of in_flight: retry-tier records waiting in the due gate
-    std::size_t awaiting_receipt = 0;  // of in_flight: answered 2xx, receipts not yet acknowledged
+    std::size_t held_until_due = 0;  // of in_flight: retry-tier records waiting in the due gate
     // The Kafka timestamp of its oldest record not yet delivered or handed on; none: nothing
     // in flight.
     std::optional<std::int64_t> oldest_undelivered_ms;

@@ -47,7 +47,6 @@ std::vector<consumer_core::partition_status> consumer_core::statuses(std::int64_
     s.paused_since_ms = e.paused_since(!s.reasons.empty(), now_ms);
     s.committable = e.tracker().committable();
     s.in_flight = e.tracker().in_flight();
-    s.awaiting_receipt = e.awaiting_receipt_count();
     s.held_until_due = gate_.held_count(p);
     s.oldest_undelivered_ms = e.oldest_undelivered_timestamp_ms();
     s.accounting = accounts_[p];
